@@ -1,0 +1,153 @@
+use serde::Serialize;
+
+use crate::TextRange;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+    Hint,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Information => "information",
+            Severity::Hint => "hint",
+        }
+    }
+}
+
+/// A finding about a program: where, how bad, what, and where else to look.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Diagnostic {
+    pub range: TextRange,
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    pub related: Vec<Related>,
+}
+
+/// A secondary location of a diagnostic, e.g. the earlier declaration of a
+/// redeclared name. `file` is `None` for the file of the diagnostic itself,
+/// otherwise the path of another file as the caller named it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Related {
+    pub file: Option<String>,
+    pub range: TextRange,
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic with the code's default severity.
+    pub fn new(code: Code, range: TextRange, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            range,
+            severity: code.default_severity(),
+            code,
+            message: message.into(),
+            related: Vec::new(),
+        }
+    }
+
+    pub fn with_related(mut self, range: TextRange, message: impl Into<String>) -> Diagnostic {
+        self.related.push(Related {
+            file: None,
+            range,
+            message: message.into(),
+        });
+        self
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident => $name:literal, $severity:ident, $summary:literal;)*) => {
+        /// The stable identifier of each kind of diagnostic. Every code is
+        /// documented in `docs/diagnostics.md` (a test checks this).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($variant,)*
+        }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The identifier shown to users and written to JSON.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+
+            pub fn default_severity(self) -> Severity {
+                match self {
+                    $(Code::$variant => Severity::$severity,)*
+                }
+            }
+
+            /// One line saying what the code means.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $summary,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // Reading the text.
+    SyntaxError => "syntax-error", Error, "the text does not follow the grammar: an unexpected or a missing token";
+    InvalidUtf8 => "invalid-utf8", Error, "the file is not valid UTF-8; invalid bytes were replaced before checking";
+    InvalidLiteral => "invalid-literal", Error, "a number literal that cannot be represented";
+    NestingTooDeep => "nesting-too-deep", Error, "expressions or blocks nested deeper than the checker follows";
+    InvalidAssignmentTarget => "invalid-assignment-target", Error, "the left side of `=` or `+=` is not a name or an index-notation target";
+    ReturnOutsideFunction => "return-outside-function", Error, "`return` in the script body";
+    SelfOutsideMethod => "self-outside-method", Error, "`self` used outside a struct method";
+    // Names (the model language's failure kinds).
+    UndeclaredName => "undeclared-name", Error, "use of a name that is not declared in scope";
+    RedeclaredName => "redeclared-name", Error, "a name declared twice in the same scope";
+    AssignToUndeclared => "assign-to-undeclared", Error, "assignment to a name that was never declared";
+    AssignToImmutable => "assign-to-immutable", Error, "assignment to a `let`, a constant, a function or another immutable name";
+    UninitializedRead => "uninitialized-read", Error, "a `var` read before it is assigned on some path";
+    UnknownFunction => "unknown-function", Error, "a call of a name that is no function, struct or prelude operation";
+    UnknownField => "unknown-field", Error, "`self.name` where the struct has no such field, parameter or method";
+    // Calls.
+    WrongArgumentCount => "wrong-argument-count", Error, "more positional arguments than the function has parameters";
+    MissingArgument => "missing-argument", Error, "a parameter without default that the call does not give";
+    UnknownArgument => "unknown-argument", Error, "a named argument that the function has no parameter for";
+    DuplicateArgument => "duplicate-argument", Error, "a parameter given twice, by position or by name";
+    // Imports.
+    ImportNotFound => "import-not-found", Error, "an imported file that cannot be read";
+    ImportCycle => "import-cycle", Error, "files that import each other";
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case() {
+        let mut seen = std::collections::HashSet::new();
+        for code in Code::ALL {
+            let name = code.as_str();
+            assert!(seen.insert(name), "duplicate code {name}");
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-' || c.is_ascii_digit()),
+                "code {name} is not kebab-case"
+            );
+            assert!(!code.summary().is_empty());
+        }
+    }
+}

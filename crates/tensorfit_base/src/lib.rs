@@ -1,0 +1,13 @@
+//! Plain data shared by every layer of tensorfit.
+//!
+//! Nothing here knows about tree-sitter, the solver, salsa or LSP: byte
+//! ranges, the conversion of byte offsets to editor positions, and the
+//! diagnostic model with its stable codes.
+
+mod diagnostic;
+mod line_index;
+mod text_range;
+
+pub use diagnostic::{Code, Diagnostic, Related, Severity};
+pub use line_index::{LineIndex, Position};
+pub use text_range::TextRange;

@@ -1,0 +1,403 @@
+//! The typed syntax tree: owned, with a byte range on every node.
+//!
+//! It is lowered from the tree-sitter tree and is always complete: a piece
+//! the user has not typed yet is `ExprKind::Missing`, a name that is absent
+//! is `None`. Later layers never look at tree-sitter.
+
+use tensorfit_base::TextRange;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SourceFile {
+    /// Declarations, in source order. Their order does not matter to scoping.
+    pub items: Vec<Item>,
+    /// The top-level statements, in order: the file's script body.
+    pub script: Vec<Stmt>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Name {
+    pub text: String,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Item {
+    Const(Const),
+    Import(Import),
+    Function(Function),
+    Struct(Struct),
+}
+
+impl Item {
+    pub fn name(&self) -> Option<&Name> {
+        match self {
+            Item::Const(c) => c.name.as_ref(),
+            Item::Import(_) => None,
+            Item::Function(f) => f.name.as_ref(),
+            Item::Struct(s) => s.name.as_ref(),
+        }
+    }
+
+    pub fn range(&self) -> TextRange {
+        match self {
+            Item::Const(c) => c.range,
+            Item::Import(i) => i.range,
+            Item::Function(f) => f.range,
+            Item::Struct(s) => s.range,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Const {
+    pub name: Option<Name>,
+    pub ty: Option<Type>,
+    pub value: Expr,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Import {
+    /// The path as written, without quotes and with escapes resolved.
+    pub path: Option<String>,
+    pub path_range: TextRange,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Function {
+    pub name: Option<Name>,
+    /// `extern fn`: a contract without a body.
+    pub is_extern: bool,
+    pub params: Vec<Param>,
+    pub return_type: Option<Type>,
+    pub where_clauses: Vec<Expr>,
+    pub body: Option<Block>,
+    pub range: TextRange,
+}
+
+impl Function {
+    /// Whether the first parameter is `self` (a method).
+    pub fn has_self(&self) -> bool {
+        self.params.first().is_some_and(|p| p.is_self)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Param {
+    pub is_self: bool,
+    /// `..dims: Int`: takes all remaining positional arguments.
+    pub variadic: bool,
+    pub name: Name,
+    pub ty: Option<Type>,
+    pub default: Option<Expr>,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Struct {
+    pub name: Option<Name>,
+    /// `None` for `struct Name { ... }` without a parameter list.
+    pub params: Option<Vec<Param>>,
+    pub fields: Vec<Field>,
+    pub methods: Vec<Function>,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Field {
+    pub name: Name,
+    pub ty: Option<Type>,
+    pub value: Expr,
+    pub range: TextRange,
+}
+
+// ------------------------------------------------------------------- types
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Type {
+    pub kind: TypeKind,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TypeKind {
+    Int,
+    Bool,
+    Float,
+    Shape,
+    /// `Tensor` (unknown rank) when `dims` is `None`, `Tensor[...]` otherwise.
+    Tensor {
+        dims: Option<Vec<Dim>>,
+    },
+    Tuple(Vec<Type>),
+    /// A struct or layer type.
+    Named(Name),
+    Missing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// `?`
+    Unknown(TextRange),
+    /// `..name` or `..broadcast(a, b)`
+    Segment {
+        name: Name,
+        args: Option<Vec<Name>>,
+        range: TextRange,
+    },
+    /// A literal, a dimension name or an `Int` expression.
+    Expr(Expr),
+}
+
+// -------------------------------------------------------------- statements
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StmtKind {
+    /// `let pattern: T = value`
+    Let {
+        pattern: Pattern,
+        ty: Option<Type>,
+        value: Expr,
+    },
+    /// `var pattern: T = value`, the value optional.
+    Var {
+        pattern: Pattern,
+        ty: Option<Type>,
+        value: Option<Expr>,
+    },
+    /// `target = value` or `target += value`.
+    Assign {
+        target: Expr,
+        op: AssignOp,
+        value: Expr,
+    },
+    Assert {
+        condition: Expr,
+        message: Option<Expr>,
+    },
+    If {
+        condition: Expr,
+        then_branch: Block,
+        else_branch: Option<ElseBranch>,
+    },
+    /// `for variable in start..end { body }`
+    For {
+        variable: Option<Name>,
+        start: Expr,
+        end: Expr,
+        body: Block,
+    },
+    While {
+        condition: Expr,
+        body: Block,
+    },
+    Return(Option<Expr>),
+    Expr(Expr),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AssignOp {
+    Assign,
+    AddAssign,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ElseBranch {
+    Block(Block),
+    If(Box<Stmt>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Pattern {
+    Name(Name),
+    Tuple {
+        elements: Vec<Pattern>,
+        range: TextRange,
+    },
+    /// `A[i, j]` on the left of index notation.
+    Index {
+        name: Name,
+        indices: Vec<Name>,
+        range: TextRange,
+    },
+    Missing(TextRange),
+}
+
+impl Pattern {
+    pub fn range(&self) -> TextRange {
+        match self {
+            Pattern::Name(name) => name.range,
+            Pattern::Tuple { range, .. }
+            | Pattern::Index { range, .. }
+            | Pattern::Missing(range) => *range,
+        }
+    }
+}
+
+// ------------------------------------------------------------- expressions
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExprKind {
+    Name(String),
+    SelfValue,
+    Int(i64),
+    /// The literal's text; parsed to a number where it is used.
+    Float(String),
+    Bool(bool),
+    Str(String),
+    /// `__`: an unknown `Int` constant the tool solves for.
+    Hole,
+    /// `[a, b, c]`: a shape or list literal.
+    List(Vec<Expr>),
+    /// `?` inside the shape pattern of `|->`.
+    UnknownDim,
+    Tuple(Vec<Expr>),
+    Call {
+        callee: Box<Expr>,
+        args: Vec<Arg>,
+    },
+    Subscript {
+        value: Box<Expr>,
+        indices: Vec<Expr>,
+    },
+    Field {
+        value: Box<Expr>,
+        field: FieldName,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `a < b <= c`: `ops.len() + 1 == operands.len()`.
+    Compare {
+        operands: Vec<Expr>,
+        ops: Vec<CompareOp>,
+    },
+    /// `value |-> [d1, ..., dn]`
+    ShapeAssert {
+        value: Box<Expr>,
+        pattern: Vec<Expr>,
+        pattern_range: TextRange,
+    },
+    /// `sum(k in 0..h) body`
+    Reduction {
+        op: ReductionOp,
+        bindings: Vec<IndexBinding>,
+        body: Box<Expr>,
+    },
+    /// Text that is missing or could not be parsed (already diagnosed).
+    Missing,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Arg {
+    pub name: Option<Name>,
+    pub value: Expr,
+    pub range: TextRange,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FieldName {
+    Named(Name),
+    /// `t.0`
+    Index(u32, TextRange),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IndexBinding {
+    pub index: Name,
+    /// `in start..end`
+    pub range: Option<(Expr, Expr)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    MatMul,
+    And,
+    Or,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::MatMul => "@",
+            BinaryOp::And => "&&",
+            BinaryOp::Or => "||",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReductionOp {
+    Sum,
+    Prod,
+    Max,
+    Min,
+}
+
+impl Expr {
+    pub fn missing(range: TextRange) -> Expr {
+        Expr {
+            kind: ExprKind::Missing,
+            range,
+        }
+    }
+
+    /// The name if this expression is a bare identifier.
+    pub fn as_name(&self) -> Option<&str> {
+        match &self.kind {
+            ExprKind::Name(name) => Some(name),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! The syntax layer: text in, typed syntax tree and syntax diagnostics out.
+//!
+//! Parsing never fails. Whatever the input, [`parse`] returns a complete
+//! [`ast::SourceFile`] (with `Missing` placeholders where text is absent)
+//! and a diagnostic for each syntax error, saying what was expected.
+
+pub mod ast;
+mod lower;
+mod syntax_errors;
+
+use std::collections::BTreeSet;
+
+use tensorfit_base::Diagnostic;
+
+pub use lower::MAX_NESTING;
+
+/// The result of parsing one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Parse {
+    pub file: ast::SourceFile,
+    /// Syntax errors, then problems found while lowering, in source order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Identifiers that occur inside unparsable text. A later layer treats
+    /// them as possibly declared, so that one typo does not turn every later
+    /// use of a name into a second error.
+    pub names_in_errors: BTreeSet<String>,
+}
+
+/// Parses a Tensor source text.
+pub fn parse(text: &str) -> Parse {
+    let tree = parse_tree(text, None);
+    let mut diagnostics = syntax_errors::collect(&tree, text);
+    let mut lowered = lower::lower(&tree, text);
+    diagnostics.append(&mut lowered.diagnostics);
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    Parse {
+        file: lowered.file,
+        diagnostics,
+        names_in_errors: lowered.names_in_errors,
+    }
+}
+
+/// Runs tree-sitter, reusing `old` (already edited) for incremental parsing.
+pub fn parse_tree(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::Tree {
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_tensor::LANGUAGE.into())
+        .expect("the bundled grammar matches the tree-sitter runtime");
+    parser
+        .parse(text, old)
+        .expect("a parser with a language and no cancellation always returns a tree")
+}

@@ -1,0 +1,929 @@
+//! Lowering of the tree-sitter tree into the typed syntax tree.
+//!
+//! Every function here accepts any node, including `ERROR` and `MISSING`
+//! ones, and produces a placeholder when the text is not what it expects:
+//! syntax errors are reported by `syntax_errors`, not here. What the grammar
+//! accepts but the language does not (assigning to `a + b`, a number too
+//! large for 64 bits) is diagnosed here.
+
+use std::collections::BTreeSet;
+
+use tensorfit_base::{Code, Diagnostic, TextRange};
+use tree_sitter::{Node, Tree};
+
+use crate::ast::*;
+
+/// How deeply expressions and blocks may nest. Deeper text is replaced by a
+/// placeholder with a diagnostic, so that no later (recursive) pass can run
+/// out of stack on generated or malicious input.
+pub const MAX_NESTING: u32 = 256;
+
+pub(crate) struct Lowered {
+    pub file: SourceFile,
+    pub diagnostics: Vec<Diagnostic>,
+    pub names_in_errors: BTreeSet<String>,
+}
+
+pub(crate) fn lower(tree: &Tree, text: &str) -> Lowered {
+    let mut lowerer = Lowerer {
+        text,
+        depth: 0,
+        reported_depth: false,
+        diagnostics: Vec::new(),
+        names_in_errors: BTreeSet::new(),
+    };
+    let file = lowerer.source_file(tree.root_node());
+    Lowered {
+        file,
+        diagnostics: lowerer.diagnostics,
+        names_in_errors: lowerer.names_in_errors,
+    }
+}
+
+struct Lowerer<'t> {
+    text: &'t str,
+    depth: u32,
+    reported_depth: bool,
+    diagnostics: Vec<Diagnostic>,
+    names_in_errors: BTreeSet<String>,
+}
+
+fn range(node: Node<'_>) -> TextRange {
+    TextRange::new(node.start_byte(), node.end_byte())
+}
+
+fn named_children<'tree>(node: Node<'tree>) -> Vec<Node<'tree>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|child| !child.is_extra())
+        .collect()
+}
+
+fn is_broken(node: Node<'_>) -> bool {
+    node.is_error() || node.is_missing()
+}
+
+impl<'t> Lowerer<'t> {
+    fn text_of(&self, node: Node<'_>) -> &'t str {
+        self.text
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("")
+    }
+
+    fn name(&mut self, node: Option<Node<'_>>) -> Option<Name> {
+        let node = node?;
+        if is_broken(node) || node.kind() != "identifier" {
+            if node.is_error() {
+                self.remember_error_names(node);
+            }
+            return None;
+        }
+        Some(Name {
+            text: self.text_of(node).to_owned(),
+            range: range(node),
+        })
+    }
+
+    /// Records the identifiers inside an unparsable region (iteratively: an
+    /// error region can be arbitrarily deep).
+    fn remember_error_names(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        loop {
+            let current = cursor.node();
+            if current.kind() == "identifier" && !current.is_missing() {
+                let name = self.text_of(current).to_owned();
+                self.names_in_errors.insert(name);
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.node() == node {
+                    return;
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Runs `lower` one nesting level deeper, or returns `fallback` with a
+    /// diagnostic (once per file) when the limit is reached.
+    fn nested<T>(
+        &mut self,
+        node: Node<'_>,
+        fallback: impl FnOnce() -> T,
+        lower: impl FnOnce(&mut Self) -> T,
+    ) -> T {
+        if self.depth >= MAX_NESTING {
+            if !self.reported_depth {
+                self.reported_depth = true;
+                self.diagnostics.push(Diagnostic::new(
+                    Code::NestingTooDeep,
+                    TextRange::empty(node.start_byte()),
+                    format!(
+                        "nested more than {MAX_NESTING} levels deep; the checker ignores what is nested deeper"
+                    ),
+                ));
+            }
+            return fallback();
+        }
+        self.depth += 1;
+        let result = lower(self);
+        self.depth -= 1;
+        result
+    }
+
+    // ----------------------------------------------------------------- file
+
+    fn source_file(&mut self, root: Node<'_>) -> SourceFile {
+        let mut file = SourceFile::default();
+        for child in named_children(root) {
+            match child.kind() {
+                "const_declaration"
+                | "import_declaration"
+                | "function_definition"
+                | "extern_function"
+                | "struct_definition" => {
+                    if let Some(item) = self.item(child) {
+                        file.items.push(item);
+                    }
+                }
+                _ => {
+                    if let Some(stmt) = self.statement(child) {
+                        file.script.push(stmt);
+                    }
+                }
+            }
+        }
+        file
+    }
+
+    fn item(&mut self, node: Node<'_>) -> Option<Item> {
+        Some(match node.kind() {
+            "const_declaration" => Item::Const(Const {
+                name: self.name(node.child_by_field_name("name")),
+                ty: node.child_by_field_name("type").map(|t| self.ty(t)),
+                value: self.expr_field(node, "value"),
+                range: range(node),
+            }),
+            "import_declaration" => {
+                let path_node = node.child_by_field_name("path");
+                Item::Import(Import {
+                    path: path_node
+                        .filter(|p| !is_broken(*p))
+                        .map(|p| self.string_value(p)),
+                    path_range: path_node.map(range).unwrap_or_else(|| range(node)),
+                    range: range(node),
+                })
+            }
+            "function_definition" | "extern_function" => Item::Function(self.function(node)),
+            "struct_definition" => Item::Struct(self.structure(node)),
+            _ => return None,
+        })
+    }
+
+    fn function(&mut self, node: Node<'_>) -> Function {
+        let is_extern = node.kind() == "extern_function";
+        Function {
+            name: self.name(node.child_by_field_name("name")),
+            is_extern,
+            params: node
+                .child_by_field_name("parameters")
+                .map(|p| self.params(p))
+                .unwrap_or_default(),
+            return_type: node.child_by_field_name("return_type").map(|t| self.ty(t)),
+            where_clauses: node
+                .child_by_field_name("where")
+                .map(|w| {
+                    named_children(w)
+                        .into_iter()
+                        .map(|e| self.expr(e))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            body: if is_extern {
+                None
+            } else {
+                Some(match node.child_by_field_name("body") {
+                    Some(body) => self.block(body),
+                    None => Block {
+                        stmts: Vec::new(),
+                        range: TextRange::empty(node.end_byte()),
+                    },
+                })
+            },
+            range: range(node),
+        }
+    }
+
+    fn params(&mut self, node: Node<'_>) -> Vec<Param> {
+        let mut params = Vec::new();
+        for child in named_children(node) {
+            match child.kind() {
+                "self_parameter" => params.push(Param {
+                    is_self: true,
+                    variadic: false,
+                    name: Name {
+                        text: "self".to_owned(),
+                        range: range(child),
+                    },
+                    ty: None,
+                    default: None,
+                    range: range(child),
+                }),
+                "parameter" => {
+                    let Some(name) = self.name(child.child_by_field_name("name")) else {
+                        continue;
+                    };
+                    params.push(Param {
+                        is_self: false,
+                        variadic: child.child_by_field_name("variadic").is_some(),
+                        name,
+                        ty: child.child_by_field_name("type").map(|t| self.ty(t)),
+                        default: child.child_by_field_name("default").map(|d| self.expr(d)),
+                        range: range(child),
+                    });
+                }
+                _ if child.is_error() => self.remember_error_names(child),
+                _ => {}
+            }
+        }
+        params
+    }
+
+    fn structure(&mut self, node: Node<'_>) -> Struct {
+        let mut result = Struct {
+            name: self.name(node.child_by_field_name("name")),
+            params: node
+                .child_by_field_name("parameters")
+                .map(|p| self.params(p)),
+            fields: Vec::new(),
+            methods: Vec::new(),
+            range: range(node),
+        };
+        if let Some(body) = node.child_by_field_name("body") {
+            for member in named_children(body) {
+                match member.kind() {
+                    "field_definition" => {
+                        let Some(name) = self.name(member.child_by_field_name("name")) else {
+                            continue;
+                        };
+                        result.fields.push(Field {
+                            name,
+                            ty: member.child_by_field_name("type").map(|t| self.ty(t)),
+                            value: self.expr_field(member, "value"),
+                            range: range(member),
+                        });
+                    }
+                    "function_definition" => result.methods.push(self.function(member)),
+                    _ if member.is_error() => self.remember_error_names(member),
+                    _ => {}
+                }
+            }
+        }
+        result
+    }
+
+    // ---------------------------------------------------------------- types
+
+    fn ty(&mut self, node: Node<'_>) -> Type {
+        let kind = self.nested(
+            node,
+            || TypeKind::Missing,
+            |this| match node.kind() {
+                "primitive_type" => match this.text_of(node) {
+                    "Int" => TypeKind::Int,
+                    "Bool" => TypeKind::Bool,
+                    "Float" => TypeKind::Float,
+                    "Shape" => TypeKind::Shape,
+                    _ => TypeKind::Missing,
+                },
+                "tensor_type" => TypeKind::Tensor {
+                    dims: node.child_by_field_name("dimensions").map(|list| {
+                        named_children(list)
+                            .into_iter()
+                            .map(|d| this.dim(d))
+                            .collect()
+                    }),
+                },
+                "tuple_type" => TypeKind::Tuple(
+                    named_children(node)
+                        .into_iter()
+                        .map(|t| this.ty(t))
+                        .collect(),
+                ),
+                "named_type" => match this.name(named_children(node).first().copied()) {
+                    Some(name) => TypeKind::Named(name),
+                    None => TypeKind::Missing,
+                },
+                _ => {
+                    if node.is_error() {
+                        this.remember_error_names(node);
+                    }
+                    TypeKind::Missing
+                }
+            },
+        );
+        Type {
+            kind,
+            range: range(node),
+        }
+    }
+
+    fn dim(&mut self, node: Node<'_>) -> Dim {
+        match node.kind() {
+            "unknown_dimension" => Dim::Unknown(range(node)),
+            "segment" => {
+                let name = self.name(node.child_by_field_name("name"));
+                let args = self.segment_args(node);
+                match name {
+                    Some(name) => Dim::Segment {
+                        name,
+                        args,
+                        range: range(node),
+                    },
+                    None => Dim::Expr(Expr::missing(range(node))),
+                }
+            }
+            _ => Dim::Expr(self.expr(node)),
+        }
+    }
+
+    /// The names in `..broadcast(a, b)`, or `None` for a plain `..name`.
+    fn segment_args(&mut self, node: Node<'_>) -> Option<Vec<Name>> {
+        let mut cursor = node.walk();
+        let has_parens = node.children(&mut cursor).any(|c| c.kind() == "(");
+        if !has_parens {
+            return None;
+        }
+        let name_node = node.child_by_field_name("name");
+        let args = named_children(node)
+            .into_iter()
+            .filter(|c| Some(*c) != name_node)
+            .filter_map(|c| self.name(Some(c)))
+            .collect();
+        Some(args)
+    }
+
+    // ----------------------------------------------------------- statements
+
+    fn block(&mut self, node: Node<'_>) -> Block {
+        let stmts = self.nested(node, Vec::new, |this| {
+            named_children(node)
+                .into_iter()
+                .filter_map(|s| this.statement(s))
+                .collect()
+        });
+        Block {
+            stmts,
+            range: range(node),
+        }
+    }
+
+    fn block_field(&mut self, node: Node<'_>, field: &str) -> Block {
+        match node.child_by_field_name(field) {
+            Some(block) => self.block(block),
+            None => Block {
+                stmts: Vec::new(),
+                range: TextRange::empty(node.end_byte()),
+            },
+        }
+    }
+
+    fn statement(&mut self, node: Node<'_>) -> Option<Stmt> {
+        let kind = match node.kind() {
+            "let_statement" => StmtKind::Let {
+                pattern: self.pattern_field(node),
+                ty: node.child_by_field_name("type").map(|t| self.ty(t)),
+                value: self.expr_field(node, "value"),
+            },
+            "var_statement" => StmtKind::Var {
+                pattern: self.pattern_field(node),
+                ty: node.child_by_field_name("type").map(|t| self.ty(t)),
+                value: node.child_by_field_name("value").map(|v| self.expr(v)),
+            },
+            "assignment" => {
+                let op = match node.child_by_field_name("operator").map(|o| o.kind()) {
+                    Some("+=") => AssignOp::AddAssign,
+                    _ => AssignOp::Assign,
+                };
+                let target = self.expr_field(node, "target");
+                self.check_assignment_target(&target);
+                StmtKind::Assign {
+                    target,
+                    op,
+                    value: self.expr_field(node, "value"),
+                }
+            }
+            "assert_statement" => StmtKind::Assert {
+                condition: self.expr_field(node, "condition"),
+                message: node.child_by_field_name("message").map(|m| self.expr(m)),
+            },
+            "if_statement" => self.if_statement(node),
+            "for_statement" => {
+                let (start, end) = match node.child_by_field_name("range") {
+                    Some(r) => (self.expr_field(r, "start"), self.expr_field(r, "end")),
+                    None => {
+                        let at = TextRange::empty(node.end_byte());
+                        (Expr::missing(at), Expr::missing(at))
+                    }
+                };
+                StmtKind::For {
+                    variable: self.name(node.child_by_field_name("variable")),
+                    start,
+                    end,
+                    body: self.block_field(node, "body"),
+                }
+            }
+            "while_statement" => StmtKind::While {
+                condition: self.expr_field(node, "condition"),
+                body: self.block_field(node, "body"),
+            },
+            "return_statement" => {
+                StmtKind::Return(node.child_by_field_name("value").map(|v| self.expr(v)))
+            }
+            "expression_statement" => match named_children(node).first() {
+                Some(expr) => StmtKind::Expr(self.expr(*expr)),
+                None => return None,
+            },
+            _ => {
+                if node.is_error() {
+                    self.remember_error_names(node);
+                }
+                return None;
+            }
+        };
+        Some(Stmt {
+            kind,
+            range: range(node),
+        })
+    }
+
+    fn if_statement(&mut self, node: Node<'_>) -> StmtKind {
+        self.nested(
+            node,
+            || StmtKind::Expr(Expr::missing(range(node))),
+            |this| {
+                let else_branch = node.child_by_field_name("alternative").and_then(|alt| {
+                    if alt.kind() == "if_statement" {
+                        this.statement(alt).map(|s| ElseBranch::If(Box::new(s)))
+                    } else {
+                        Some(ElseBranch::Block(this.block(alt)))
+                    }
+                });
+                StmtKind::If {
+                    condition: this.expr_field(node, "condition"),
+                    then_branch: this.block_field(node, "consequence"),
+                    else_branch,
+                }
+            },
+        )
+    }
+
+    fn check_assignment_target(&mut self, target: &Expr) {
+        let valid = match &target.kind {
+            ExprKind::Name(_) | ExprKind::Missing => true,
+            ExprKind::Subscript { value, indices } => {
+                value.as_name().is_some() && indices.iter().all(|i| i.as_name().is_some())
+            }
+            _ => false,
+        };
+        if !valid {
+            self.diagnostics.push(Diagnostic::new(
+                Code::InvalidAssignmentTarget,
+                target.range,
+                "cannot assign to this expression: assign to a variable (`x = ...`) or to an \
+                 index-notation target (`A[i, j] += ...`)",
+            ));
+        }
+    }
+
+    fn pattern_field(&mut self, node: Node<'_>) -> Pattern {
+        match node.child_by_field_name("pattern") {
+            Some(p) => self.pattern(p),
+            None => Pattern::Missing(TextRange::empty(node.end_byte())),
+        }
+    }
+
+    fn pattern(&mut self, node: Node<'_>) -> Pattern {
+        match node.kind() {
+            "identifier" => match self.name(Some(node)) {
+                Some(name) => Pattern::Name(name),
+                None => Pattern::Missing(range(node)),
+            },
+            "tuple_pattern" => {
+                let elements = self.nested(node, Vec::new, |this| {
+                    named_children(node)
+                        .into_iter()
+                        .map(|p| this.pattern(p))
+                        .collect()
+                });
+                Pattern::Tuple {
+                    elements,
+                    range: range(node),
+                }
+            }
+            "index_pattern" => {
+                let name_node = node.child_by_field_name("name");
+                match self.name(name_node) {
+                    Some(name) => {
+                        let indices = named_children(node)
+                            .into_iter()
+                            .filter(|c| Some(*c) != name_node)
+                            .filter_map(|c| self.name(Some(c)))
+                            .collect();
+                        Pattern::Index {
+                            name,
+                            indices,
+                            range: range(node),
+                        }
+                    }
+                    None => Pattern::Missing(range(node)),
+                }
+            }
+            _ => {
+                if node.is_error() {
+                    self.remember_error_names(node);
+                }
+                Pattern::Missing(range(node))
+            }
+        }
+    }
+
+    // ---------------------------------------------------------- expressions
+
+    fn expr_field(&mut self, node: Node<'_>, field: &str) -> Expr {
+        match node.child_by_field_name(field) {
+            Some(child) => self.expr(child),
+            None => Expr::missing(TextRange::empty(node.end_byte())),
+        }
+    }
+
+    fn expr(&mut self, node: Node<'_>) -> Expr {
+        let kind = self.nested(node, || ExprKind::Missing, |this| this.expr_kind(node));
+        Expr {
+            kind,
+            range: range(node),
+        }
+    }
+
+    fn boxed(&mut self, node: Node<'_>, field: &str) -> Box<Expr> {
+        Box::new(self.expr_field(node, field))
+    }
+
+    fn expr_kind(&mut self, node: Node<'_>) -> ExprKind {
+        if node.is_missing() {
+            return ExprKind::Missing;
+        }
+        match node.kind() {
+            "identifier" => ExprKind::Name(self.text_of(node).to_owned()),
+            "self" => ExprKind::SelfValue,
+            "integer" => self.integer(node),
+            "float" => ExprKind::Float(self.text_of(node).replace('_', "")),
+            "boolean" => ExprKind::Bool(self.text_of(node) == "true"),
+            "string" => ExprKind::Str(self.string_value(node)),
+            "hole" => ExprKind::Hole,
+            "unknown_dimension" => ExprKind::UnknownDim,
+            "list" => ExprKind::List(self.exprs(named_children(node))),
+            "tuple" => ExprKind::Tuple(self.exprs(named_children(node))),
+            "parenthesized_expression" => match named_children(node).first() {
+                Some(inner) => self.expr(*inner).kind,
+                None => ExprKind::Missing,
+            },
+            "call" => {
+                let args = match node.child_by_field_name("arguments") {
+                    Some(list) => named_children(list)
+                        .into_iter()
+                        .filter(|a| a.kind() == "argument")
+                        .map(|a| Arg {
+                            name: self.name(a.child_by_field_name("name")),
+                            value: self.expr_field(a, "value"),
+                            range: range(a),
+                        })
+                        .collect(),
+                    None => Vec::new(),
+                };
+                ExprKind::Call {
+                    callee: self.boxed(node, "function"),
+                    args,
+                }
+            }
+            "subscript" => {
+                let mut cursor = node.walk();
+                let index_nodes: Vec<Node<'_>> =
+                    node.children_by_field_name("index", &mut cursor).collect();
+                ExprKind::Subscript {
+                    value: self.boxed(node, "value"),
+                    indices: self.exprs(index_nodes),
+                }
+            }
+            "field_access" => {
+                let value = self.boxed(node, "value");
+                match node.child_by_field_name("field") {
+                    Some(f) if f.kind() == "integer" => {
+                        match self.text_of(f).replace('_', "").parse() {
+                            Ok(index) => ExprKind::Field {
+                                value,
+                                field: FieldName::Index(index, range(f)),
+                            },
+                            Err(_) => {
+                                self.invalid_literal(f, "tuple index");
+                                ExprKind::Missing
+                            }
+                        }
+                    }
+                    field => match self.name(field) {
+                        Some(name) => ExprKind::Field {
+                            value,
+                            field: FieldName::Named(name),
+                        },
+                        None => ExprKind::Missing,
+                    },
+                }
+            }
+            "unary_expression" => {
+                let op = match node.child_by_field_name("operator").map(|o| o.kind()) {
+                    Some("!") => UnaryOp::Not,
+                    _ => UnaryOp::Neg,
+                };
+                ExprKind::Unary {
+                    op,
+                    operand: self.boxed(node, "operand"),
+                }
+            }
+            "binary_expression" | "logical_expression" => {
+                let op = match node.child_by_field_name("operator").map(|o| o.kind()) {
+                    Some("+") => BinaryOp::Add,
+                    Some("-") => BinaryOp::Sub,
+                    Some("*") => BinaryOp::Mul,
+                    Some("/") => BinaryOp::Div,
+                    Some("%") => BinaryOp::Rem,
+                    Some("@") => BinaryOp::MatMul,
+                    Some("&&") => BinaryOp::And,
+                    Some("||") => BinaryOp::Or,
+                    _ => return ExprKind::Missing,
+                };
+                ExprKind::Binary {
+                    op,
+                    lhs: self.boxed(node, "left"),
+                    rhs: self.boxed(node, "right"),
+                }
+            }
+            "comparison" => {
+                let mut cursor = node.walk();
+                let ops = node
+                    .children_by_field_name("operator", &mut cursor)
+                    .map(|o| match o.kind() {
+                        "==" => CompareOp::Eq,
+                        "!=" => CompareOp::Ne,
+                        "<" => CompareOp::Lt,
+                        "<=" => CompareOp::Le,
+                        ">" => CompareOp::Gt,
+                        _ => CompareOp::Ge,
+                    })
+                    .collect::<Vec<_>>();
+                let operands = self.exprs(named_children(node));
+                if operands.len() != ops.len() + 1 {
+                    return ExprKind::Missing;
+                }
+                ExprKind::Compare { operands, ops }
+            }
+            "shape_assertion" => {
+                let (pattern, pattern_range) = match node.child_by_field_name("shape") {
+                    Some(list) => (self.exprs(named_children(list)), range(list)),
+                    None => (Vec::new(), TextRange::empty(node.end_byte())),
+                };
+                ExprKind::ShapeAssert {
+                    value: self.boxed(node, "value"),
+                    pattern,
+                    pattern_range,
+                }
+            }
+            "reduction" => {
+                let op = match node
+                    .child_by_field_name("operator")
+                    .map(|o| self.text_of(o))
+                {
+                    Some("prod") => ReductionOp::Prod,
+                    Some("max") => ReductionOp::Max,
+                    Some("min") => ReductionOp::Min,
+                    _ => ReductionOp::Sum,
+                };
+                let bindings = named_children(node)
+                    .into_iter()
+                    .filter(|c| c.kind() == "index_binding")
+                    .filter_map(|b| {
+                        let index = self.name(b.child_by_field_name("index"))?;
+                        let range = b
+                            .child_by_field_name("range")
+                            .map(|r| (self.expr_field(r, "start"), self.expr_field(r, "end")));
+                        Some(IndexBinding { index, range })
+                    })
+                    .collect();
+                ExprKind::Reduction {
+                    op,
+                    bindings,
+                    body: self.boxed(node, "body"),
+                }
+            }
+            _ => {
+                if node.is_error() {
+                    self.remember_error_names(node);
+                }
+                ExprKind::Missing
+            }
+        }
+    }
+
+    fn exprs(&mut self, nodes: Vec<Node<'_>>) -> Vec<Expr> {
+        nodes.into_iter().map(|n| self.expr(n)).collect()
+    }
+
+    fn integer(&mut self, node: Node<'_>) -> ExprKind {
+        match self.text_of(node).replace('_', "").parse::<i64>() {
+            Ok(value) => ExprKind::Int(value),
+            Err(_) => {
+                self.invalid_literal(node, "integer");
+                ExprKind::Missing
+            }
+        }
+    }
+
+    fn invalid_literal(&mut self, node: Node<'_>, what: &str) {
+        self.diagnostics.push(Diagnostic::new(
+            Code::InvalidLiteral,
+            range(node),
+            format!(
+                "{what} literal `{}` is too large (the limit is {})",
+                self.text_of(node),
+                i64::MAX
+            ),
+        ));
+    }
+
+    /// The value of a string literal, with escapes resolved.
+    fn string_value(&self, node: Node<'_>) -> String {
+        let mut value = String::new();
+        for part in named_children(node) {
+            let text = self.text_of(part);
+            match part.kind() {
+                "escape_sequence" => value.push(match text.chars().nth(1) {
+                    Some('n') => '\n',
+                    Some('t') => '\t',
+                    Some('r') => '\r',
+                    Some('0') => '\0',
+                    Some(other) => other,
+                    None => '\\',
+                }),
+                _ => value.push_str(text),
+            }
+        }
+        value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ast::*;
+    use crate::parse;
+
+    fn script(text: &str) -> Vec<Stmt> {
+        let parse = parse(text);
+        assert!(
+            parse.diagnostics.is_empty(),
+            "unexpected diagnostics: {:?}",
+            parse.diagnostics
+        );
+        parse.file.script
+    }
+
+    fn only_expr(text: &str) -> ExprKind {
+        let stmts = script(text);
+        match &stmts[..] {
+            [Stmt {
+                kind: StmtKind::Let { value, .. },
+                ..
+            }] => value.kind.clone(),
+            other => panic!("expected one let statement, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn chained_comparisons_are_flat() {
+        match only_expr("let c = 5 <= n <= 20") {
+            ExprKind::Compare { operands, ops } => {
+                assert_eq!(ops, vec![CompareOp::Le, CompareOp::Le]);
+                assert_eq!(operands.len(), 3);
+            }
+            other => panic!("not a comparison: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn method_calls_and_named_arguments() {
+        match only_expr("let y = x.sum(dim: 1)") {
+            ExprKind::Call { callee, args } => {
+                assert!(matches!(callee.kind, ExprKind::Field { .. }));
+                assert_eq!(args[0].name.as_ref().map(|n| n.text.as_str()), Some("dim"));
+                assert_eq!(args[0].value.kind, ExprKind::Int(1));
+            }
+            other => panic!("not a call: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reductions_and_index_patterns() {
+        let stmts = script("let C[y, x] = sum(k in 0..h) A[k, y] * B[k, x]");
+        let StmtKind::Let {
+            pattern: Pattern::Index { name, indices, .. },
+            value,
+            ..
+        } = &stmts[0].kind
+        else {
+            panic!("not an index-notation let: {stmts:?}");
+        };
+        assert_eq!(name.text, "C");
+        assert_eq!(
+            indices.iter().map(|i| i.text.as_str()).collect::<Vec<_>>(),
+            ["y", "x"]
+        );
+        let ExprKind::Reduction { op, bindings, .. } = &value.kind else {
+            panic!("not a reduction: {value:?}");
+        };
+        assert_eq!(*op, ReductionOp::Sum);
+        assert_eq!(bindings[0].index.text, "k");
+        assert!(bindings[0].range.is_some());
+    }
+
+    #[test]
+    fn holes_strings_and_shape_assertions() {
+        match only_expr(r#"let m = f(__, "a\"b") |-> [batch, ?]"#) {
+            ExprKind::ShapeAssert { value, pattern, .. } => {
+                let ExprKind::Call { args, .. } = value.kind else {
+                    panic!("not a call")
+                };
+                assert_eq!(args[0].value.kind, ExprKind::Hole);
+                assert_eq!(args[1].value.kind, ExprKind::Str("a\"b".into()));
+                assert_eq!(pattern[1].kind, ExprKind::UnknownDim);
+            }
+            other => panic!("not a shape assertion: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn items_and_script_are_separated() {
+        let parse = parse(
+            "const n = 3\nlet a = 1\nfn f(x: Tensor[n, ?], ..rest: Int) -> Tensor where n > 1 { return x }\nstruct S(k: Int) { w = zeros([k]) fn forward(self, x: Tensor) -> Tensor { return x } }\nlet b = 2",
+        );
+        assert!(parse.diagnostics.is_empty(), "{:?}", parse.diagnostics);
+        assert_eq!(parse.file.items.len(), 3);
+        assert_eq!(parse.file.script.len(), 2);
+        let Item::Function(f) = &parse.file.items[1] else {
+            panic!()
+        };
+        assert_eq!(f.params.len(), 2);
+        assert!(f.params[1].variadic);
+        assert_eq!(f.where_clauses.len(), 1);
+        let Item::Struct(s) = &parse.file.items[2] else {
+            panic!()
+        };
+        assert_eq!(s.fields.len(), 1);
+        assert!(s.methods[0].has_self());
+    }
+
+    #[test]
+    fn huge_integers_are_diagnosed_not_wrapped() {
+        let parse = parse("let x = 99999999999999999999999");
+        assert_eq!(parse.diagnostics.len(), 1);
+        assert_eq!(
+            parse.diagnostics[0].code,
+            tensorfit_base::Code::InvalidLiteral
+        );
+    }
+
+    #[test]
+    fn invalid_assignment_targets_are_diagnosed() {
+        let parse = parse("a + b = 1\nA[i] += 2\nx = 3");
+        let codes: Vec<_> = parse.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, ["invalid-assignment-target"]);
+    }
+
+    #[test]
+    fn deep_nesting_is_cut_off_with_one_diagnostic() {
+        let depth = 10_000;
+        let text = format!("let x = {}1{}", "(".repeat(depth), ")".repeat(depth));
+        let parse = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(move || parse(&text))
+            .unwrap()
+            .join()
+            .unwrap();
+        let codes: Vec<_> = parse.diagnostics.iter().map(|d| d.code.as_str()).collect();
+        assert_eq!(codes, ["nesting-too-deep"]);
+    }
+}
