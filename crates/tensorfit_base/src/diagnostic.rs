@@ -32,12 +32,10 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
 }
 
-/// A secondary location of a diagnostic, e.g. the earlier declaration of a
-/// redeclared name. `file` is `None` for the file of the diagnostic itself,
-/// otherwise the path of another file as the caller named it.
+/// A secondary location of a diagnostic in the same file, e.g. the earlier
+/// declaration of a redeclared name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Related {
-    pub file: Option<String>,
     pub range: TextRange,
     pub message: String,
 }
@@ -56,7 +54,6 @@ impl Diagnostic {
 
     pub fn with_related(mut self, range: TextRange, message: impl Into<String>) -> Diagnostic {
         self.related.push(Related {
-            file: None,
             range,
             message: message.into(),
         });

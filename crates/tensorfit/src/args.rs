@@ -1,0 +1,132 @@
+//! Command-line arguments. Hand-written: the interface is small and a parser
+//! dependency would cost more build time than it saves.
+
+use std::path::PathBuf;
+
+pub const USAGE: &str = "\
+usage: tensorfit check [--format human|json] [--timeout-ms N] PATH...
+       tensorfit --version
+
+  check        check .tensor files (directories are searched recursively)
+  --format     human (default): rustc-style report; json: see docs/cli.md
+  --timeout-ms solver time limit per query in milliseconds (default 2000)
+";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct CheckOptions {
+    pub format: Format,
+    /// Validated now; the shape solver reads it once it exists (engine issue).
+    #[allow(dead_code)]
+    pub timeout_ms: u64,
+    pub paths: Vec<PathBuf>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Check(CheckOptions),
+    Version,
+    Help,
+}
+
+pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> {
+    let command = match args.next().as_deref() {
+        None | Some("-h" | "--help" | "help") => return Ok(Command::Help),
+        Some("-V" | "--version") => return Ok(Command::Version),
+        Some("check") => "check",
+        Some(other) => return Err(format!("unknown command `{other}`")),
+    };
+    debug_assert_eq!(command, "check");
+    let mut options = CheckOptions {
+        format: Format::Human,
+        timeout_ms: 2000,
+        paths: Vec::new(),
+    };
+    while let Some(arg) = args.next() {
+        let (flag, inline_value) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                (flag.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| {
+            inline_value
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("`{name}` needs a value"))
+        };
+        match flag.as_str() {
+            "--format" => {
+                options.format = match value("--format")?.as_str() {
+                    "human" => Format::Human,
+                    "json" => Format::Json,
+                    other => {
+                        return Err(format!("unknown format `{other}` (expected human or json)"))
+                    }
+                }
+            }
+            "--timeout-ms" => {
+                let text = value("--timeout-ms")?;
+                options.timeout_ms = text.parse().ok().filter(|ms| *ms > 0).ok_or_else(|| {
+                    format!("`--timeout-ms` needs a positive number of milliseconds, not `{text}`")
+                })?;
+            }
+            "-h" | "--help" => return Ok(Command::Help),
+            "--" => {
+                options.paths.extend(args.by_ref().map(PathBuf::from));
+            }
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(format!("unknown option `{flag}`"))
+            }
+            _ => options.paths.push(PathBuf::from(arg)),
+        }
+    }
+    if options.paths.is_empty() {
+        return Err("`check` needs at least one file or directory".to_owned());
+    }
+    Ok(Command::Check(options))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_args(args: &[&str]) -> Result<Command, String> {
+        parse(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn check_with_options() {
+        let Ok(Command::Check(options)) = parse_args(&[
+            "check",
+            "--format",
+            "json",
+            "--timeout-ms=50",
+            "a.tensor",
+            "dir",
+        ]) else {
+            panic!("not a check command");
+        };
+        assert_eq!(options.format, Format::Json);
+        assert_eq!(options.timeout_ms, 50);
+        assert_eq!(
+            options.paths,
+            [PathBuf::from("a.tensor"), PathBuf::from("dir")]
+        );
+    }
+
+    #[test]
+    fn usage_errors() {
+        assert!(parse_args(&["check"]).is_err());
+        assert!(parse_args(&["check", "--format", "xml", "a"]).is_err());
+        assert!(parse_args(&["check", "--timeout-ms", "0", "a"]).is_err());
+        assert!(parse_args(&["check", "--frobnicate", "a"]).is_err());
+        assert!(parse_args(&["frobnicate"]).is_err());
+        assert_eq!(parse_args(&["--version"]), Ok(Command::Version));
+    }
+}

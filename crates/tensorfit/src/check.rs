@@ -1,0 +1,110 @@
+//! `tensorfit check`: find the files, analyse them, report, set the exit code.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use tensorfit_base::Severity;
+use tensorfit_ide::{analyze_file, FsLoader};
+
+use crate::args::{CheckOptions, Format};
+use crate::output::{self, CheckedFile};
+
+pub fn run(options: &CheckOptions) -> ExitCode {
+    let mut io_errors = Vec::new();
+    let paths = collect_files(&options.paths, &mut io_errors);
+    let mut files = Vec::new();
+    for path in paths {
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let analysis = analyze_file(&path, &bytes, &FsLoader);
+                files.push(CheckedFile {
+                    path: display_path(&path),
+                    analysis,
+                });
+            }
+            Err(error) => io_errors.push(format!("cannot read {}: {error}", path.display())),
+        }
+    }
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let written = match options.format {
+        Format::Human => output::human::write(&mut out, &files, output::human::use_color()),
+        Format::Json => output::json::write(&mut out, &files),
+    };
+    let _ = out.flush();
+    if let Err(error) = written {
+        // A closed pipe (`| head`) is not worth a message; anything else is.
+        if error.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("tensorfit: cannot write the report: {error}");
+        }
+        return ExitCode::from(2);
+    }
+    for error in &io_errors {
+        eprintln!("tensorfit: {error}");
+    }
+    if !io_errors.is_empty() {
+        return ExitCode::from(2);
+    }
+    let has_error = files.iter().any(|f| {
+        f.analysis
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    });
+    if has_error {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The files named, and every `*.tensor` file below the directories named,
+/// in a stable order.
+fn collect_files(paths: &[PathBuf], errors: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut seen_dirs = std::collections::HashSet::new();
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => walk_dir(path, &mut files, &mut seen_dirs, errors),
+            Ok(_) => files.push(path.clone()),
+            Err(error) => errors.push(format!("cannot read {}: {error}", path.display())),
+        }
+    }
+    files
+}
+
+fn walk_dir(
+    dir: &Path,
+    files: &mut Vec<PathBuf>,
+    seen_dirs: &mut std::collections::HashSet<PathBuf>,
+    errors: &mut Vec<String>,
+) {
+    // Guards against symlink loops.
+    let canonical = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+    if !seen_dirs.insert(canonical) {
+        return;
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            errors.push(format!("cannot read directory {}: {error}", dir.display()));
+            return;
+        }
+    };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for entry in entries {
+        if entry.is_dir() {
+            walk_dir(&entry, files, seen_dirs, errors);
+        } else if entry.extension().is_some_and(|ext| ext == "tensor") {
+            files.push(entry);
+        }
+    }
+}
+
+fn display_path(path: &Path) -> String {
+    let text = path.display().to_string();
+    text.strip_prefix("./").map(str::to_owned).unwrap_or(text)
+}

@@ -1,0 +1,165 @@
+//! `--format human`: rustc-style reports with source snippets.
+//!
+//! ```text
+//! error[undeclared-name]: `G` is not declared
+//!   --> model.tensor:34:11
+//!    |
+//! 34 |   let F = G + A
+//!    |           ^
+//! ```
+
+use std::io::{self, IsTerminal, Write};
+
+use tensorfit_base::{Diagnostic, LineIndex, Severity, TextRange};
+
+use super::CheckedFile;
+
+/// Colour only when writing to a terminal and `NO_COLOR` is not set.
+pub fn use_color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+struct Style {
+    color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    fn severity(&self, severity: Severity) -> String {
+        let code = match severity {
+            Severity::Error => "1;31",
+            Severity::Warning => "1;33",
+            Severity::Information | Severity::Hint => "1;36",
+        };
+        self.paint(code, severity.as_str())
+    }
+
+    fn gutter(&self, text: &str) -> String {
+        self.paint("1;34", text)
+    }
+}
+
+pub fn write(out: &mut impl Write, files: &[CheckedFile], color: bool) -> io::Result<()> {
+    let style = Style { color };
+    let mut errors = 0usize;
+    let mut warnings = 0usize;
+    let mut others = 0usize;
+    for file in files {
+        for diagnostic in &file.analysis.diagnostics {
+            match diagnostic.severity {
+                Severity::Error => errors += 1,
+                Severity::Warning => warnings += 1,
+                Severity::Information | Severity::Hint => others += 1,
+            }
+            write_diagnostic(out, &style, file, diagnostic)?;
+        }
+    }
+    let checked = match files.len() {
+        0 => "no .tensor files found".to_owned(),
+        1 => "checked 1 file".to_owned(),
+        n => format!("checked {n} files"),
+    };
+    let mut counts = vec![count(errors, "error"), count(warnings, "warning")];
+    if others > 0 {
+        counts.push(count(others, "note"));
+    }
+    writeln!(out, "{checked}: {}", counts.join(", "))
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn write_diagnostic(
+    out: &mut impl Write,
+    style: &Style,
+    file: &CheckedFile,
+    diagnostic: &Diagnostic,
+) -> io::Result<()> {
+    let index = &file.analysis.line_index;
+    let head = format!(
+        "{}[{}]",
+        style.severity(diagnostic.severity),
+        diagnostic.code.as_str()
+    );
+    writeln!(out, "{head}: {}", style.paint("1", &diagnostic.message))?;
+    write_snippet(out, style, &file.path, index, diagnostic.range, None)?;
+    for related in &diagnostic.related {
+        writeln!(out, "{}: {}", style.paint("1;36", "note"), related.message)?;
+        write_snippet(out, style, &file.path, index, related.range, None)?;
+    }
+    writeln!(out)
+}
+
+/// `  --> path:line:col`, the source line, and a `^^^` underline.
+fn write_snippet(
+    out: &mut impl Write,
+    style: &Style,
+    path: &str,
+    index: &LineIndex,
+    range: TextRange,
+    label: Option<&str>,
+) -> io::Result<()> {
+    let start = index.position(range.start);
+    let end = index.position(range.end);
+    let line_text = index.line_text(start.line);
+    let line_number = (start.line + 1).to_string();
+    let pad = " ".repeat(line_number.len());
+    // Columns for people count characters, 1-based.
+    let start_col = char_column(&line_text, start.character);
+    let end_col = if end.line == start.line {
+        char_column(&line_text, end.character)
+    } else {
+        line_text.chars().count()
+    };
+    writeln!(
+        out,
+        "{pad}{} {path}:{}:{}",
+        style.gutter("-->"),
+        line_number,
+        start_col + 1
+    )?;
+    writeln!(out, "{pad} {}", style.gutter("|"))?;
+    writeln!(
+        out,
+        "{} {} {}",
+        style.gutter(&line_number),
+        style.gutter("|"),
+        line_text.replace('\t', " ")
+    )?;
+    let marks = "^".repeat(end_col.saturating_sub(start_col).max(1));
+    let underline = format!("{}{}", " ".repeat(start_col), marks);
+    let underline = match label {
+        Some(label) => format!("{underline} {label}"),
+        None => underline,
+    };
+    writeln!(
+        out,
+        "{pad} {} {}",
+        style.gutter("|"),
+        style.paint("1;31", &underline)
+    )
+}
+
+/// The character column of a UTF-16 column in `line`.
+fn char_column(line: &str, utf16_column: u32) -> usize {
+    let mut units = 0u32;
+    for (chars, c) in line.chars().enumerate() {
+        if units >= utf16_column {
+            return chars;
+        }
+        units += c.len_utf16() as u32;
+    }
+    line.chars().count()
+}

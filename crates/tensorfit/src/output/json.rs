@@ -1,0 +1,98 @@
+//! `--format json`, version 1 of the schema in docs/cli.md.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+use tensorfit_base::{Diagnostic, LineIndex, Position, Severity, TextRange};
+
+use super::CheckedFile;
+
+#[derive(Serialize)]
+struct Report<'a> {
+    version: u32,
+    files: Vec<FileReport<'a>>,
+}
+
+#[derive(Serialize)]
+struct FileReport<'a> {
+    path: &'a str,
+    diagnostics: Vec<DiagnosticJson<'a>>,
+    /// Filled by the shape engine, hole solver and migration (later issues);
+    /// present now so that consumers can rely on the schema.
+    bindings: Vec<serde_json::Value>,
+    holes: Vec<serde_json::Value>,
+    conditions: Vec<serde_json::Value>,
+    migrations: Vec<serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct RangeJson {
+    start: Position,
+    end: Position,
+}
+
+#[derive(Serialize)]
+struct DiagnosticJson<'a> {
+    range: RangeJson,
+    severity: Severity,
+    code: &'static str,
+    message: &'a str,
+    related: Vec<RelatedJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct RelatedJson<'a> {
+    path: &'a str,
+    range: RangeJson,
+    message: &'a str,
+}
+
+fn range(index: &LineIndex, range: TextRange) -> RangeJson {
+    RangeJson {
+        start: index.position(range.start),
+        end: index.position(range.end),
+    }
+}
+
+fn diagnostic<'a>(file: &'a CheckedFile, d: &'a Diagnostic) -> DiagnosticJson<'a> {
+    let index = &file.analysis.line_index;
+    DiagnosticJson {
+        range: range(index, d.range),
+        severity: d.severity,
+        code: d.code.as_str(),
+        message: &d.message,
+        related: d
+            .related
+            .iter()
+            .map(|r| RelatedJson {
+                path: &file.path,
+                range: range(index, r.range),
+                message: &r.message,
+            })
+            .collect(),
+    }
+}
+
+pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
+    let report = Report {
+        version: 1,
+        files: files
+            .iter()
+            .map(|file| FileReport {
+                path: &file.path,
+                diagnostics: file
+                    .analysis
+                    .diagnostics
+                    .iter()
+                    .map(|d| diagnostic(file, d))
+                    .collect(),
+                bindings: Vec::new(),
+                holes: Vec::new(),
+                conditions: Vec::new(),
+                migrations: Vec::new(),
+            })
+            .collect(),
+    };
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    writeln!(out)
+}

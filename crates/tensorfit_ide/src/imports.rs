@@ -1,0 +1,136 @@
+//! Resolving `import "path"` to parsed files, with cycle detection.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tensorfit_semantics::{ImportOutcome, ResolvedImport};
+use tensorfit_syntax::ast;
+
+/// Where imported files come from: the file system for the command line,
+/// open buffers first for the language server.
+pub trait FileLoader {
+    fn load(&self, path: &Path) -> std::io::Result<String>;
+}
+
+/// Reads imported files from disk.
+pub struct FsLoader;
+
+impl FileLoader for FsLoader {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        let bytes = std::fs::read(path)?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// Resolves the imports of one file; imported files are parsed once.
+pub(crate) struct ImportResolver<'l> {
+    loader: &'l dyn FileLoader,
+    parsed: HashMap<PathBuf, Result<Arc<ast::SourceFile>, String>>,
+}
+
+impl<'l> ImportResolver<'l> {
+    pub fn new(loader: &'l dyn FileLoader) -> Self {
+        ImportResolver {
+            loader,
+            parsed: HashMap::new(),
+        }
+    }
+
+    pub fn resolve(&mut self, file_path: &Path, file: &ast::SourceFile) -> Vec<ResolvedImport> {
+        let mut resolved = Vec::new();
+        for item in &file.items {
+            let ast::Item::Import(import) = item else {
+                continue;
+            };
+            let Some(path_text) = &import.path else {
+                continue;
+            };
+            let target = resolve_relative(file_path, path_text);
+            let outcome = match self.parse(&target) {
+                Err(reason) => ImportOutcome::NotFound { reason },
+                Ok(imported) => match self.cycle_back_to(file_path, &target) {
+                    Some(chain) => ImportOutcome::Cycle { chain },
+                    None => ImportOutcome::Loaded(imported),
+                },
+            };
+            resolved.push(ResolvedImport {
+                range: import.path_range,
+                display_path: path_text.clone(),
+                outcome,
+            });
+        }
+        resolved
+    }
+
+    fn parse(&mut self, path: &Path) -> Result<Arc<ast::SourceFile>, String> {
+        if let Some(parsed) = self.parsed.get(path) {
+            return parsed.clone();
+        }
+        let result = match self.loader.load(path) {
+            Ok(text) => Ok(Arc::new(tensorfit_syntax::parse(&text).file)),
+            Err(error) => Err(format!("{} ({error})", path.display())),
+        };
+        self.parsed.insert(path.to_owned(), result.clone());
+        result
+    }
+
+    /// If `start` imports (transitively) `origin`, the chain of file names
+    /// from `origin` through `start` back to `origin`.
+    fn cycle_back_to(&mut self, origin: &Path, start: &Path) -> Option<Vec<String>> {
+        let origin = normalize(origin);
+        let mut stack = vec![(normalize(start), vec![display(&origin), display(start)])];
+        let mut visited = std::collections::HashSet::new();
+        while let Some((path, chain)) = stack.pop() {
+            if path == origin {
+                return Some(chain);
+            }
+            if !visited.insert(path.clone()) {
+                continue;
+            }
+            let Ok(parsed) = self.parse(&path) else {
+                continue;
+            };
+            for item in &parsed.items {
+                if let ast::Item::Import(ast::Import {
+                    path: Some(next), ..
+                }) = item
+                {
+                    let next = normalize(&resolve_relative(&path, next));
+                    let mut next_chain = chain.clone();
+                    next_chain.push(display(&next));
+                    stack.push((next, next_chain));
+                }
+            }
+        }
+        None
+    }
+}
+
+fn resolve_relative(importer: &Path, import: &str) -> PathBuf {
+    let base = importer.parent().unwrap_or_else(|| Path::new(""));
+    normalize(&base.join(import))
+}
+
+/// Removes `.` and `..` components lexically, so that one file has one key.
+fn normalize(path: &Path) -> PathBuf {
+    let mut result = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !result.pop() {
+                    result.push("..");
+                }
+            }
+            other => result.push(other.as_os_str()),
+        }
+    }
+    result
+}
+
+fn display(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}

@@ -1,0 +1,229 @@
+//! The names visible everywhere in a file: its items, the items of the files
+//! it imports, and the prelude.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tensorfit_base::{Code, Diagnostic, TextRange};
+use tensorfit_syntax::ast;
+
+use crate::prelude::{Prelude, PRELUDE_VALUES};
+use crate::signature::Signature;
+
+/// An `import` of the checked file, resolved by the caller (which owns file
+/// access): the imported file's syntax, or why it could not be had.
+#[derive(Clone, Debug)]
+pub struct ResolvedImport {
+    /// The range of the import's path literal in the checked file.
+    pub range: TextRange,
+    /// The path as it should appear in messages.
+    pub display_path: String,
+    pub outcome: ImportOutcome,
+}
+
+#[derive(Clone, Debug)]
+pub enum ImportOutcome {
+    Loaded(std::sync::Arc<ast::SourceFile>),
+    NotFound {
+        reason: String,
+    },
+    /// The chain of files from the importing file back to itself.
+    Cycle {
+        chain: Vec<String>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum ModuleItemKind {
+    Const,
+    Function(Signature),
+    Struct(Signature),
+    Prelude(&'static Signature),
+    PreludeValue,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ModuleItem {
+    pub kind: ModuleItemKind,
+    /// Where the item's name is declared in the checked file; for an
+    /// imported item, the path of its `import`. Empty for the prelude.
+    pub range: TextRange,
+    /// Set when the item comes from an imported file.
+    pub imported_from: Option<String>,
+}
+
+/// Members of a struct, for `self.name` checks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StructMembers {
+    pub fields: BTreeSet<String>,
+    pub params: BTreeSet<String>,
+    pub methods: BTreeMap<String, Signature>,
+}
+
+impl StructMembers {
+    pub fn contains(&self, name: &str) -> bool {
+        self.fields.contains(name) || self.params.contains(name) || self.methods.contains_key(name)
+    }
+}
+
+pub(crate) struct ModuleScope {
+    pub items: BTreeMap<String, ModuleItem>,
+    /// Every field, parameter and method name of every struct in scope: a
+    /// member access on a value of unknown type is plausible if it names one.
+    pub member_names: BTreeSet<String>,
+}
+
+impl ModuleScope {
+    pub fn build(
+        file: &ast::SourceFile,
+        imports: &[ResolvedImport],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> ModuleScope {
+        let mut scope = ModuleScope {
+            items: BTreeMap::new(),
+            member_names: BTreeSet::new(),
+        };
+        let prelude = Prelude::get();
+        for (name, signature) in &prelude.signatures {
+            scope.items.insert(
+                name.clone(),
+                ModuleItem {
+                    kind: ModuleItemKind::Prelude(signature),
+                    range: TextRange::default(),
+                    imported_from: None,
+                },
+            );
+        }
+        for value in PRELUDE_VALUES {
+            scope.items.insert(
+                (*value).to_owned(),
+                ModuleItem {
+                    kind: ModuleItemKind::PreludeValue,
+                    range: TextRange::default(),
+                    imported_from: None,
+                },
+            );
+        }
+        for import in imports {
+            match &import.outcome {
+                ImportOutcome::Loaded(imported) => {
+                    for item in &imported.items {
+                        scope.add_item(item, Some(&import.display_path), import.range, diagnostics);
+                    }
+                }
+                ImportOutcome::NotFound { reason } => diagnostics.push(Diagnostic::new(
+                    Code::ImportNotFound,
+                    import.range,
+                    format!("cannot import `{}`: {reason}", import.display_path),
+                )),
+                ImportOutcome::Cycle { chain } => diagnostics.push(Diagnostic::new(
+                    Code::ImportCycle,
+                    import.range,
+                    format!("import cycle: {}", chain.join(" imports ")),
+                )),
+            }
+        }
+        for item in &file.items {
+            scope.add_item(item, None, item.range(), diagnostics);
+        }
+        scope
+    }
+
+    fn add_item(
+        &mut self,
+        item: &ast::Item,
+        imported_from: Option<&str>,
+        report_at: TextRange,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        if let ast::Item::Struct(s) = item {
+            self.member_names.extend(struct_members(s).fields);
+            self.member_names
+                .extend(s.params.iter().flatten().map(|p| p.name.text.clone()));
+            self.member_names.extend(
+                s.methods
+                    .iter()
+                    .filter_map(|m| m.name.as_ref())
+                    .map(|n| n.text.clone()),
+            );
+        }
+        let Some(name) = item.name() else { return };
+        let kind = match item {
+            ast::Item::Const(_) => ModuleItemKind::Const,
+            ast::Item::Function(f) => {
+                ModuleItemKind::Function(Signature::from_params(&name.text, &f.params))
+            }
+            ast::Item::Struct(s) => ModuleItemKind::Struct(Signature::from_params(
+                &name.text,
+                s.params.as_deref().unwrap_or(&[]),
+            )),
+            ast::Item::Import(_) => return,
+        };
+        if let Some(previous) = self.items.get(&name.text) {
+            let user_item = !matches!(
+                previous.kind,
+                ModuleItemKind::Prelude(_) | ModuleItemKind::PreludeValue
+            );
+            if user_item {
+                let range = if imported_from.is_some() {
+                    report_at
+                } else {
+                    name.range
+                };
+                let first_declared = match &previous.imported_from {
+                    Some(path) => format!("`{}` is first imported from `{path}` here", name.text),
+                    None => format!("`{}` is first declared here", name.text),
+                };
+                let diagnostic = Diagnostic::new(
+                    Code::RedeclaredName,
+                    range,
+                    match imported_from {
+                        Some(path) => format!(
+                            "`{}` is imported from `{path}` but is already declared",
+                            name.text
+                        ),
+                        None => format!("`{}` is already declared", name.text),
+                    },
+                )
+                .with_related(previous.range, first_declared);
+                diagnostics.push(diagnostic);
+                return;
+            }
+        }
+        let range = if imported_from.is_some() {
+            report_at
+        } else {
+            name.range
+        };
+        self.items.insert(
+            name.text.clone(),
+            ModuleItem {
+                kind,
+                range,
+                imported_from: imported_from.map(str::to_owned),
+            },
+        );
+    }
+}
+
+pub(crate) fn struct_members(s: &ast::Struct) -> StructMembers {
+    StructMembers {
+        fields: s.fields.iter().map(|f| f.name.text.clone()).collect(),
+        params: s
+            .params
+            .iter()
+            .flatten()
+            .map(|p| p.name.text.clone())
+            .collect(),
+        methods: s
+            .methods
+            .iter()
+            .filter_map(|m| {
+                let name = m.name.as_ref()?;
+                Some((
+                    name.text.clone(),
+                    Signature::from_params(name.text.clone(), &m.params),
+                ))
+            })
+            .collect(),
+    }
+}
