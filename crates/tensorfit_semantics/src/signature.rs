@@ -77,6 +77,8 @@ impl Signature {
             match &arg.name {
                 None => {
                     if seen_named {
+                        // Reported, then matched as if in order, so that the
+                        // parameter it fills is not also reported missing.
                         diagnostics.push(Diagnostic::new(
                             Code::WrongArgumentCount,
                             arg.range,
@@ -85,7 +87,6 @@ impl Signature {
                                 self.display_name
                             ),
                         ));
-                        continue;
                     }
                     if fill_positional(&mut given).is_none() {
                         let expected = positional_params.saturating_sub(receiver_args);

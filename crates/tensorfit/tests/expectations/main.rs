@@ -1,1 +1,145 @@
-fn main() {}
+//! Runs every `.tensor` file of the shared corpus and of `tests/programs/`
+//! through `tensorfit check --format json` and compares the report with the
+//! file's `//~` expectations (docs/testing.md).
+//!
+//! Expectations that a later issue will satisfy are listed in
+//! `tests/pending.txt`; a listed expectation that starts to hold fails the
+//! run until it is removed from the list, so the list only ever shrinks.
+
+mod compare;
+mod expectation;
+mod pending;
+mod report;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use libtest_mimic::{Arguments, Failed, Trial};
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = workspace_root();
+    let pending_path = root.join("tests/pending.txt");
+    let pending = match pending::Pending::load(&pending_path) {
+        Ok(pending) => pending,
+        Err(error) => {
+            eprintln!("cannot read {}: {error}", pending_path.display());
+            std::process::exit(2);
+        }
+    };
+    let mut trials = Vec::new();
+    let mut all_keys = Vec::new();
+    for (label, dir) in test_roots(&root) {
+        let Some(dir) = dir else {
+            trials.push(Trial::test(format!("{label} (missing)"), move || {
+                Err(Failed::from(format!(
+                    "the {label} directory was not found; set TENSORFIT_CORPUS to the shared corpus"
+                )))
+            }));
+            continue;
+        };
+        for file in tensor_files(&dir) {
+            let relative = file
+                .strip_prefix(&dir)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let name = format!("{label}/{relative}");
+            let source = std::fs::read_to_string(&file).unwrap_or_default();
+            for expectation in expectation::parse_file(&source) {
+                all_keys.push(pending::Key::new(
+                    &name,
+                    expectation.line,
+                    &expectation.text,
+                ));
+            }
+            let pending = pending.for_file(&name);
+            trials.push(Trial::test(name.clone(), move || {
+                check_file(&file, &source, &pending)
+            }));
+        }
+    }
+    let stale = pending.stale_entries(&all_keys);
+    trials.push(Trial::test(
+        "pending list names existing expectations",
+        move || {
+            if stale.is_empty() {
+                Ok(())
+            } else {
+                Err(Failed::from(format!(
+                    "tests/pending.txt lists expectations that no test file has:\n  {}",
+                    stale.join("\n  ")
+                )))
+            }
+        },
+    ));
+    libtest_mimic::run(&args, trials).exit();
+}
+
+fn check_file(path: &Path, source: &str, pending: &pending::FilePending) -> Result<(), Failed> {
+    let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .args(["check", "--format", "json"])
+        .arg(path)
+        .output()
+        .map_err(|e| format!("cannot run tensorfit: {e}"))?;
+    let code = output.status.code();
+    if !matches!(code, Some(0 | 1)) {
+        return Err(format!(
+            "tensorfit exited with {code:?}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+        .into());
+    }
+    let report = report::Report::from_json(&output.stdout)?;
+    let expectations = expectation::parse_file(source);
+    let has_errors = report.diagnostics.iter().any(|d| d.severity == "error");
+    if has_errors != (code == Some(1)) {
+        return Err(format!("exit code {code:?} does not agree with the reported errors").into());
+    }
+    let problems = compare::compare(&expectations, &report, pending);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}:\n  {}", path.display(), problems.join("\n  ")).into())
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+/// The shared corpus (beside the repository, or `TENSORFIT_CORPUS`) and the
+/// project's own test programs.
+fn test_roots(root: &Path) -> Vec<(&'static str, Option<PathBuf>)> {
+    let corpus = std::env::var_os("TENSORFIT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/corpus"));
+    let programs = root.join("tests/programs");
+    vec![
+        ("corpus", corpus.is_dir().then_some(corpus)),
+        ("programs", programs.is_dir().then_some(programs)),
+    ]
+}
+
+fn tensor_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "tensor") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
