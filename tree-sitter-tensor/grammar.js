@@ -309,7 +309,8 @@ module.exports = grammar({
     // `__`, `___`, ...: a shape hole. Longer names such as `__x` stay identifiers.
     hole: (_) => token(prec(1, /__+/)),
 
-    identifier: (_) => /[A-Za-z_][A-Za-z0-9_]*/,
+    // Unicode letters are allowed, as in Python: `α`, `x̂`.
+    identifier: (_) => /[\p{XID_Start}_][\p{XID_Continue}]*/,
 
     list: ($) => seq('[', commaSep($._list_element), ']'),
 

@@ -46,4 +46,5 @@
 ] @operator
 
 [ "(" ")" "[" "]" "{" "}" ] @punctuation.bracket
-[ "," ":" ";" "." ] @punctuation.delimiter
+[ "," ":" "." ] @punctuation.delimiter
+(empty_statement) @punctuation.delimiter

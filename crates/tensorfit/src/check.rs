@@ -27,8 +27,8 @@ pub fn run(options: &CheckOptions) -> ExitCode {
         }
     }
 
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Stdout is line-buffered; a report can have many thousands of lines.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = match options.format {
         Format::Human => output::human::write(&mut out, &files, output::human::use_color()),
         Format::Json => output::json::write(&mut out, &files),

@@ -71,8 +71,14 @@ pub(crate) struct NameChecker<'a> {
     current_struct: Option<(String, StructMembers)>,
     in_function: bool,
     in_method: bool,
+    /// Suggestions compare a name with every name in scope; a file with
+    /// thousands of unknown names gets them for the first few only.
+    suggestions_left: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
+
+/// How many "did you mean" searches one file may run.
+const SUGGESTION_BUDGET: usize = 50;
 
 enum Resolved<'m> {
     Local(BindingId),
@@ -92,6 +98,7 @@ impl<'a> NameChecker<'a> {
             current_struct: None,
             in_function: false,
             in_method: false,
+            suggestions_left: SUGGESTION_BUDGET,
             diagnostics: Vec::new(),
         }
     }
@@ -495,12 +502,12 @@ impl<'a> NameChecker<'a> {
             }
             Resolved::Unresolved => {
                 if !self.names_in_errors.contains(name) {
+                    let hint = self.suggestion(name);
                     self.diagnostics.push(Diagnostic::new(
                         Code::AssignToUndeclared,
                         name_range,
                         format!(
-                            "cannot assign to `{name}`: it is not declared (declare it with `var {name} = ...`){}",
-                            self.suggestion(name)
+                            "cannot assign to `{name}`: it is not declared (declare it with `var {name} = ...`){hint}"
                         ),
                     ));
                 }
@@ -614,10 +621,11 @@ impl<'a> NameChecker<'a> {
                 },
                 Resolved::Unresolved => {
                     if !self.names_in_errors.contains(name) {
+                        let hint = self.suggestion(name);
                         self.diagnostics.push(Diagnostic::new(
                             Code::UnknownFunction,
                             callee.range,
-                            format!("unknown function `{name}`{}", self.suggestion(name)),
+                            format!("unknown function `{name}`{hint}"),
                         ));
                     }
                 }
@@ -714,7 +722,10 @@ impl<'a> NameChecker<'a> {
             .push(Diagnostic::new(code, name.range, message));
     }
 
-    fn member_suggestion(&self, name: &str, is_call: bool) -> String {
+    fn member_suggestion(&mut self, name: &str, is_call: bool) -> String {
+        if !self.take_suggestion() {
+            return String::new();
+        }
         let prelude_ops = self
             .module
             .items
@@ -765,10 +776,11 @@ impl<'a> NameChecker<'a> {
             Resolved::Module(..) => {}
             Resolved::Unresolved => {
                 if !self.names_in_errors.contains(name) {
+                    let hint = self.suggestion(name);
                     self.diagnostics.push(Diagnostic::new(
                         Code::UndeclaredName,
                         range,
-                        format!("`{name}` is not declared{}", self.suggestion(name)),
+                        format!("`{name}` is not declared{hint}"),
                     ));
                 }
             }
@@ -853,7 +865,16 @@ impl<'a> NameChecker<'a> {
         id
     }
 
-    fn suggestion(&self, name: &str) -> String {
+    fn take_suggestion(&mut self) -> bool {
+        let available = self.suggestions_left > 0;
+        self.suggestions_left = self.suggestions_left.saturating_sub(1);
+        available
+    }
+
+    fn suggestion(&mut self, name: &str) -> String {
+        if !self.take_suggestion() {
+            return String::new();
+        }
         let locals = self
             .scopes
             .iter()

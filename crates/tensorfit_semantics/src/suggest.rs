@@ -11,9 +11,13 @@ pub(crate) fn did_you_mean<'a>(
         3..=5 => 1,
         _ => 2,
     };
+    let length = name.chars().count();
     let best = candidates
         .into_iter()
         .filter(|candidate| *candidate != name)
+        // Cheap first: the edit distance is at least the length difference.
+        .filter(|candidate| candidate.len().abs_diff(length) <= limit * 4)
+        .filter(|candidate| candidate.chars().count().abs_diff(length) <= limit)
         .map(|candidate| (edit_distance(name, candidate), candidate))
         .filter(|(distance, _)| *distance <= limit)
         .min();

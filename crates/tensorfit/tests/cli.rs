@@ -1,0 +1,201 @@
+//! The `tensorfit` command as users run it: exit codes, file discovery,
+//! report formats, and files no editor would produce.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn tensorfit(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .args(args)
+        .output()
+        .expect("run tensorfit")
+}
+
+/// A fresh directory under the target dir for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) -> String {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&path, contents).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+fn json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+#[test]
+fn exit_codes_follow_the_contract() {
+    let dir = scratch("exit_codes");
+    let clean = write(&dir, "clean.tensor", "let x = zeros([2, 3])\n");
+    let broken = write(&dir, "broken.tensor", "let y = undefined_thing\n");
+    assert_eq!(tensorfit(&["check", &clean]).status.code(), Some(0));
+    assert_eq!(tensorfit(&["check", &broken]).status.code(), Some(1));
+    assert_eq!(
+        tensorfit(&["check", &clean, &broken]).status.code(),
+        Some(1)
+    );
+    let missing = tensorfit(&["check", "/no/such/file.tensor"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
+    assert_eq!(tensorfit(&["check"]).status.code(), Some(2));
+    assert_eq!(
+        tensorfit(&["check", "--format", "yaml", &clean])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(tensorfit(&["lint", &clean]).status.code(), Some(2));
+}
+
+#[test]
+fn version_is_printed() {
+    let output = tensorfit(&["--version"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        format!("tensorfit {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn directories_are_searched_for_tensor_files() {
+    let dir = scratch("discovery");
+    write(&dir, "a.tensor", "let a = 1\n");
+    write(&dir, "nested/deeper/b.tensor", "let b = 2\n");
+    write(&dir, "notes.txt", "let c = oops\n");
+    let output = tensorfit(&["check", "--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0));
+    let report = json(&output);
+    let paths: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 2, "{paths:?}");
+    assert!(
+        paths[0].ends_with("a.tensor") && paths[1].ends_with("nested/deeper/b.tensor"),
+        "{paths:?}"
+    );
+}
+
+#[test]
+fn json_has_the_full_schema_and_lsp_positions() {
+    let dir = scratch("schema");
+    // 'é' is one UTF-16 unit; '𝕏' two: the column of `undefined` counts them.
+    let file = write(
+        &dir,
+        "positions.tensor",
+        "// é𝕏\nlet é𝕏 = 1\nlet y = undefined + 1\n",
+    );
+    let output = tensorfit(&["check", "--format=json", &file]);
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    assert_eq!(report["version"], 1);
+    let file = &report["files"][0];
+    for key in ["bindings", "holes", "conditions", "migrations"] {
+        assert!(file[key].is_array(), "`{key}` is missing");
+    }
+    let diagnostic = &file["diagnostics"][0];
+    assert_eq!(diagnostic["severity"], "error");
+    assert_eq!(diagnostic["code"], "undeclared-name");
+    assert_eq!(
+        diagnostic["range"]["start"],
+        serde_json::json!({"line": 2, "character": 8})
+    );
+    assert_eq!(
+        diagnostic["range"]["end"],
+        serde_json::json!({"line": 2, "character": 17})
+    );
+    assert!(diagnostic["related"].is_array());
+}
+
+#[test]
+fn files_no_editor_would_produce_get_answers() {
+    let dir = scratch("adversarial");
+    let corpus_line = "fn f(x: Tensor) -> Tensor { let y = relu(x) |-> [?, 3]; return y }\n";
+    let mut random = Vec::new();
+    let mut state = 7u32;
+    for _ in 0..50_000 {
+        state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        random.push((state >> 16) as u8);
+    }
+    let cases = [
+        (
+            "fifty_thousand_lines.tensor",
+            corpus_line.repeat(50_000).into_bytes(),
+        ),
+        ("brackets.tensor", "[".repeat(10_000).into_bytes()),
+        (
+            "long_line.tensor",
+            format!("let x = {}1\n", "1 + ".repeat(100_000)).into_bytes(),
+        ),
+        ("random.tensor", random),
+        ("empty.tensor", Vec::new()),
+        ("nul.tensor", vec![0u8; 1000]),
+    ];
+    for (name, bytes) in cases {
+        let path = write(&dir, name, bytes);
+        for format in ["json", "human"] {
+            let output = tensorfit(&["check", "--format", format, &path]);
+            assert!(
+                matches!(output.status.code(), Some(0 | 1)),
+                "{name} ({format}): {:?}",
+                output.status
+            );
+            if format == "json" {
+                json(&output);
+            }
+        }
+    }
+}
+
+/// Compares with a snapshot file; `UPDATE_SNAPSHOTS=1` rewrites it.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "no snapshot {}; run with UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "snapshot {name} differs:\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+#[test]
+fn human_report_snapshot() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .current_dir(&root)
+        .args(["check", "human_report.tensor"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_snapshot(
+        "human_report.stdout",
+        &String::from_utf8_lossy(&output.stdout),
+    );
+}
