@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks to build and test tensorfit. Safe to
+# run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v cc >/dev/null || need_apt+=(gcc)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]}"
+  apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
+fi
+
+# The tree-sitter CLI checks that the committed parser matches grammar.js
+# and runs the grammar's own tests. Pinned: src/ is generated with it.
+pinned=$(cat tree-sitter-tensor/TREE_SITTER_CLI_VERSION)
+if ! tree-sitter --version 2>/dev/null | grep -qx "tree-sitter $pinned"; then
+  echo "setup: installing tree-sitter-cli $pinned (takes a few minutes)"
+  cargo install --locked --quiet "tree-sitter-cli@$pinned"
+fi
