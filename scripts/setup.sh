@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what a fresh machine lacks to build and test tensorfit. Safe to
-# run again: it only installs what is missing.
+# Installs what a fresh machine lacks to build tensorfit; with --tests, also
+# what the test suite needs. Safe to run again: it only installs what is
+# missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
 fi
+
+[ "${1:-}" = "--tests" ] || exit 0
 
 # The tree-sitter CLI checks that the committed parser matches grammar.js
 # and runs the grammar's own tests. Pinned: src/ is generated with it.

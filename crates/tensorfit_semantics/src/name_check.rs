@@ -129,7 +129,7 @@ impl<'a> NameChecker<'a> {
     /// Runs `body` in a new, empty stack of scopes (items see no locals).
     fn with_fresh_scopes(&mut self, body: impl FnOnce(&mut Self)) {
         let saved_scopes = std::mem::replace(&mut self.scopes, vec![Scope::default()]);
-        let saved_assigned = std::mem::replace(&mut self.assigned, Some(HashSet::new()));
+        let saved_assigned = self.assigned.replace(HashSet::new());
         body(self);
         self.scopes = saved_scopes;
         self.assigned = saved_assigned;
