@@ -1,1 +1,222 @@
+//! Integer constraints over shapes, and their solving.
+//!
+//! The engine states facts in the small language of [`term`]; this crate
+//! answers whether a set of facts can hold, which of them contradict each
+//! other (a minimal core, for error messages), and what values they force
+//! (for shapes, holes and messages). Equalities are eliminated first
+//! ([`eliminate`]); Z3 sees only what remains, under a time limit. When Z3
+//! cannot decide, the answer is `Unknown` and callers report nothing.
 
+pub mod eliminate;
+pub mod term;
+mod z3_backend;
+
+use std::collections::BTreeSet;
+
+pub use term::{Formula, Term, VarId};
+
+use z3_backend::Answer;
+
+/// A fact with the identifier callers use to find where it came from.
+#[derive(Clone, Debug)]
+pub struct Fact {
+    pub id: u32,
+    pub formula: Formula,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Per solver query.
+    pub timeout_ms: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { timeout_ms: 2000 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Sat,
+    /// The identifiers of a minimal set of facts that contradict each other.
+    Unsat(Vec<u32>),
+    Unknown,
+}
+
+/// What the facts say about a term's value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Forced {
+    /// Only this value fits.
+    Value(i64),
+    /// Several values fit; one of them.
+    Varies(i64),
+    /// The facts are contradictory, or the solver could not decide.
+    Unknown,
+}
+
+fn raw_check(facts: &[&Fact], wanted: &[Term], limits: Limits) -> (Outcome, Vec<(Term, i64)>) {
+    let eliminated = eliminate::eliminate(facts.iter().map(|f| (f.id, f.formula.clone())));
+    let mut eliminated = match eliminated {
+        Ok(eliminated) => eliminated,
+        Err(core) => return (Outcome::Unsat(core.into_iter().collect()), Vec::new()),
+    };
+    let resolved: Vec<Term> = wanted.iter().map(|t| eliminated.resolve(t).0).collect();
+    if eliminated.remaining.is_empty() && resolved.iter().all(|t| t.as_const().is_some()) {
+        let values = wanted
+            .iter()
+            .cloned()
+            .zip(resolved.iter().map(|t| t.as_const().unwrap_or(0)))
+            .collect();
+        return (Outcome::Sat, values);
+    }
+    let formulas: Vec<&Formula> = eliminated.remaining.iter().map(|d| &d.formula).collect();
+    match z3_backend::solve(&formulas, &[], &resolved, limits.timeout_ms) {
+        Answer::Sat(values) => {
+            let values = wanted
+                .iter()
+                .zip(&resolved)
+                .filter_map(|(original, r)| {
+                    let value = r.as_const().or_else(|| values.get(r).copied())?;
+                    Some((original.clone(), value))
+                })
+                .collect();
+            (Outcome::Sat, values)
+        }
+        Answer::Unsat(indices) => {
+            let core: BTreeSet<u32> = indices
+                .into_iter()
+                .flat_map(|i| eliminated.remaining[i].deps.iter().copied())
+                .collect();
+            (Outcome::Unsat(core.into_iter().collect()), Vec::new())
+        }
+        Answer::Unknown => (Outcome::Unknown, Vec::new()),
+    }
+}
+
+/// Whether `facts` can all hold; when not, a minimal contradicting subset.
+pub fn check(facts: &[Fact], limits: Limits) -> Outcome {
+    let all: Vec<&Fact> = facts.iter().collect();
+    match raw_check(&all, &[], limits).0 {
+        Outcome::Unsat(core) => Outcome::Unsat(minimize(facts, core, limits)),
+        other => other,
+    }
+}
+
+/// Deletion-based minimisation: drop each member whose removal keeps the
+/// contradiction. The latest facts (largest ids) are tried first, so that
+/// the core keeps the earliest explanation.
+fn minimize(facts: &[Fact], core: Vec<u32>, limits: Limits) -> Vec<u32> {
+    let mut core: Vec<u32> = core;
+    core.sort_unstable();
+    let mut i = core.len();
+    while i > 0 {
+        i -= 1;
+        if core.len() <= 1 {
+            break;
+        }
+        let candidate: Vec<u32> = core.iter().copied().filter(|id| *id != core[i]).collect();
+        let subset: Vec<&Fact> = facts.iter().filter(|f| candidate.contains(&f.id)).collect();
+        if let Outcome::Unsat(smaller) = raw_check(&subset, &[], limits).0 {
+            core = smaller;
+            core.sort_unstable();
+            i = i.min(core.len());
+        }
+    }
+    core
+}
+
+/// One model's values for `terms`, if the facts can hold.
+pub fn model(facts: &[Fact], terms: &[Term], limits: Limits) -> Option<Vec<i64>> {
+    let all: Vec<&Fact> = facts.iter().collect();
+    match raw_check(&all, terms, limits) {
+        (Outcome::Sat, values) if values.len() == terms.len() => {
+            Some(values.into_iter().map(|(_, v)| v).collect())
+        }
+        _ => None,
+    }
+}
+
+/// Whether the facts force `term` to one value.
+pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
+    let Some(values) = model(facts, std::slice::from_ref(term), limits) else {
+        return Forced::Unknown;
+    };
+    let value = values[0];
+    let mut others: Vec<Fact> = facts.to_vec();
+    others.push(Fact {
+        id: u32::MAX,
+        formula: Formula::ne(term, &Term::int(value)),
+    });
+    match check_unminimized(&others, limits) {
+        Outcome::Unsat(_) => Forced::Value(value),
+        Outcome::Sat => Forced::Varies(value),
+        Outcome::Unknown => Forced::Unknown,
+    }
+}
+
+fn check_unminimized(facts: &[Fact], limits: Limits) -> Outcome {
+    let all: Vec<&Fact> = facts.iter().collect();
+    raw_check(&all, &[], limits).0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(id: u32, formula: Formula) -> Fact {
+        Fact { id, formula }
+    }
+
+    #[test]
+    fn cores_are_minimal_and_reach_through_the_solver() {
+        let x = Term::var(1);
+        let y = Term::var(2);
+        // x*y is non-linear: it survives elimination and reaches Z3.
+        let facts = vec![
+            fact(0, Formula::ge(&x, &Term::int(1))),
+            fact(1, Formula::eq(&Term::mul(&x, &y), &Term::int(7))),
+            fact(2, Formula::eq(&y, &Term::int(2))),
+            fact(3, Formula::ge(&Term::var(3), &Term::int(0))),
+        ];
+        assert_eq!(check(&facts, Limits::default()), Outcome::Unsat(vec![1, 2]));
+    }
+
+    #[test]
+    fn unknown_ranks_reason_through_dimension_functions() {
+        // conv1 wants x.shape[-3] == 2, conv2 wants x.shape[-3] == 4.
+        let channel = Term::dim(9, Term::sub(&Term::rank(9), &Term::int(3)));
+        let facts = vec![
+            fact(0, Formula::ge(&Term::rank(9), &Term::int(3))),
+            fact(1, Formula::eq(&channel, &Term::int(2))),
+            fact(2, Formula::eq(&channel, &Term::int(4))),
+        ];
+        assert_eq!(check(&facts, Limits::default()), Outcome::Unsat(vec![1, 2]));
+    }
+
+    #[test]
+    fn forced_values_and_ranges() {
+        let hole = Term::var(1);
+        let facts = vec![fact(
+            0,
+            Formula::eq(&Term::mul(&hole, &Term::int(64)), &Term::int(20480)),
+        )];
+        assert_eq!(forced(&facts, &hole, Limits::default()), Forced::Value(320));
+        let free = Term::var(2);
+        let facts = vec![fact(0, Formula::ge(&free, &Term::int(1)))];
+        assert!(matches!(
+            forced(&facts, &free, Limits::default()),
+            Forced::Varies(_)
+        ));
+    }
+
+    #[test]
+    fn dimensions_are_positive() {
+        let d = Term::dim(4, Term::int(0));
+        let facts = vec![
+            fact(0, Formula::ge(&Term::rank(4), &Term::int(1))),
+            fact(1, Formula::le(&d, &Term::int(0))),
+        ];
+        assert_eq!(check(&facts, Limits::default()), Outcome::Unsat(vec![0, 1]));
+    }
+}

@@ -1,0 +1,224 @@
+//! The fast path: eliminate equalities by substitution before solving.
+//!
+//! An equality `atom = term` (with `atom` a variable, a rank or a dimension
+//! at a constant index, of coefficient ±1) is turned into a substitution and
+//! applied to every other fact. Most facts about concrete shapes fold to
+//! `true` or `false` this way and never reach Z3; what remains is smaller and
+//! free of the equalities that make the solver slow (section 3.4 of the
+//! Tensors Fitting Perfectly paper). Every derived fact remembers the
+//! assertions it depends on, so a contradiction found here has a core too.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::term::{Formula, Linear, Term};
+
+pub type Deps = BTreeSet<u32>;
+
+#[derive(Clone, Debug)]
+pub struct Derived {
+    pub formula: Formula,
+    pub deps: Deps,
+}
+
+/// The result of elimination.
+#[derive(Debug, Default)]
+pub struct Eliminated {
+    /// Facts that still need a solver, already substituted.
+    pub remaining: Vec<Derived>,
+    substitution: HashMap<Term, (Term, Deps)>,
+}
+
+impl Eliminated {
+    /// `term` with every eliminated atom replaced, and the assertions that
+    /// replacement relied on.
+    pub fn resolve(&mut self, term: &Term) -> (Term, Deps) {
+        let mut deps = Deps::new();
+        let resolved = resolve(&mut self.substitution, term, &mut deps, 0);
+        (resolved, deps)
+    }
+
+    pub fn resolve_formula(&mut self, formula: &Formula) -> (Formula, Deps) {
+        let mut deps = Deps::new();
+        let substitution = &mut self.substitution;
+        let resolved = formula.rewrite(&mut |atom| lookup(substitution, atom, &mut deps, 0));
+        (resolved, deps)
+    }
+}
+
+/// Beyond this depth of chained substitutions, atoms are left in place (the
+/// solver still sees the equalities that define them).
+const MAX_CHAIN: usize = 200;
+
+fn lookup(
+    map: &mut HashMap<Term, (Term, Deps)>,
+    atom: &Term,
+    deps: &mut Deps,
+    depth: usize,
+) -> Option<Term> {
+    if depth > MAX_CHAIN {
+        return None;
+    }
+    let (value, value_deps) = map.get(atom)?.clone();
+    let mut inner = Deps::new();
+    let resolved = resolve(map, &value, &mut inner, depth + 1);
+    inner.extend(value_deps);
+    // Path compression: later lookups get the fully resolved value.
+    map.insert(atom.clone(), (resolved.clone(), inner.clone()));
+    deps.extend(inner);
+    Some(resolved)
+}
+
+fn resolve(
+    map: &mut HashMap<Term, (Term, Deps)>,
+    term: &Term,
+    deps: &mut Deps,
+    depth: usize,
+) -> Term {
+    term.rewrite(&mut |atom| lookup(map, atom, deps, depth))
+}
+
+fn eliminable(atom: &Term) -> bool {
+    match atom {
+        Term::Var(_) | Term::Rank(_) => true,
+        Term::Dim(_, index) => index.as_const().is_some(),
+        _ => false,
+    }
+}
+
+/// Whether `atom` occurs in `term`.
+fn occurs(atom: &Term, term: &Term) -> bool {
+    let mut found = false;
+    term.visit_atoms(&mut |a| found |= a == atom);
+    found
+}
+
+/// Runs elimination. `Err(core)` when the facts are contradictory already.
+pub fn eliminate(facts: impl IntoIterator<Item = (u32, Formula)>) -> Result<Eliminated, Deps> {
+    let mut result = Eliminated::default();
+    let mut pending: Vec<Derived> = Vec::new();
+    for (id, formula) in facts {
+        match formula {
+            Formula::And(parts) => pending.extend(parts.into_iter().map(|f| Derived {
+                formula: f,
+                deps: Deps::from([id]),
+            })),
+            formula => pending.push(Derived {
+                formula,
+                deps: Deps::from([id]),
+            }),
+        }
+    }
+    // Equalities first, in order; everything else is substituted at the end.
+    let mut others = Vec::new();
+    for fact in pending {
+        let (formula, used) = result.resolve_formula(&fact.formula);
+        let mut deps = fact.deps;
+        deps.extend(used);
+        match formula {
+            Formula::Const(true) => {}
+            Formula::Const(false) => return Err(deps),
+            Formula::IsZero(difference) => match solve_for_atom(&difference) {
+                Some((atom, value)) => {
+                    result.substitution.insert(atom, (value, deps));
+                }
+                None => others.push(Derived {
+                    formula: Formula::IsZero(difference),
+                    deps,
+                }),
+            },
+            formula => others.push(Derived { formula, deps }),
+        }
+    }
+    for fact in others {
+        let (formula, used) = result.resolve_formula(&fact.formula);
+        let mut deps = fact.deps;
+        deps.extend(used);
+        match formula {
+            Formula::Const(true) => {}
+            Formula::Const(false) => return Err(deps),
+            formula => result.remaining.push(Derived { formula, deps }),
+        }
+    }
+    Ok(result)
+}
+
+/// For `difference = 0`, an atom of coefficient ±1 and what it equals.
+fn solve_for_atom(difference: &Term) -> Option<(Term, Term)> {
+    let linear = Linear::of(difference)?;
+    let (atom, coefficient) = linear
+        .atoms
+        .iter()
+        .filter(|(atom, c)| c.abs() == 1 && eliminable(atom))
+        // Prefer eliminating dimensions and ranks, keeping named variables
+        // (holes, parameters) as what others are expressed in.
+        .min_by_key(|(atom, _)| match atom {
+            Term::Dim(..) => 0,
+            Term::Rank(_) => 1,
+            _ => 2,
+        })?;
+    let (atom, coefficient) = (atom.clone(), *coefficient);
+    let mut rest = linear;
+    rest.atoms.remove(&atom);
+    // coefficient·atom + rest = 0  ⇒  atom = -rest / coefficient
+    let value = if coefficient == 1 {
+        Term::neg(&rest.into_term())
+    } else {
+        rest.into_term()
+    };
+    if occurs(&atom, &value) {
+        return None;
+    }
+    Some((atom, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn x(i: u32) -> Term {
+        Term::var(i)
+    }
+
+    #[test]
+    fn contradictions_are_found_with_their_core() {
+        // 0: x1 = 10   1: x2 = 30   2: x3 >= 0   3: x1 = x2
+        let facts = vec![
+            (0, Formula::eq(&x(1), &Term::int(10))),
+            (1, Formula::eq(&x(2), &Term::int(30))),
+            (2, Formula::ge(&x(3), &Term::int(0))),
+            (3, Formula::eq(&x(1), &x(2))),
+        ];
+        let core = eliminate(facts).unwrap_err();
+        assert_eq!(core, Deps::from([0, 1, 3]));
+    }
+
+    #[test]
+    fn substitution_resolves_terms() {
+        let facts = vec![
+            (0, Formula::eq(&Term::rank(5), &Term::int(2))),
+            (1, Formula::eq(&Term::dim(5, Term::int(1)), &x(9))),
+            (2, Formula::eq(&x(9), &Term::int(320))),
+        ];
+        let mut eliminated = eliminate(facts).unwrap();
+        assert!(eliminated.remaining.is_empty());
+        let last = Term::dim(5, Term::sub(&Term::rank(5), &Term::int(1)));
+        let (value, deps) = eliminated.resolve(&last);
+        assert_eq!(value, Term::int(320));
+        assert_eq!(deps, Deps::from([0, 1, 2]));
+    }
+
+    #[test]
+    fn inequalities_remain_substituted() {
+        let facts = vec![
+            (0, Formula::eq(&x(1), &Term::add(&x(2), &Term::int(1)))),
+            (1, Formula::le(&x(1), &Term::int(0))),
+        ];
+        let eliminated = eliminate(facts).unwrap();
+        assert_eq!(eliminated.remaining.len(), 1);
+        assert_eq!(
+            eliminated.remaining[0].formula,
+            Formula::le(&x(2), &Term::int(-1))
+        );
+        assert_eq!(eliminated.remaining[0].deps, Deps::from([0, 1]));
+    }
+}

@@ -1,0 +1,592 @@
+//! The constraint language: integer terms over shape facts and formulas
+//! over them.
+//!
+//! Terms are built through smart constructors that fold constants and keep
+//! sums in a canonical linear form, so that equal facts are equal values and
+//! most facts about concrete shapes never need the solver.
+
+use std::collections::BTreeMap;
+
+/// A symbolic integer, a boolean variable, or an opaque shape (a tensor of
+/// unknown rank), depending on where it is used.
+pub type VarId = u32;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Term {
+    Const(i64),
+    Var(VarId),
+    /// The rank of the opaque shape `VarId`.
+    Rank(VarId),
+    /// Dimension `index` (0-based, from the front) of the opaque shape.
+    Dim(VarId, Box<Term>),
+    /// A sum, in canonical form: atoms scaled by `Mul(Const, atom)`, sorted,
+    /// with the constant (if any) last.
+    Add(Vec<Term>),
+    Mul(Box<Term>, Box<Term>),
+    /// Floor division (rounds towards negative infinity).
+    Div(Box<Term>, Box<Term>),
+    /// The remainder of floor division (the sign of the divisor).
+    Rem(Box<Term>, Box<Term>),
+    Ite(Box<Formula>, Box<Term>, Box<Term>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Formula {
+    Const(bool),
+    Var(VarId),
+    /// `term == 0`
+    IsZero(Term),
+    /// `term <= 0`
+    NonPositive(Term),
+    Not(Box<Formula>),
+    And(Vec<Formula>),
+    Or(Vec<Formula>),
+}
+
+// ---------------------------------------------------------------- linear
+
+/// `constant + Σ coefficient · atom`
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Linear {
+    pub constant: i64,
+    pub atoms: BTreeMap<Term, i64>,
+}
+
+impl Linear {
+    pub fn of(term: &Term) -> Option<Linear> {
+        let mut linear = Linear::default();
+        linear.add_term(term, 1)?;
+        Some(linear)
+    }
+
+    fn add_term(&mut self, term: &Term, factor: i64) -> Option<()> {
+        match term {
+            Term::Const(c) => self.constant = self.constant.checked_add(c.checked_mul(factor)?)?,
+            Term::Add(parts) => {
+                for part in parts {
+                    self.add_term(part, factor)?;
+                }
+            }
+            Term::Mul(a, b) => match (&**a, &**b) {
+                (Term::Const(c), other) | (other, Term::Const(c)) => {
+                    self.add_term(other, factor.checked_mul(*c)?)?
+                }
+                _ => self.add_atom(term.clone(), factor)?,
+            },
+            _ => self.add_atom(term.clone(), factor)?,
+        }
+        Some(())
+    }
+
+    fn add_atom(&mut self, atom: Term, factor: i64) -> Option<()> {
+        let entry = self.atoms.entry(atom).or_insert(0);
+        *entry = entry.checked_add(factor)?;
+        Some(())
+    }
+
+    pub fn into_term(mut self) -> Term {
+        self.atoms.retain(|_, c| *c != 0);
+        let mut parts: Vec<Term> = self
+            .atoms
+            .into_iter()
+            .map(|(atom, c)| {
+                if c == 1 {
+                    atom
+                } else {
+                    Term::Mul(Box::new(Term::Const(c)), Box::new(atom))
+                }
+            })
+            .collect();
+        if self.constant != 0 || parts.is_empty() {
+            parts.push(Term::Const(self.constant));
+        }
+        if parts.len() == 1 {
+            parts.pop().expect("one part")
+        } else {
+            Term::Add(parts)
+        }
+    }
+
+    fn checked_scale(&self, factor: i64) -> Option<Linear> {
+        Some(Linear {
+            constant: self.constant.checked_mul(factor)?,
+            atoms: self
+                .atoms
+                .iter()
+                .map(|(a, c)| Some((a.clone(), c.checked_mul(factor)?)))
+                .collect::<Option<_>>()?,
+        })
+    }
+}
+
+fn gcd(a: i64, b: i64) -> i64 {
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.min(i64::MAX as u64) as i64
+}
+
+fn floor_div(a: i64, b: i64) -> Option<i64> {
+    if b == 0 {
+        return None;
+    }
+    let q = a.checked_div(b)?;
+    if (a % b != 0) && ((a < 0) != (b < 0)) {
+        q.checked_sub(1)
+    } else {
+        Some(q)
+    }
+}
+
+// ----------------------------------------------------------- constructors
+
+impl Term {
+    pub fn int(value: i64) -> Term {
+        Term::Const(value)
+    }
+
+    pub fn var(id: VarId) -> Term {
+        Term::Var(id)
+    }
+
+    pub fn rank(shape: VarId) -> Term {
+        Term::Rank(shape)
+    }
+
+    pub fn dim(shape: VarId, index: Term) -> Term {
+        Term::Dim(shape, Box::new(index))
+    }
+
+    pub fn as_const(&self) -> Option<i64> {
+        match self {
+            Term::Const(c) => Some(*c),
+            _ => None,
+        }
+    }
+
+    fn linear_combine(a: &Term, b: &Term, b_factor: i64) -> Term {
+        let combined = Linear::of(a).and_then(|mut la| {
+            la.add_term(b, b_factor)?;
+            Some(la)
+        });
+        match combined {
+            Some(linear) => linear.into_term(),
+            // Overflow while folding: keep the sum unfolded for the solver.
+            None => Term::Add(vec![
+                a.clone(),
+                if b_factor == 1 {
+                    b.clone()
+                } else {
+                    Term::Mul(Box::new(Term::Const(b_factor)), Box::new(b.clone()))
+                },
+            ]),
+        }
+    }
+
+    pub fn add(a: &Term, b: &Term) -> Term {
+        Term::linear_combine(a, b, 1)
+    }
+
+    pub fn sub(a: &Term, b: &Term) -> Term {
+        Term::linear_combine(a, b, -1)
+    }
+
+    pub fn neg(a: &Term) -> Term {
+        Term::sub(&Term::Const(0), a)
+    }
+
+    pub fn mul(a: &Term, b: &Term) -> Term {
+        let scaled = |c: i64, t: &Term| {
+            Linear::of(t)
+                .and_then(|l| l.checked_scale(c))
+                .map(Linear::into_term)
+        };
+        match (a, b) {
+            (Term::Const(c), t) | (t, Term::Const(c)) => {
+                scaled(*c, t).unwrap_or_else(|| Term::Mul(Box::new(a.clone()), Box::new(b.clone())))
+            }
+            _ => {
+                let (x, y) = if a <= b { (a, b) } else { (b, a) };
+                Term::Mul(Box::new(x.clone()), Box::new(y.clone()))
+            }
+        }
+    }
+
+    pub fn div(a: &Term, b: &Term) -> Term {
+        match (a, b) {
+            (Term::Const(x), Term::Const(y)) => match floor_div(*x, *y) {
+                Some(q) => Term::Const(q),
+                None => Term::Div(Box::new(a.clone()), Box::new(b.clone())),
+            },
+            (_, Term::Const(1)) => a.clone(),
+            (_, Term::Const(c)) if *c > 1 => {
+                // (c·k + r) / c with all coefficients divisible: exact.
+                if let Some(linear) = Linear::of(a) {
+                    let divisible =
+                        linear.constant % c == 0 && linear.atoms.values().all(|k| k % c == 0);
+                    if divisible {
+                        let divided = Linear {
+                            constant: linear.constant / c,
+                            atoms: linear
+                                .atoms
+                                .iter()
+                                .map(|(t, k)| (t.clone(), k / c))
+                                .collect(),
+                        };
+                        return divided.into_term();
+                    }
+                }
+                Term::Div(Box::new(a.clone()), Box::new(b.clone()))
+            }
+            _ => Term::Div(Box::new(a.clone()), Box::new(b.clone())),
+        }
+    }
+
+    pub fn rem(a: &Term, b: &Term) -> Term {
+        match (a, b) {
+            (Term::Const(x), Term::Const(y)) => match floor_div(*x, *y) {
+                Some(q) => Term::Const(x - q * y),
+                None => Term::Rem(Box::new(a.clone()), Box::new(b.clone())),
+            },
+            (_, Term::Const(1)) => Term::Const(0),
+            _ => Term::Rem(Box::new(a.clone()), Box::new(b.clone())),
+        }
+    }
+
+    pub fn ite(condition: &Formula, then: &Term, otherwise: &Term) -> Term {
+        match condition {
+            Formula::Const(true) => then.clone(),
+            Formula::Const(false) => otherwise.clone(),
+            _ if then == otherwise => then.clone(),
+            _ => Term::Ite(
+                Box::new(condition.clone()),
+                Box::new(then.clone()),
+                Box::new(otherwise.clone()),
+            ),
+        }
+    }
+
+    pub fn max(a: &Term, b: &Term) -> Term {
+        Term::ite(&Formula::ge(a, b), a, b)
+    }
+
+    /// Rebuilds the term bottom-up, replacing atoms (`Var`, `Rank`, `Dim`
+    /// after its index is rewritten) for which `f` answers, and folding.
+    pub fn rewrite(&self, f: &mut dyn FnMut(&Term) -> Option<Term>) -> Term {
+        match self {
+            Term::Const(_) => self.clone(),
+            Term::Var(_) | Term::Rank(_) => f(self).unwrap_or_else(|| self.clone()),
+            Term::Dim(shape, index) => {
+                let rebuilt = Term::Dim(*shape, Box::new(index.rewrite(f)));
+                f(&rebuilt).unwrap_or(rebuilt)
+            }
+            Term::Add(parts) => parts.iter().fold(Term::Const(0), |sum, part| {
+                Term::add(&sum, &part.rewrite(f))
+            }),
+            Term::Mul(a, b) => Term::mul(&a.rewrite(f), &b.rewrite(f)),
+            Term::Div(a, b) => Term::div(&a.rewrite(f), &b.rewrite(f)),
+            Term::Rem(a, b) => Term::rem(&a.rewrite(f), &b.rewrite(f)),
+            Term::Ite(c, a, b) => Term::ite(&c.rewrite(f), &a.rewrite(f), &b.rewrite(f)),
+        }
+    }
+
+    /// Visits every atom (`Var`, `Rank`, `Dim`) and boolean variable.
+    pub fn visit_atoms(&self, f: &mut dyn FnMut(&Term)) {
+        match self {
+            Term::Const(_) => {}
+            Term::Var(_) | Term::Rank(_) => f(self),
+            Term::Dim(_, index) => {
+                index.visit_atoms(f);
+                f(self);
+            }
+            Term::Add(parts) => parts.iter().for_each(|p| p.visit_atoms(f)),
+            Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => {
+                a.visit_atoms(f);
+                b.visit_atoms(f);
+            }
+            Term::Ite(c, a, b) => {
+                c.visit_atoms(f);
+                a.visit_atoms(f);
+                b.visit_atoms(f);
+            }
+        }
+    }
+}
+
+impl Formula {
+    pub fn truth(value: bool) -> Formula {
+        Formula::Const(value)
+    }
+
+    pub fn var(id: VarId) -> Formula {
+        Formula::Var(id)
+    }
+
+    fn compare(difference: Term, zero_test: bool) -> Formula {
+        if let Some(c) = difference.as_const() {
+            return Formula::Const(if zero_test { c == 0 } else { c <= 0 });
+        }
+        // Canonical form: divide by the gcd of the coefficients and, for
+        // equalities, make the first coefficient positive.
+        let difference = match Linear::of(&difference) {
+            Some(linear) => {
+                let g = linear.atoms.values().fold(0, |g, c| gcd(g, *c));
+                let mut linear = linear;
+                if g > 1 {
+                    if zero_test && linear.constant % g != 0 {
+                        return Formula::Const(false);
+                    }
+                    let constant = if zero_test {
+                        linear.constant / g
+                    } else {
+                        // c·x + k <= 0  ⇔  x + ceil(k / c) <= 0 for c = g > 0
+                        -floor_div(-linear.constant, g).unwrap_or(0)
+                    };
+                    linear = Linear {
+                        constant,
+                        atoms: linear
+                            .atoms
+                            .iter()
+                            .map(|(t, c)| (t.clone(), c / g))
+                            .collect(),
+                    };
+                }
+                if zero_test && linear.atoms.values().next().is_some_and(|c| *c < 0) {
+                    linear = linear.checked_scale(-1).unwrap_or(linear);
+                }
+                linear.into_term()
+            }
+            None => difference,
+        };
+        if zero_test {
+            Formula::IsZero(difference)
+        } else {
+            Formula::NonPositive(difference)
+        }
+    }
+
+    pub fn eq(a: &Term, b: &Term) -> Formula {
+        Formula::compare(Term::sub(a, b), true)
+    }
+
+    pub fn ne(a: &Term, b: &Term) -> Formula {
+        Formula::not(&Formula::eq(a, b))
+    }
+
+    pub fn le(a: &Term, b: &Term) -> Formula {
+        Formula::compare(Term::sub(a, b), false)
+    }
+
+    pub fn lt(a: &Term, b: &Term) -> Formula {
+        Formula::le(&Term::add(a, &Term::Const(1)), b)
+    }
+
+    pub fn ge(a: &Term, b: &Term) -> Formula {
+        Formula::le(b, a)
+    }
+
+    pub fn gt(a: &Term, b: &Term) -> Formula {
+        Formula::lt(b, a)
+    }
+
+    pub fn not(a: &Formula) -> Formula {
+        match a {
+            Formula::Const(v) => Formula::Const(!v),
+            Formula::Not(inner) => (**inner).clone(),
+            _ => Formula::Not(Box::new(a.clone())),
+        }
+    }
+
+    pub fn and(parts: impl IntoIterator<Item = Formula>) -> Formula {
+        let mut flat = Vec::new();
+        for part in parts {
+            match part {
+                Formula::Const(true) => {}
+                Formula::Const(false) => return Formula::Const(false),
+                Formula::And(inner) => flat.extend(inner),
+                other => flat.push(other),
+            }
+        }
+        flat.dedup();
+        match flat.len() {
+            0 => Formula::Const(true),
+            1 => flat.pop().expect("one"),
+            _ => Formula::And(flat),
+        }
+    }
+
+    pub fn or(parts: impl IntoIterator<Item = Formula>) -> Formula {
+        let mut flat = Vec::new();
+        for part in parts {
+            match part {
+                Formula::Const(false) => {}
+                Formula::Const(true) => return Formula::Const(true),
+                Formula::Or(inner) => flat.extend(inner),
+                other => flat.push(other),
+            }
+        }
+        flat.dedup();
+        match flat.len() {
+            0 => Formula::Const(false),
+            1 => flat.pop().expect("one"),
+            _ => Formula::Or(flat),
+        }
+    }
+
+    pub fn implies(a: &Formula, b: &Formula) -> Formula {
+        Formula::or([Formula::not(a), b.clone()])
+    }
+
+    pub fn iff(a: &Formula, b: &Formula) -> Formula {
+        Formula::and([Formula::implies(a, b), Formula::implies(b, a)])
+    }
+
+    pub fn as_const(&self) -> Option<bool> {
+        match self {
+            Formula::Const(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// Rebuilds with `f` applied to every term atom (see [`Term::rewrite`])
+    /// and `g` to every boolean variable.
+    pub fn rewrite(&self, f: &mut dyn FnMut(&Term) -> Option<Term>) -> Formula {
+        match self {
+            Formula::Const(_) | Formula::Var(_) => self.clone(),
+            Formula::IsZero(t) => Formula::compare(t.rewrite(f), true),
+            Formula::NonPositive(t) => Formula::compare(t.rewrite(f), false),
+            Formula::Not(inner) => Formula::not(&inner.rewrite(f)),
+            Formula::And(parts) => Formula::and(parts.iter().map(|p| p.rewrite(f))),
+            Formula::Or(parts) => Formula::or(parts.iter().map(|p| p.rewrite(f))),
+        }
+    }
+
+    pub fn substitute_bools(&self, f: &dyn Fn(VarId) -> Option<bool>) -> Formula {
+        match self {
+            Formula::Var(v) => f(*v).map(Formula::Const).unwrap_or_else(|| self.clone()),
+            Formula::Not(inner) => Formula::not(&inner.substitute_bools(f)),
+            Formula::And(parts) => Formula::and(parts.iter().map(|p| p.substitute_bools(f))),
+            Formula::Or(parts) => Formula::or(parts.iter().map(|p| p.substitute_bools(f))),
+            _ => self.clone(),
+        }
+    }
+
+    pub fn visit_atoms(&self, f: &mut dyn FnMut(&Term)) {
+        match self {
+            Formula::Const(_) | Formula::Var(_) => {}
+            Formula::IsZero(t) | Formula::NonPositive(t) => t.visit_atoms(f),
+            Formula::Not(inner) => inner.visit_atoms(f),
+            Formula::And(parts) | Formula::Or(parts) => parts.iter().for_each(|p| p.visit_atoms(f)),
+        }
+    }
+
+    pub fn visit_bool_vars(&self, f: &mut dyn FnMut(VarId)) {
+        match self {
+            Formula::Var(v) => f(*v),
+            Formula::Not(inner) => inner.visit_bool_vars(f),
+            Formula::And(parts) | Formula::Or(parts) => {
+                parts.iter().for_each(|p| p.visit_bool_vars(f))
+            }
+            Formula::IsZero(t) | Formula::NonPositive(t) => t.visit_bool_vars(f),
+            Formula::Const(_) => {}
+        }
+    }
+}
+
+impl Term {
+    fn visit_bool_vars(&self, f: &mut dyn FnMut(VarId)) {
+        match self {
+            Term::Ite(c, a, b) => {
+                c.visit_bool_vars(f);
+                a.visit_bool_vars(f);
+                b.visit_bool_vars(f);
+            }
+            Term::Add(parts) => parts.iter().for_each(|p| p.visit_bool_vars(f)),
+            Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => {
+                a.visit_bool_vars(f);
+                b.visit_bool_vars(f);
+            }
+            Term::Dim(_, index) => index.visit_bool_vars(f),
+            Term::Const(_) | Term::Var(_) | Term::Rank(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn x() -> Term {
+        Term::var(0)
+    }
+
+    #[test]
+    fn sums_are_canonical() {
+        let a = Term::add(
+            &Term::add(&x(), &Term::int(2)),
+            &Term::sub(&x(), &Term::int(2)),
+        );
+        let b = Term::mul(&Term::int(2), &x());
+        assert_eq!(a, b);
+        assert_eq!(Term::sub(&x(), &x()), Term::int(0));
+    }
+
+    #[test]
+    fn constants_fold_with_floor_semantics() {
+        assert_eq!(Term::div(&Term::int(7), &Term::int(2)), Term::int(3));
+        assert_eq!(Term::div(&Term::int(-7), &Term::int(2)), Term::int(-4));
+        assert_eq!(Term::rem(&Term::int(-7), &Term::int(2)), Term::int(1));
+        assert!(matches!(
+            Term::div(&Term::int(1), &Term::int(0)),
+            Term::Div(..)
+        ));
+        // (4x + 8) / 4 = x + 2 exactly.
+        let exact = Term::div(
+            &Term::add(&Term::mul(&Term::int(4), &x()), &Term::int(8)),
+            &Term::int(4),
+        );
+        assert_eq!(exact, Term::add(&x(), &Term::int(2)));
+    }
+
+    #[test]
+    fn overflow_is_left_to_the_solver() {
+        let big = Term::mul(&Term::int(i64::MAX), &Term::int(4));
+        assert!(matches!(big, Term::Mul(..)));
+    }
+
+    #[test]
+    fn comparisons_fold_and_normalise() {
+        assert_eq!(
+            Formula::eq(&Term::int(10), &Term::int(30)),
+            Formula::Const(false)
+        );
+        assert_eq!(
+            Formula::eq(&x(), &Term::int(3)),
+            Formula::eq(&Term::int(3), &x())
+        );
+        assert_eq!(
+            Formula::eq(&Term::mul(&Term::int(2), &x()), &Term::int(3)),
+            Formula::Const(false)
+        );
+        assert_eq!(
+            Formula::lt(&x(), &Term::int(5)),
+            Formula::le(&x(), &Term::int(4))
+        );
+        assert_eq!(
+            Formula::le(&Term::mul(&Term::int(2), &x()), &Term::int(5)),
+            Formula::le(&x(), &Term::int(2))
+        );
+    }
+
+    #[test]
+    fn rewriting_substitutes_and_folds() {
+        let term = Term::dim(7, Term::sub(&Term::rank(7), &Term::int(1)));
+        let rewritten = term.rewrite(&mut |atom| match atom {
+            Term::Rank(7) => Some(Term::int(2)),
+            Term::Dim(7, index) if **index == Term::int(1) => Some(Term::int(10)),
+            _ => None,
+        });
+        assert_eq!(rewritten, Term::int(10));
+    }
+}

@@ -1,0 +1,181 @@
+//! Translation of the constraint language to Z3, confined to this module.
+//!
+//! The `z3` crate keeps its context in thread-local storage, so every query
+//! builds and solves its formulas on the calling thread and returns plain
+//! data. Opaque shapes are an integer rank and an uninterpreted function
+//! from positions to dimensions (section 3.4 of the Tensors Fitting
+//! Perfectly paper); positivity of dimensions is added as an axiom for every
+//! position a query mentions.
+
+use std::collections::{BTreeSet, HashMap};
+
+use z3::ast::{Bool, Int};
+use z3::{FuncDecl, Params, SatResult, Solver, Sort};
+
+use crate::term::{Formula, Term, VarId};
+
+pub(crate) enum Answer {
+    Sat(HashMap<Term, i64>),
+    /// Indices into the tracked facts.
+    Unsat(Vec<usize>),
+    Unknown,
+}
+
+#[derive(Default)]
+struct Translator {
+    ints: HashMap<VarId, Int>,
+    ranks: HashMap<VarId, Int>,
+    dims: HashMap<VarId, FuncDecl>,
+    bools: HashMap<VarId, Bool>,
+    dim_atoms: BTreeSet<(VarId, Term)>,
+}
+
+impl Translator {
+    fn term(&mut self, term: &Term) -> Int {
+        match term {
+            Term::Const(c) => Int::from_i64(*c),
+            Term::Var(v) => self
+                .ints
+                .entry(*v)
+                .or_insert_with(|| Int::new_const(format!("v{v}")))
+                .clone(),
+            Term::Rank(s) => self.rank(*s),
+            Term::Dim(s, index) => {
+                self.dim_atoms.insert((*s, (**index).clone()));
+                let index = self.term(index);
+                let f = self.dims.entry(*s).or_insert_with(|| {
+                    FuncDecl::new(format!("d{s}"), &[&Sort::int()], &Sort::int())
+                });
+                f.apply(&[&index])
+                    .as_int()
+                    .expect("dimension functions return integers")
+            }
+            Term::Add(parts) => {
+                let parts: Vec<Int> = parts.iter().map(|p| self.term(p)).collect();
+                Int::add(&parts.iter().collect::<Vec<_>>())
+            }
+            Term::Mul(a, b) => self.term(a) * self.term(b),
+            Term::Div(a, b) => {
+                let (a, b) = (self.term(a), self.term(b));
+                floor_div(&a, &b)
+            }
+            Term::Rem(a, b) => {
+                let (a, b) = (self.term(a), self.term(b));
+                let q = floor_div(&a, &b);
+                a - b * q
+            }
+            Term::Ite(c, a, b) => {
+                let c = self.formula(c);
+                c.ite(&self.term(a), &self.term(b))
+            }
+        }
+    }
+
+    fn rank(&mut self, s: VarId) -> Int {
+        self.ranks
+            .entry(s)
+            .or_insert_with(|| Int::new_const(format!("r{s}")))
+            .clone()
+    }
+
+    fn formula(&mut self, formula: &Formula) -> Bool {
+        match formula {
+            Formula::Const(v) => Bool::from_bool(*v),
+            Formula::Var(v) => self
+                .bools
+                .entry(*v)
+                .or_insert_with(|| Bool::new_const(format!("b{v}")))
+                .clone(),
+            Formula::IsZero(t) => self.term(t).eq(Int::from_i64(0)),
+            Formula::NonPositive(t) => self.term(t).le(Int::from_i64(0)),
+            Formula::Not(inner) => self.formula(inner).not(),
+            Formula::And(parts) => {
+                let parts: Vec<Bool> = parts.iter().map(|p| self.formula(p)).collect();
+                Bool::and(&parts.iter().collect::<Vec<_>>())
+            }
+            Formula::Or(parts) => {
+                let parts: Vec<Bool> = parts.iter().map(|p| self.formula(p)).collect();
+                Bool::or(&parts.iter().collect::<Vec<_>>())
+            }
+        }
+    }
+
+    /// Ranks are non-negative; a dimension inside its rank is positive.
+    fn axioms(&mut self) -> Vec<Bool> {
+        let mut axioms = Vec::new();
+        let shapes: BTreeSet<VarId> = self.ranks.keys().chain(self.dims.keys()).copied().collect();
+        for s in shapes {
+            axioms.push(self.rank(s).ge(Int::from_i64(0)));
+        }
+        let atoms: Vec<(VarId, Term)> = self.dim_atoms.iter().cloned().collect();
+        for (s, index) in atoms {
+            let position = self.term(&index);
+            let rank = self.rank(s);
+            let value = self.term(&Term::dim(s, index));
+            let inside = position.ge(Int::from_i64(0)) & position.lt(&rank);
+            axioms.push(inside.implies(value.ge(Int::from_i64(1))));
+        }
+        axioms
+    }
+}
+
+/// Floor division: Z3's `div` is Euclidean, which differs for negative divisors.
+fn floor_div(a: &Int, b: &Int) -> Int {
+    let zero = Int::from_i64(0);
+    b.gt(&zero).ite(&(a / b), &(-a.clone() / -b.clone()))
+}
+
+/// Checks `tracked` facts (reported in a core) together with `untracked`
+/// ones; on `Sat`, the values of `wanted` terms in one model.
+pub(crate) fn solve(
+    tracked: &[&Formula],
+    untracked: &[Formula],
+    wanted: &[Term],
+    timeout_ms: u32,
+) -> Answer {
+    let solver = Solver::new();
+    let mut params = Params::new();
+    params.set_u32("timeout", timeout_ms);
+    solver.set_params(&params);
+    let mut translator = Translator::default();
+    let mut literals = Vec::with_capacity(tracked.len());
+    for (i, formula) in tracked.iter().enumerate() {
+        let literal = Bool::new_const(format!("track{i}"));
+        let encoded = translator.formula(formula);
+        solver.assert(literal.implies(&encoded));
+        literals.push(literal);
+    }
+    for formula in untracked {
+        let encoded = translator.formula(formula);
+        solver.assert(&encoded);
+    }
+    let wanted_ints: Vec<Int> = wanted.iter().map(|t| translator.term(t)).collect();
+    for axiom in translator.axioms() {
+        solver.assert(&axiom);
+    }
+    match solver.check_assumptions(&literals) {
+        SatResult::Sat => {
+            let Some(model) = solver.get_model() else {
+                return Answer::Unknown;
+            };
+            let mut values = HashMap::new();
+            for (term, int) in wanted.iter().zip(&wanted_ints) {
+                if let Some(value) = model.eval(int, true).and_then(|v| v.as_i64()) {
+                    values.insert(term.clone(), value);
+                }
+            }
+            Answer::Sat(values)
+        }
+        SatResult::Unsat => {
+            let core = solver.get_unsat_core();
+            let indices = literals
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| core.contains(l))
+                .map(|(i, _)| i)
+                .collect();
+            Answer::Unsat(indices)
+        }
+        SatResult::Unknown => Answer::Unknown,
+    }
+}
