@@ -21,8 +21,7 @@ pub enum Format {
 #[derive(Debug, PartialEq, Eq)]
 pub struct CheckOptions {
     pub format: Format,
-    /// Validated now; the shape solver reads it once it exists (engine issue).
-    #[allow(dead_code)]
+    /// The solver's time limit per query.
     pub timeout_ms: u64,
     pub paths: Vec<PathBuf>,
 }

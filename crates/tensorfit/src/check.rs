@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use tensorfit_base::Severity;
-use tensorfit_ide::{analyze_file, FsLoader};
+use tensorfit_ide::{analyze_file, AnalysisOptions, FsLoader};
 
 use crate::args::{CheckOptions, Format};
 use crate::output::{self, CheckedFile};
@@ -17,7 +17,10 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     for path in paths {
         match std::fs::read(&path) {
             Ok(bytes) => {
-                let analysis = analyze_file(&path, &bytes, &FsLoader);
+                let options = AnalysisOptions {
+                    timeout_ms: options.timeout_ms.min(u64::from(u32::MAX)) as u32,
+                };
+                let analysis = analyze_file(&path, &bytes, &FsLoader, options);
                 files.push(CheckedFile {
                     path: display_path(&path),
                     analysis,

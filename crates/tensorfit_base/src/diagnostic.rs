@@ -118,6 +118,9 @@ codes! {
     MissingArgument => "missing-argument", Error, "a parameter without default that the call does not give";
     UnknownArgument => "unknown-argument", Error, "a named argument that the function has no parameter for";
     DuplicateArgument => "duplicate-argument", Error, "a parameter given twice, by position or by name";
+    // Shapes.
+    ShapeMismatch => "shape-mismatch", Error, "a shape fact that cannot hold: an operation's requirement, an assertion or a claim";
+    InternalError => "internal-error", Warning, "a defect in tensorfit stopped part of the check";
     // Imports.
     ImportNotFound => "import-not-found", Error, "an imported file that cannot be read";
     ImportCycle => "import-cycle", Error, "files that import each other";

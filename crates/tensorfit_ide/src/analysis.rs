@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
+use tensorfit_semantics::{BindingShape, Limits};
 
 use crate::imports::{FileLoader, ImportResolver};
 
@@ -14,6 +15,21 @@ pub struct FileAnalysis {
     pub text: String,
     /// Sorted by position.
     pub diagnostics: Vec<Diagnostic>,
+    /// The shape of every tensor binding, by position.
+    pub bindings: Vec<BindingShape>,
+}
+
+/// Settings of an analysis.
+#[derive(Clone, Copy, Debug)]
+pub struct AnalysisOptions {
+    /// The solver's time limit per query.
+    pub timeout_ms: u32,
+}
+
+impl Default for AnalysisOptions {
+    fn default() -> Self {
+        AnalysisOptions { timeout_ms: 2000 }
+    }
 }
 
 /// The file's bytes were not UTF-8: where the first bad byte was.
@@ -23,7 +39,12 @@ struct SourceDecodeError {
 }
 
 /// Checks one file. `path` locates relative imports; `bytes` is its content.
-pub fn analyze_file(path: &Path, bytes: &[u8], loader: &dyn FileLoader) -> FileAnalysis {
+pub fn analyze_file(
+    path: &Path,
+    bytes: &[u8],
+    loader: &dyn FileLoader,
+    options: AnalysisOptions,
+) -> FileAnalysis {
     let (text, decode_error) = match std::str::from_utf8(bytes) {
         Ok(text) => (text.to_owned(), None),
         Err(error) => (
@@ -49,10 +70,28 @@ pub fn analyze_file(path: &Path, bytes: &[u8], loader: &dyn FileLoader) -> FileA
         &imports,
         &parse.names_in_errors,
     ));
+    let limits = Limits {
+        timeout_ms: options.timeout_ms,
+    };
+    // A defect in the shape engine must cost the user the shape check of
+    // this file, not the editor session or the CI run.
+    let shapes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tensorfit_semantics::check_shapes(&parse.file, &imports, limits)
+    }));
+    let shapes = shapes.unwrap_or_else(|_| {
+        diagnostics.push(Diagnostic::new(
+            Code::InternalError,
+            TextRange::empty(0),
+            "tensorfit failed while checking the shapes of this file; shapes are not checked (please report this)",
+        ));
+        Default::default()
+    });
+    diagnostics.extend(shapes.diagnostics);
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     FileAnalysis {
         line_index: LineIndex::new(&text),
         text,
         diagnostics,
+        bindings: shapes.bindings,
     }
 }

@@ -5,5 +5,5 @@
 mod analysis;
 mod imports;
 
-pub use analysis::{analyze_file, FileAnalysis};
+pub use analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 pub use imports::{FileLoader, FsLoader};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use tensorfit_ide::{analyze_file, FileLoader};
+use tensorfit_ide::{analyze_file, AnalysisOptions, FileLoader};
 
 /// Imports resolve to nothing: the property is about the file itself.
 struct NoFiles;
@@ -147,7 +147,21 @@ fn check_survives(label: &str, bytes: Vec<u8>) {
     let worker = std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let analysis = analyze_file(Path::new("fuzz.tensor"), &input, &NoFiles);
+            let analysis = analyze_file(
+                Path::new("fuzz.tensor"),
+                &input,
+                &NoFiles,
+                AnalysisOptions { timeout_ms: 200 },
+            );
+            // The engine's panics are caught and reported as internal
+            // errors; here they are failures.
+            if let Some(d) = analysis
+                .diagnostics
+                .iter()
+                .find(|d| d.code == tensorfit_base::Code::InternalError)
+            {
+                panic!("internal error: {}", d.message);
+            }
             // Every range must lie inside the text and map to a position.
             for d in &analysis.diagnostics {
                 assert!(

@@ -8,6 +8,7 @@
 mod module_scope;
 mod name_check;
 mod prelude;
+mod shapes;
 mod signature;
 mod suggest;
 
@@ -18,7 +19,9 @@ use tensorfit_syntax::ast;
 
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
+pub use shapes::{check_shapes, BindingShape, ShapeReport};
 pub use signature::{Signature, SignatureParam};
+pub use tensorfit_solver::Limits;
 
 /// Runs the name checks on one file. `imports` are the file's imports as
 /// resolved by the caller; `names_in_errors` are names seen inside syntax

@@ -17,12 +17,20 @@ struct Report<'a> {
 struct FileReport<'a> {
     path: &'a str,
     diagnostics: Vec<DiagnosticJson<'a>>,
-    /// Filled by the shape engine, hole solver and migration (later issues);
-    /// present now so that consumers can rely on the schema.
-    bindings: Vec<serde_json::Value>,
+    bindings: Vec<BindingJson<'a>>,
+    /// Filled by the hole solver and migration (holes issue); present now so
+    /// that consumers can rely on the schema.
     holes: Vec<serde_json::Value>,
     conditions: Vec<serde_json::Value>,
     migrations: Vec<serde_json::Value>,
+}
+
+#[derive(Serialize)]
+struct BindingJson<'a> {
+    name: &'a str,
+    range: RangeJson,
+    function: Option<&'a str>,
+    shape: &'a str,
 }
 
 #[derive(Serialize)]
@@ -86,7 +94,17 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
                     .iter()
                     .map(|d| diagnostic(file, d))
                     .collect(),
-                bindings: Vec::new(),
+                bindings: file
+                    .analysis
+                    .bindings
+                    .iter()
+                    .map(|b| BindingJson {
+                        name: &b.name,
+                        range: range(&file.analysis.line_index, b.range),
+                        function: b.function.as_deref(),
+                        shape: &b.shape,
+                    })
+                    .collect(),
                 holes: Vec::new(),
                 conditions: Vec::new(),
                 migrations: Vec::new(),

@@ -1,0 +1,356 @@
+//! One analysis of a file: summaries of its functions, checked once each.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use tensorfit_base::{Diagnostic, TextRange};
+use tensorfit_solver::{Formula, Limits, Term, VarId};
+use tensorfit_syntax::ast;
+
+use super::check;
+use super::exec::{BindingRecord, Frame};
+use super::fact::{Explain, Fact, FactKind};
+use super::program::{FunctionRef, Program};
+use super::value::{Shape, Value};
+use super::vars::VarGen;
+
+/// What a function means to its callers: placeholders for its parameters,
+/// the facts its body states about them (minus those that fail on their
+/// own, which are reported inside the function), and its result.
+pub struct Summary {
+    /// The summarised function (for facts of deferred operations).
+    pub function: Option<String>,
+    pub params: Vec<(String, Value)>,
+    /// Rank-dependent operations to apply at each call, in order.
+    pub deferred: Vec<super::exec::Deferred>,
+    pub facts: Vec<Fact>,
+    pub result: Value,
+    /// Variables created while summarising, renamed at each call.
+    pub first_var: VarId,
+    pub end_var: VarId,
+}
+
+/// The outcome of checking one entry point.
+pub struct EntryReport {
+    pub function: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub bindings: Vec<(BindingRecord, String)>,
+}
+
+pub struct Analysis<'a> {
+    pub program: Program<'a>,
+    pub vars: VarGen,
+    pub limits: Limits,
+    holes: RefCell<BTreeMap<TextRange, VarId>>,
+    /// `None` while the function is being summarised (a recursive call).
+    summaries: RefCell<HashMap<String, Option<Rc<Summary>>>>,
+    pub reports: RefCell<Vec<EntryReport>>,
+}
+
+impl<'a> Analysis<'a> {
+    pub fn new(program: Program<'a>, limits: Limits) -> Self {
+        Analysis {
+            program,
+            vars: VarGen::default(),
+            limits,
+            holes: RefCell::new(BTreeMap::new()),
+            summaries: RefCell::new(HashMap::new()),
+            reports: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The unknown of the hole at `range`: one per hole, shared by every
+    /// call, as a hole is a constant of the program.
+    pub fn hole(&self, range: TextRange) -> VarId {
+        *self
+            .holes
+            .borrow_mut()
+            .entry(range)
+            .or_insert_with(|| self.vars.named("__"))
+    }
+
+    pub fn hole_vars(&self) -> Vec<VarId> {
+        self.holes.borrow().values().copied().collect()
+    }
+
+    /// The summary of `function`, computing (and checking) it on first use.
+    pub fn summary(&self, function: FunctionRef<'a>) -> Option<Rc<Summary>> {
+        let key = function.key();
+        if let Some(known) = self.summaries.borrow().get(&key) {
+            return known.clone();
+        }
+        self.summaries.borrow_mut().insert(key.clone(), None);
+        let summary = Rc::new(self.summarise(function));
+        self.summaries
+            .borrow_mut()
+            .insert(key, Some(summary.clone()));
+        Some(summary)
+    }
+
+    fn summarise(&self, function: FunctionRef<'a>) -> Summary {
+        let key = function.key();
+        let first_var = self.vars.now();
+        let mut frame = Frame::new(self, Some(key.clone()));
+        let mut params = Vec::new();
+        if let Some(owner) = function.owner.filter(|_| function.function.has_self()) {
+            let owner_params: Vec<(String, Value, String)> = owner
+                .params
+                .iter()
+                .flatten()
+                .map(|p| {
+                    (
+                        p.name.text.clone(),
+                        placeholder(&mut frame, p.ty.as_ref(), &p.name.text, p.range),
+                        p.name.text.clone(),
+                    )
+                })
+                .collect();
+            let instance = frame.construct_assumed(owner, owner_params);
+            frame.set_self(instance.clone());
+            params.push(("self".to_owned(), instance));
+        }
+        for param in function.function.params.iter().filter(|p| !p.is_self) {
+            let value = placeholder(&mut frame, param.ty.as_ref(), &param.name.text, param.range);
+            frame.bind(&param.name.text, value.clone(), None);
+            params.push((param.name.text.clone(), value));
+        }
+        for clause in &function.function.where_clauses {
+            let condition = frame.condition(clause);
+            frame.require(
+                condition,
+                FactKind::Precondition,
+                clause.range,
+                Explain::Text {
+                    template: format!(
+                        "`where {}` does not hold",
+                        super::describe::describe(clause)
+                    ),
+                    terms: vec![],
+                },
+            );
+        }
+        let result = match &function.function.body {
+            Some(body) => {
+                frame.body(&body.stmts);
+                frame.result()
+            }
+            None => match &function.function.return_type {
+                Some(ty) => instantiate_type(&mut frame, ty, function.function.range),
+                None => Value::None,
+            },
+        };
+        let end_var = self.vars.now();
+        let facts = std::mem::take(&mut frame.facts);
+        let outcome = check::check_entry(self, &facts);
+        if function.local {
+            let bindings = check::show_bindings(self, &facts, &outcome.set_aside, &frame.bindings);
+            self.reports.borrow_mut().push(EntryReport {
+                function: Some(key.clone()),
+                diagnostics: outcome.diagnostics,
+                bindings,
+            });
+        }
+        let facts = facts
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| !outcome.set_aside.contains(i))
+            .map(|(_, f)| f)
+            .collect();
+        let deferred = std::mem::take(&mut frame.deferred);
+        Summary {
+            function: Some(key),
+            params,
+            deferred,
+            facts,
+            result,
+            first_var,
+            end_var,
+        }
+    }
+
+    /// Checks the script body (top-level statements).
+    pub fn check_script(&self, script: &[ast::Stmt]) {
+        let mut frame = Frame::new(self, None);
+        frame.body(script);
+        let facts = std::mem::take(&mut frame.facts);
+        let outcome = check::check_entry(self, &facts);
+        let bindings = check::show_bindings(self, &facts, &outcome.set_aside, &frame.bindings);
+        self.reports.borrow_mut().push(EntryReport {
+            function: None,
+            diagnostics: outcome.diagnostics,
+            bindings,
+        });
+    }
+}
+
+/// The symbolic value of a parameter declared with `ty`: fresh unknowns
+/// named after the program (`x`, `n`), bound in the frame as they appear.
+pub fn placeholder(
+    frame: &mut Frame<'_, '_>,
+    ty: Option<&ast::Type>,
+    name: &str,
+    range: TextRange,
+) -> Value {
+    let Some(ty) = ty else { return Value::Unknown };
+    match &ty.kind {
+        ast::TypeKind::Int => Value::Int(Term::var(frame.analysis.vars.named(name))),
+        ast::TypeKind::Bool => Value::Bool(Formula::var(frame.analysis.vars.named(name))),
+        ast::TypeKind::Float => Value::Float,
+        ast::TypeKind::Shape => {
+            let shape = Shape::opaque(frame.analysis.vars.named(name));
+            frame.assume(shape.well_formed(), range);
+            Value::Shape(shape)
+        }
+        ast::TypeKind::Tensor { dims: None } => {
+            let shape = Shape::opaque(frame.analysis.vars.named(name));
+            frame.assume(shape.well_formed(), range);
+            Value::Tensor(shape)
+        }
+        ast::TypeKind::Tensor { dims: Some(dims) } => {
+            Value::Tensor(pattern_shape(frame, dims, name, range, true))
+        }
+        ast::TypeKind::Tuple(items) => Value::Tuple(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, t)| placeholder(frame, Some(t), &format!("{name}.{i}"), range))
+                .collect(),
+        ),
+        ast::TypeKind::Named(_) | ast::TypeKind::Missing => Value::Unknown,
+    }
+}
+
+/// The shape a `Tensor[...]` type describes: the dimensions before the
+/// segment, the segment (if any), the dimensions after it. Names not yet
+/// bound become fresh dimensions (with `binds`, bound for the rest of the
+/// signature).
+fn pattern_shape(
+    frame: &mut Frame<'_, '_>,
+    dims: &[ast::Dim],
+    name: &str,
+    range: TextRange,
+    binds: bool,
+) -> Shape {
+    let mut before = Vec::new();
+    let mut segment: Option<Shape> = None;
+    let mut after = Vec::new();
+    for (i, dim) in dims.iter().enumerate() {
+        let term = match dim {
+            ast::Dim::Unknown(_) => {
+                let t = Term::var(frame.analysis.vars.named(&format!("{name}.shape[{i}]")));
+                frame.assume(Formula::ge(&t, &Term::int(1)), range);
+                t
+            }
+            ast::Dim::Segment {
+                name: segment_name,
+                args,
+                ..
+            } => {
+                segment = Some(segment_shape(
+                    frame,
+                    &segment_name.text,
+                    args.as_deref(),
+                    range,
+                    binds,
+                ));
+                continue;
+            }
+            ast::Dim::Expr(expr) => match &expr.kind {
+                ExprName(n) if frame_lookup_int(frame, n).is_none() => {
+                    let t = Term::var(frame.analysis.vars.named(n));
+                    frame.assume(Formula::ge(&t, &Term::int(1)), range);
+                    if binds {
+                        frame.bind(n, Value::Int(t.clone()), None);
+                    }
+                    t
+                }
+                _ => frame.int(expr),
+            },
+        };
+        if segment.is_some() {
+            after.push(term);
+        } else {
+            before.push(term);
+        }
+    }
+    let Some(segment) = segment else {
+        return Shape::known(before);
+    };
+    Shape::known(before)
+        .concat(&segment)
+        .and_then(|s| s.concat(&Shape::known(after)))
+        .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh()))
+}
+
+/// `..name` (bound on first sight) or `..broadcast(a, b)`.
+fn segment_shape(
+    frame: &mut Frame<'_, '_>,
+    name: &str,
+    args: Option<&[ast::Name]>,
+    range: TextRange,
+    binds: bool,
+) -> Shape {
+    if let Some(args) = args {
+        let shapes: Vec<Shape> = args
+            .iter()
+            .filter_map(|a| segment_of(frame, &a.text))
+            .collect();
+        return match shapes.as_slice() {
+            [a, b] => super::rules::broadcast(frame, a, b, (&args[0].text, &args[1].text), range),
+            _ => Shape::opaque(frame.analysis.vars.fresh()),
+        };
+    }
+    if let Some(bound) = segment_of(frame, name) {
+        return bound;
+    }
+    let shape = Shape::opaque(frame.analysis.vars.named(&format!("..{name}")));
+    frame.assume(shape.well_formed(), range);
+    if binds {
+        frame.bind(&format!("..{name}"), Value::Shape(shape.clone()), None);
+    }
+    shape
+}
+
+use tensorfit_syntax::ast::ExprKind::Name as ExprName;
+
+fn frame_lookup_int(frame: &mut Frame<'_, '_>, name: &str) -> Option<Term> {
+    let probe = ast::Expr {
+        kind: ast::ExprKind::Name(name.to_owned()),
+        range: TextRange::default(),
+    };
+    match frame.expr(&probe) {
+        Value::Int(t) => Some(t),
+        _ => None,
+    }
+}
+
+fn segment_of(frame: &mut Frame<'_, '_>, name: &str) -> Option<Shape> {
+    let probe = ast::Expr {
+        kind: ast::ExprKind::Name(format!("..{name}")),
+        range: TextRange::default(),
+    };
+    match frame.expr(&probe) {
+        Value::Shape(shape) => Some(shape),
+        _ => None,
+    }
+}
+
+/// A contract's result type, with the names its parameters bound.
+fn instantiate_type(frame: &mut Frame<'_, '_>, ty: &ast::Type, range: TextRange) -> Value {
+    match &ty.kind {
+        ast::TypeKind::Tensor { dims: Some(dims) } => {
+            Value::Tensor(pattern_shape(frame, dims, "result", range, false))
+        }
+        ast::TypeKind::Tensor { dims: None } => {
+            let shape = Shape::opaque(frame.analysis.vars.fresh());
+            frame.assume(shape.well_formed(), range);
+            Value::Tensor(shape)
+        }
+        ast::TypeKind::Int => Value::Int(frame.fresh_int()),
+        ast::TypeKind::Bool => Value::Bool(Formula::var(frame.analysis.vars.fresh())),
+        ast::TypeKind::Float => Value::Float,
+        ast::TypeKind::Shape => Value::Shape(Shape::opaque(frame.analysis.vars.fresh())),
+        _ => Value::Unknown,
+    }
+}

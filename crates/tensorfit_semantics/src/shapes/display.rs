@@ -1,0 +1,91 @@
+//! Shapes and dimensions as users read them (LANGUAGE.md §5, "How shapes
+//! are shown"): a number when the facts force one, else the program's own
+//! names (`batch`, `x.shape[1]`), else `?`.
+
+use tensorfit_solver::eliminate::eliminate;
+use tensorfit_solver::{self as solver, Fact, Forced, Term};
+
+use super::analysis::Analysis;
+use super::value::Shape;
+
+/// A dimension with no better description.
+const UNNAMED: &str = "?";
+
+pub fn term(analysis: &Analysis<'_>, term: &Term) -> String {
+    match term {
+        Term::Const(c) => c.to_string(),
+        Term::Var(v) => analysis.vars.name(*v).unwrap_or_else(|| UNNAMED.to_owned()),
+        Term::Rank(b) => match analysis.vars.name(*b) {
+            Some(name) => format!("{name}.rank"),
+            None => UNNAMED.to_owned(),
+        },
+        Term::Dim(b, index) => match analysis.vars.name(*b) {
+            Some(name) if !name.starts_with("..") => {
+                let position = match index.as_const() {
+                    Some(i) => i.to_string(),
+                    None => match Term::sub(index, &Term::rank(*b)).as_const() {
+                        Some(from_end) => from_end.to_string(),
+                        None => return UNNAMED.to_owned(),
+                    },
+                };
+                format!("{name}.shape[{position}]")
+            }
+            _ => UNNAMED.to_owned(),
+        },
+        Term::Add(parts) => {
+            let mut text = String::new();
+            for (i, part) in parts.iter().enumerate() {
+                let (negative, magnitude) = match part {
+                    Term::Const(c) if *c < 0 => (true, Term::int(-c)),
+                    Term::Mul(c, t) if c.as_const().is_some_and(|c| c < 0) => {
+                        (true, Term::mul(&Term::int(-c.as_const().unwrap_or(0)), t))
+                    }
+                    other => (false, other.clone()),
+                };
+                if i > 0 {
+                    text.push_str(if negative { " - " } else { " + " });
+                } else if negative {
+                    text.push('-');
+                }
+                text.push_str(&operand(analysis, &magnitude));
+            }
+            text
+        }
+        Term::Mul(a, b) => format!("{} * {}", operand(analysis, a), operand(analysis, b)),
+        Term::Div(a, b) => format!("{} / {}", operand(analysis, a), operand(analysis, b)),
+        Term::Rem(a, b) => format!("{} % {}", operand(analysis, a), operand(analysis, b)),
+        Term::Ite(..) => UNNAMED.to_owned(),
+    }
+}
+
+fn operand(analysis: &Analysis<'_>, t: &Term) -> String {
+    match t {
+        Term::Add(_) | Term::Div(..) | Term::Rem(..) => format!("({})", term(analysis, t)),
+        _ => term(analysis, t),
+    }
+}
+
+/// `Tensor[batch, 8, 8, 5]` under the facts of its path.
+pub fn shape(analysis: &Analysis<'_>, shape: &Shape, facts: &[Fact]) -> String {
+    let Some(dims) = shape.dims() else {
+        return "Tensor".to_owned();
+    };
+    let mut eliminated = eliminate(facts.iter().map(|f| (f.id, f.formula.clone()))).ok();
+    let shown: Vec<String> = dims
+        .iter()
+        .map(|dim| {
+            let resolved = match eliminated.as_mut() {
+                Some(e) => e.resolve(dim).0,
+                None => dim.clone(),
+            };
+            if let Some(value) = resolved.as_const() {
+                return value.to_string();
+            }
+            if let Forced::Value(value) = solver::forced(facts, dim, analysis.limits) {
+                return value.to_string();
+            }
+            term(analysis, dim)
+        })
+        .collect();
+    format!("Tensor[{}]", shown.join(", "))
+}

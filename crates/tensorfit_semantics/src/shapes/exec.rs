@@ -1,0 +1,1536 @@
+//! Symbolic execution of function bodies into facts (section 3.3 of the
+//! Tensors Fitting Perfectly paper).
+//!
+//! A [`Frame`] executes one body: statements in order, both branches of an
+//! `if` under their path conditions, a loop as skipped or entered (first and
+//! last iteration, the last with fresh loop-carried values), and calls
+//! through the callee's [`Summary`], instantiated by substitution.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+use tensorfit_syntax::ast::{
+    self, BinaryOp, CompareOp, ExprKind, FieldName, Pattern, StmtKind, UnaryOp,
+};
+
+use super::analysis::{Analysis, Summary};
+use super::describe::describe;
+use super::fact::{CallSite, Explain, Fact, FactKind, Guard};
+use super::program::FunctionRef;
+use super::rules::{self, Args};
+use super::substitution::Substitution;
+use super::value::{Instance, Layer, Shape, Value};
+
+/// A binding whose shape is shown (hover, JSON `bindings`).
+#[derive(Clone, Debug)]
+pub struct BindingRecord {
+    pub name: String,
+    pub range: TextRange,
+    pub value: Value,
+    pub guard: Guard,
+}
+
+/// A rank-dependent prelude operation applied to a tensor of unknown rank
+/// while summarising: kept in the summary and applied again at each call,
+/// once the arguments' ranks are known (as the paper's summaries keep calls).
+#[derive(Clone, Debug)]
+pub struct Deferred {
+    pub op: String,
+    pub args: Vec<(String, Value, String)>,
+    /// The opaque shape that stands for the result until then.
+    pub result: u32,
+    pub range: TextRange,
+    pub guard: Guard,
+}
+
+#[derive(Clone)]
+struct Slot {
+    value: Value,
+    declared: Option<ast::Type>,
+}
+
+pub struct Frame<'f, 'a> {
+    pub analysis: &'f Analysis<'a>,
+    pub facts: Vec<Fact>,
+    pub guard: Guard,
+    scopes: Vec<HashMap<String, Slot>>,
+    returns: Vec<(Guard, Value)>,
+    /// The function being executed (`None`: the script body).
+    pub function: Option<String>,
+    self_value: Option<Value>,
+    /// Still inside the `assert`s that open the body (its precondition).
+    opening: bool,
+    /// Facts of this kind are recorded as assumptions instead (used while
+    /// evaluating a struct's fields for a method's `self`).
+    assume_only: bool,
+    known_ranks: HashMap<u32, i64>,
+    pub bindings: Vec<BindingRecord>,
+    returned: bool,
+    /// The name a `|->` assertion's subject is bound to (`let m = e |-> ...`).
+    subject: Option<String>,
+    /// The text of the call being instantiated, for messages.
+    call_text: Option<String>,
+    pub deferred: Vec<Deferred>,
+    /// While applying a callee's deferred operation: the calls it came through.
+    via_context: Vec<CallSite>,
+}
+
+fn truth(formula: &Formula) -> Option<bool> {
+    formula.as_const()
+}
+
+impl<'f, 'a> Frame<'f, 'a> {
+    pub fn new(analysis: &'f Analysis<'a>, function: Option<String>) -> Self {
+        Frame {
+            analysis,
+            facts: Vec::new(),
+            guard: Vec::new(),
+            scopes: vec![HashMap::new()],
+            returns: Vec::new(),
+            function,
+            self_value: None,
+            opening: true,
+            assume_only: false,
+            known_ranks: HashMap::new(),
+            bindings: Vec::new(),
+            returned: false,
+            subject: None,
+            call_text: None,
+            deferred: Vec::new(),
+            via_context: Vec::new(),
+        }
+    }
+
+    // ----------------------------------------------------------------- facts
+
+    /// Records that `formula` must hold on the current path.
+    pub fn require(
+        &mut self,
+        formula: Formula,
+        kind: FactKind,
+        range: TextRange,
+        explain: Explain,
+    ) {
+        let kind = if self.assume_only {
+            FactKind::Assumption
+        } else {
+            kind
+        };
+        if formula == Formula::truth(true) {
+            return;
+        }
+        self.learn(&formula);
+        self.facts.push(Fact {
+            guard: self.guard.clone(),
+            formula,
+            kind,
+            range,
+            function: self.function.clone(),
+            explain,
+            via: self.via_context.clone(),
+        });
+    }
+
+    pub fn assume(&mut self, formula: Formula, range: TextRange) {
+        self.require(
+            formula,
+            FactKind::Assumption,
+            range,
+            Explain::Text {
+                template: String::new(),
+                terms: vec![],
+            },
+        );
+    }
+
+    /// Remembers ranks fixed on this path, to spell out opaque shapes.
+    fn learn(&mut self, formula: &Formula) {
+        let parts: Vec<&Formula> = match formula {
+            Formula::And(parts) => parts.iter().collect(),
+            other => vec![other],
+        };
+        for part in parts {
+            if let Formula::IsZero(Term::Add(terms)) = part {
+                if let [Term::Rank(base), Term::Const(c)] = terms.as_slice() {
+                    self.known_ranks.insert(*base, -c);
+                }
+            }
+        }
+    }
+
+    pub fn refine_shape(&self, shape: &Shape) -> Shape {
+        shape.refine(&|base| self.known_ranks.get(&base).copied())
+    }
+
+    fn refine(&self, value: Value) -> Value {
+        match value {
+            Value::Tensor(shape) => Value::Tensor(self.refine_shape(&shape)),
+            Value::Shape(shape) => Value::Shape(self.refine_shape(&shape)),
+            other => other,
+        }
+    }
+
+    pub fn fresh_int(&self) -> Term {
+        Term::var(self.analysis.vars.fresh())
+    }
+
+    /// A fresh positive dimension.
+    pub fn fresh_dim(&mut self, range: TextRange) -> Term {
+        let term = self.fresh_int();
+        self.assume(Formula::ge(&term, &Term::int(1)), range);
+        term
+    }
+
+    // ---------------------------------------------------------------- scopes
+
+    pub fn bind(&mut self, name: &str, value: Value, declared: Option<ast::Type>) {
+        self.scopes
+            .last_mut()
+            .expect("scope")
+            .insert(name.to_owned(), Slot { value, declared });
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Slot> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    fn assign(&mut self, name: &str, value: Value) -> Option<ast::Type> {
+        for scope in self.scopes.iter_mut().rev() {
+            if let Some(slot) = scope.get_mut(name) {
+                slot.value = value;
+                return slot.declared.clone();
+            }
+        }
+        self.bind(name, value, None);
+        None
+    }
+
+    fn record(&mut self, name: &str, range: TextRange, value: &Value) {
+        if matches!(value, Value::Tensor(_)) {
+            self.bindings.push(BindingRecord {
+                name: name.to_owned(),
+                range,
+                value: value.clone(),
+                guard: self.guard.clone(),
+            });
+        }
+    }
+
+    pub fn set_self(&mut self, value: Value) {
+        self.self_value = Some(value);
+    }
+
+    // ------------------------------------------------------------ statements
+
+    pub fn block(&mut self, stmts: &[ast::Stmt]) {
+        self.scopes.push(HashMap::new());
+        for stmt in stmts {
+            if self.returned {
+                break;
+            }
+            self.stmt(stmt);
+        }
+        self.scopes.pop();
+    }
+
+    /// Runs the statements of a body (no new scope: parameters share it).
+    pub fn body(&mut self, stmts: &[ast::Stmt]) {
+        for stmt in stmts {
+            if self.returned {
+                break;
+            }
+            if !matches!(stmt.kind, StmtKind::Assert { .. }) {
+                self.opening = false;
+            }
+            self.stmt(stmt);
+        }
+    }
+
+    fn stmt(&mut self, stmt: &ast::Stmt) {
+        match &stmt.kind {
+            StmtKind::Let { pattern, ty, value }
+            | StmtKind::Var {
+                pattern,
+                ty,
+                value: Some(value),
+            } => {
+                if let (Pattern::Name(name), ExprKind::ShapeAssert { .. }) = (pattern, &value.kind)
+                {
+                    self.subject = Some(name.text.clone());
+                }
+                let v = if let Pattern::Index { .. } = pattern {
+                    Value::Unknown
+                } else {
+                    self.expr(value)
+                };
+                self.subject = None;
+                if let Some(ty) = ty {
+                    let subject = match pattern {
+                        Pattern::Name(name) => name.text.clone(),
+                        _ => describe(value),
+                    };
+                    self.check_annotation(&v, ty, &subject, stmt.range);
+                }
+                self.bind_pattern(pattern, v, ty.clone());
+            }
+            StmtKind::Var {
+                pattern,
+                ty,
+                value: None,
+            } => {
+                if let Pattern::Name(name) = pattern {
+                    self.bind(&name.text, Value::Unknown, ty.clone());
+                }
+            }
+            StmtKind::Assign { target, op, value } => {
+                let v = self.expr(value);
+                if let (ExprKind::Name(name), ast::AssignOp::Assign) = (&target.kind, op) {
+                    let declared = self.assign(name, v.clone());
+                    if let Some(ty) = declared {
+                        self.check_annotation(&v, &ty, name, stmt.range);
+                    }
+                    self.record(name, target.range, &v);
+                }
+            }
+            StmtKind::Assert { condition, .. } => {
+                let formula = self.condition(condition);
+                let kind = if self.opening && self.function.is_some() {
+                    FactKind::Precondition
+                } else {
+                    FactKind::Claim
+                };
+                let explain = self.explain_assertion(condition);
+                self.require(formula, kind, stmt.range, explain);
+            }
+            StmtKind::If {
+                condition,
+                then_branch,
+                else_branch,
+            } => {
+                let c = self.condition(condition);
+                self.branch(
+                    c,
+                    |this| this.block(&then_branch.stmts),
+                    |this| match else_branch {
+                        Some(ast::ElseBranch::Block(block)) => this.block(&block.stmts),
+                        Some(ast::ElseBranch::If(nested)) => this.stmt(nested),
+                        None => {}
+                    },
+                );
+            }
+            StmtKind::For {
+                variable,
+                start,
+                end,
+                body,
+            } => {
+                let s = self.int(start);
+                let e = self.int(end);
+                let entered = Formula::lt(&s, &e);
+                self.run_loop(entered, stmt.range, |this, first| {
+                    let i = if first {
+                        s.clone()
+                    } else {
+                        let i = this.fresh_int();
+                        this.assume(
+                            Formula::and([Formula::le(&s, &i), Formula::lt(&i, &e)]),
+                            stmt.range,
+                        );
+                        i
+                    };
+                    this.scopes.push(HashMap::new());
+                    if let Some(v) = variable {
+                        this.bind(&v.text, Value::Int(i), None);
+                    }
+                    this.block(&body.stmts);
+                    this.scopes.pop();
+                });
+            }
+            StmtKind::While { condition, body } => {
+                let entered = self.condition(condition);
+                self.run_loop(entered, stmt.range, |this, _| this.block(&body.stmts));
+            }
+            StmtKind::Return(value) => {
+                let v = value.as_ref().map(|v| self.expr(v)).unwrap_or(Value::None);
+                self.returns.push((self.guard.clone(), v));
+                self.returned = true;
+            }
+            StmtKind::Expr(expr) => {
+                self.expr(expr);
+            }
+        }
+    }
+
+    /// `assertion `a == b` does not hold: a = 10, b = 30`, naming the value
+    /// of every operand that is not a literal.
+    fn explain_assertion(&mut self, condition: &ast::Expr) -> Explain {
+        let mut template = format!("assertion `{}` does not hold", describe(condition));
+        let mut terms = Vec::new();
+        if let ExprKind::Compare { operands, .. } = &condition.kind {
+            let mut shown = Vec::new();
+            for operand in operands {
+                if matches!(operand.kind, ExprKind::Int(_)) {
+                    continue;
+                }
+                if let Value::Int(term) = self.expr(operand) {
+                    shown.push(format!("{} = {{}}", describe(operand)));
+                    terms.push(term);
+                }
+            }
+            if !shown.is_empty() {
+                template = format!("{template}: {}", shown.join(", "));
+            }
+        }
+        Explain::Text { template, terms }
+    }
+
+    /// Runs both branches under their conditions and joins what follows.
+    fn branch(
+        &mut self,
+        c: Formula,
+        then: impl FnOnce(&mut Self),
+        otherwise: impl FnOnce(&mut Self),
+    ) {
+        match truth(&c) {
+            Some(true) => return then(self),
+            Some(false) => return otherwise(self),
+            None => {}
+        }
+        let before_scopes = self.scopes.clone();
+        let before_guard = self.guard.clone();
+        let before_ranks = self.known_ranks.clone();
+
+        self.guard.push(c.clone());
+        then(self);
+        let then_scopes = std::mem::replace(&mut self.scopes, before_scopes);
+        let then_returned = std::mem::replace(&mut self.returned, false);
+        self.known_ranks = before_ranks.clone();
+
+        self.guard = before_guard.clone();
+        self.guard.push(Formula::not(&c));
+        otherwise(self);
+        let else_returned = self.returned;
+        self.known_ranks = before_ranks;
+
+        match (then_returned, else_returned) {
+            (true, true) => self.returned = true,
+            // Only the else path continues: keep its scopes and condition.
+            (true, false) => {}
+            (false, true) => {
+                self.scopes = then_scopes;
+                self.guard = before_guard;
+                self.guard.push(c);
+                self.returned = false;
+            }
+            (false, false) => {
+                self.guard = before_guard;
+                let else_scopes = std::mem::take(&mut self.scopes);
+                self.scopes = self.join_scopes(&c, then_scopes, else_scopes);
+            }
+        }
+    }
+
+    fn join_scopes(
+        &self,
+        c: &Formula,
+        then_scopes: Vec<HashMap<String, Slot>>,
+        else_scopes: Vec<HashMap<String, Slot>>,
+    ) -> Vec<HashMap<String, Slot>> {
+        then_scopes
+            .into_iter()
+            .zip(else_scopes)
+            .map(|(then_scope, else_scope)| {
+                else_scope
+                    .into_iter()
+                    .map(|(name, else_slot)| {
+                        let merged = match then_scope.get(&name) {
+                            Some(then_slot) => self.merge(c, &then_slot.value, &else_slot.value),
+                            None => else_slot.value.clone(),
+                        };
+                        (
+                            name,
+                            Slot {
+                                value: merged,
+                                declared: else_slot.declared,
+                            },
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The value that is `a` when `c` holds and `b` otherwise.
+    fn merge(&self, c: &Formula, a: &Value, b: &Value) -> Value {
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => Value::Int(Term::ite(c, x, y)),
+            (Value::Bool(x), Value::Bool(y)) => Value::Bool(Formula::or([
+                Formula::and([c.clone(), x.clone()]),
+                Formula::and([Formula::not(c), y.clone()]),
+            ])),
+            (Value::Tensor(x), Value::Tensor(y)) | (Value::Shape(x), Value::Shape(y)) => {
+                let shape = match (x.dims(), y.dims()) {
+                    (Some(xd), Some(yd)) if xd.len() == yd.len() => {
+                        Shape::known(xd.iter().zip(yd).map(|(p, q)| Term::ite(c, p, q)).collect())
+                    }
+                    _ if x == y => x.clone(),
+                    _ => Shape::opaque(self.analysis.vars.fresh()),
+                };
+                if matches!(a, Value::Tensor(_)) {
+                    Value::Tensor(shape)
+                } else {
+                    Value::Shape(shape)
+                }
+            }
+            (Value::Float, Value::Float) => Value::Float,
+            _ if a == b => a.clone(),
+            _ => Value::Unknown,
+        }
+    }
+
+    /// A loop: skipped, or entered with a first iteration and a last one
+    /// whose loop-carried variables are fresh (section 3.2 of the paper).
+    fn run_loop(
+        &mut self,
+        entered: Formula,
+        range: TextRange,
+        mut body: impl FnMut(&mut Self, bool),
+    ) {
+        if truth(&entered) == Some(false) {
+            return;
+        }
+        let before_returned = self.returned;
+        let saved_returns = self.returns.len();
+        self.branch(
+            entered,
+            |this| {
+                body(this, true);
+                this.returned = false;
+                this.freshen_scopes(range);
+                body(this, false);
+                this.returned = false;
+            },
+            |_| {},
+        );
+        // A `return` inside a loop ends only some paths: keep analysing after it.
+        self.returns.truncate(self.returns.len().max(saved_returns));
+        self.returned = before_returned;
+    }
+
+    /// Fresh values for everything a loop may have changed.
+    fn freshen_scopes(&mut self, range: TextRange) {
+        let mut scopes = std::mem::take(&mut self.scopes);
+        for scope in &mut scopes {
+            for slot in scope.values_mut() {
+                slot.value = match &slot.value {
+                    Value::Int(_) => Value::Int(self.fresh_int()),
+                    Value::Tensor(_) => {
+                        let base = self.analysis.vars.fresh();
+                        let shape = Shape::opaque(base);
+                        self.assume(shape.well_formed(), range);
+                        Value::Tensor(shape)
+                    }
+                    other => other.clone(),
+                };
+            }
+        }
+        self.scopes = scopes;
+    }
+
+    fn bind_pattern(&mut self, pattern: &Pattern, value: Value, declared: Option<ast::Type>) {
+        match pattern {
+            Pattern::Name(name) => {
+                self.record(&name.text, name.range, &value);
+                self.bind(&name.text, value, declared);
+            }
+            Pattern::Tuple { elements, .. } => {
+                let items = match value {
+                    Value::Tuple(items) | Value::List(items) if items.len() == elements.len() => {
+                        items
+                    }
+                    _ => vec![Value::Unknown; elements.len()],
+                };
+                for (element, item) in elements.iter().zip(items) {
+                    self.bind_pattern(element, item, None);
+                }
+            }
+            Pattern::Index { name, .. } => self.bind(&name.text, Value::Unknown, None),
+            Pattern::Missing(_) => {}
+        }
+    }
+
+    /// `let x: T = v`: the value must fit the annotation.
+    fn check_annotation(&mut self, value: &Value, ty: &ast::Type, subject: &str, range: TextRange) {
+        let Some(shape) = value
+            .tensor_shape()
+            .filter(|_| matches!(value, Value::Tensor(_)))
+        else {
+            return;
+        };
+        let ast::TypeKind::Tensor { dims: Some(dims) } = &ty.kind else {
+            return;
+        };
+        let shape = self.refine_shape(&shape);
+        let Some(actual) = shape.dims().map(<[Term]>::to_vec) else {
+            return;
+        };
+        let mut parts = vec![Formula::eq(
+            &Term::int(actual.len() as i64),
+            &Term::int(dims.len() as i64),
+        )];
+        if actual.len() == dims.len() {
+            for (dim, term) in dims.iter().zip(&actual) {
+                if let ast::Dim::Expr(expr) = dim {
+                    match &expr.kind {
+                        ExprKind::Name(name)
+                            if self.lookup(name).is_none()
+                                && !self.analysis.program.consts.contains_key(name) =>
+                        {
+                            self.bind(name, Value::Int(term.clone()), None);
+                        }
+                        _ => {
+                            let expected = self.int(expr);
+                            parts.push(Formula::eq(term, &expected));
+                        }
+                    }
+                }
+            }
+        }
+        let claimed = format!(
+            "Tensor[{}]",
+            dims.iter().map(describe_dim).collect::<Vec<_>>().join(", ")
+        );
+        self.require(
+            Formula::and(parts),
+            FactKind::Claim,
+            range,
+            Explain::Shape {
+                subject: subject.to_owned(),
+                actual: Shape::known(actual),
+                claimed,
+            },
+        );
+    }
+
+    // ----------------------------------------------------------- expressions
+
+    pub fn condition(&mut self, expr: &ast::Expr) -> Formula {
+        match self.expr(expr) {
+            Value::Bool(f) => f,
+            _ => Formula::var(self.analysis.vars.fresh()),
+        }
+    }
+
+    pub fn int(&mut self, expr: &ast::Expr) -> Term {
+        match self.expr(expr) {
+            Value::Int(t) => t,
+            _ => self.fresh_int(),
+        }
+    }
+
+    pub fn expr(&mut self, expr: &ast::Expr) -> Value {
+        let value = self.expr_inner(expr);
+        self.refine(value)
+    }
+
+    fn expr_inner(&mut self, expr: &ast::Expr) -> Value {
+        match &expr.kind {
+            ExprKind::Name(name) => self.name(name),
+            ExprKind::SelfValue => self.self_value.clone().unwrap_or(Value::Unknown),
+            ExprKind::Int(v) => Value::Int(Term::int(*v)),
+            ExprKind::Float(_) => Value::Float,
+            ExprKind::Bool(v) => Value::Bool(Formula::truth(*v)),
+            ExprKind::Str(s) => Value::Str(s.clone()),
+            ExprKind::Hole => Value::Int(Term::var(self.analysis.hole(expr.range))),
+            ExprKind::UnknownDim | ExprKind::Missing | ExprKind::Reduction { .. } => Value::Unknown,
+            ExprKind::List(items) => Value::List(items.iter().map(|i| self.expr(i)).collect()),
+            ExprKind::Tuple(items) => Value::Tuple(items.iter().map(|i| self.expr(i)).collect()),
+            ExprKind::Call { callee, args } => self.call(expr, callee, args),
+            ExprKind::Subscript { value, indices } => {
+                let v = self.expr(value);
+                let [index] = indices.as_slice() else {
+                    return Value::Unknown;
+                };
+                self.subscript(&v, index, describe(value), expr.range)
+            }
+            ExprKind::Field { value, field } => {
+                let v = self.expr(value);
+                match field {
+                    FieldName::Index(i, _) => match v {
+                        Value::Tuple(items) | Value::List(items) => {
+                            items.get(*i as usize).cloned().unwrap_or(Value::Unknown)
+                        }
+                        _ => Value::Unknown,
+                    },
+                    FieldName::Named(name) => self.field(&v, &name.text),
+                }
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.expr(operand);
+                match (op, v) {
+                    (UnaryOp::Neg, Value::Int(t)) => Value::Int(Term::neg(&t)),
+                    (UnaryOp::Neg, v @ (Value::Tensor(_) | Value::Float)) => v,
+                    (UnaryOp::Not, Value::Bool(f)) => Value::Bool(Formula::not(&f)),
+                    _ => Value::Unknown,
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(expr, *op, lhs, rhs),
+            ExprKind::Compare { operands, ops } => {
+                let values: Vec<Value> = operands.iter().map(|o| self.expr(o)).collect();
+                let mut parts = Vec::new();
+                for (i, op) in ops.iter().enumerate() {
+                    match compare(*op, &values[i], &values[i + 1]) {
+                        Some(f) => parts.push(f),
+                        None => return Value::Bool(Formula::var(self.analysis.vars.fresh())),
+                    }
+                }
+                Value::Bool(Formula::and(parts))
+            }
+            ExprKind::ShapeAssert {
+                value,
+                pattern,
+                pattern_range,
+            } => {
+                let v = self.expr(value);
+                self.shape_assertion(&v, value, pattern, *pattern_range, expr.range);
+                v
+            }
+        }
+    }
+
+    fn name(&mut self, name: &str) -> Value {
+        if let Some(slot) = self.lookup(name) {
+            return slot.value.clone();
+        }
+        if let Some(c) = self.analysis.program.consts.get(name) {
+            return self.expr(&c.value.clone());
+        }
+        Value::Unknown
+    }
+
+    fn subscript(
+        &mut self,
+        value: &Value,
+        index: &ast::Expr,
+        subject: String,
+        range: TextRange,
+    ) -> Value {
+        let i = self.int(index);
+        match value {
+            Value::Shape(shape) => {
+                let Some(i) = i.as_const() else {
+                    return Value::Int(self.fresh_int());
+                };
+                self.require(
+                    shape.index_in_range(i),
+                    FactKind::Precondition,
+                    range,
+                    Explain::Text {
+                        template: format!(
+                            "index {i} is out of range for {subject}, which has {{}} dimensions"
+                        ),
+                        terms: vec![shape.rank()],
+                    },
+                );
+                Value::Int(shape.dim(i).unwrap_or_else(|| self.fresh_int()))
+            }
+            Value::List(items) | Value::Tuple(items) => match i.as_const() {
+                Some(k) if k >= 0 => items.get(k as usize).cloned().unwrap_or(Value::Unknown),
+                Some(k) => items
+                    .get((items.len() as i64 + k).max(0) as usize)
+                    .cloned()
+                    .unwrap_or(Value::Unknown),
+                None => Value::Unknown,
+            },
+            _ => Value::Unknown,
+        }
+    }
+
+    fn field(&mut self, value: &Value, name: &str) -> Value {
+        match (value, name) {
+            (Value::Tensor(shape), "shape") => Value::Shape(shape.clone()),
+            (Value::Tensor(shape), "rank") => Value::Int(shape.rank()),
+            (Value::Instance(instance), _) => {
+                instance.member(name).cloned().unwrap_or(Value::Unknown)
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    fn binary(
+        &mut self,
+        expr: &ast::Expr,
+        op: BinaryOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+    ) -> Value {
+        let a = self.expr(lhs);
+        let b = self.expr(rhs);
+        match (op, &a, &b) {
+            (BinaryOp::And, Value::Bool(x), Value::Bool(y)) => {
+                Value::Bool(Formula::and([x.clone(), y.clone()]))
+            }
+            (BinaryOp::Or, Value::Bool(x), Value::Bool(y)) => {
+                Value::Bool(Formula::or([x.clone(), y.clone()]))
+            }
+            (_, Value::Int(x), Value::Int(y)) if op != BinaryOp::MatMul => {
+                if matches!(op, BinaryOp::Div | BinaryOp::Rem) {
+                    self.require(
+                        Formula::ne(y, &Term::int(0)),
+                        FactKind::Precondition,
+                        expr.range,
+                        Explain::Text {
+                            template: format!("division by zero: `{}` is 0", describe(rhs)),
+                            terms: vec![],
+                        },
+                    );
+                }
+                Value::Int(match op {
+                    BinaryOp::Add => Term::add(x, y),
+                    BinaryOp::Sub => Term::sub(x, y),
+                    BinaryOp::Mul => Term::mul(x, y),
+                    BinaryOp::Div => Term::div(x, y),
+                    BinaryOp::Rem => Term::rem(x, y),
+                    _ => return Value::Unknown,
+                })
+            }
+            (BinaryOp::MatMul, _, _) => {
+                let bound = vec![
+                    ("input".to_owned(), a, describe(lhs)),
+                    ("other".to_owned(), b, describe(rhs)),
+                ];
+                if self.has_opaque_tensor(&bound) {
+                    return self.defer("matmul", bound, expr.range);
+                }
+                rules::apply(self, "matmul", &Args::new(bound), expr.range)
+                    .unwrap_or(Value::Unknown)
+            }
+            (
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem,
+                _,
+                _,
+            ) => {
+                let (Some(x), Some(y)) = (a.tensor_shape(), b.tensor_shape()) else {
+                    return Value::Unknown;
+                };
+                if !matches!(a, Value::Tensor(_)) && !matches!(b, Value::Tensor(_)) {
+                    return Value::Float;
+                }
+                let both_opaque = self.refine_shape(&x).dims().is_none()
+                    && self.refine_shape(&y).dims().is_none();
+                if both_opaque && x != y {
+                    let bound = vec![
+                        ("input".to_owned(), a, describe(lhs)),
+                        ("other".to_owned(), b, describe(rhs)),
+                    ];
+                    return self.defer("add", bound, expr.range);
+                }
+                let shape =
+                    rules::broadcast(self, &x, &y, (&describe(lhs), &describe(rhs)), expr.range);
+                Value::Tensor(shape)
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    fn shape_assertion(
+        &mut self,
+        value: &Value,
+        subject: &ast::Expr,
+        pattern: &[ast::Expr],
+        pattern_range: TextRange,
+        range: TextRange,
+    ) {
+        let Value::Tensor(shape) = value else { return };
+        let claimed = format!(
+            "[{}]",
+            pattern.iter().map(describe).collect::<Vec<_>>().join(", ")
+        );
+        let mut parts = vec![Formula::eq(&shape.rank(), &Term::int(pattern.len() as i64))];
+        for (i, dim) in pattern.iter().enumerate() {
+            if matches!(dim.kind, ExprKind::UnknownDim) {
+                continue;
+            }
+            let expected = self.int(dim);
+            if let Some(actual) = shape.dim(i as i64) {
+                parts.push(Formula::eq(&actual, &expected));
+            }
+        }
+        let _ = pattern_range;
+        let subject = self.subject.take().unwrap_or_else(|| describe(subject));
+        self.require(
+            Formula::and(parts),
+            FactKind::Claim,
+            range,
+            Explain::Shape {
+                subject,
+                actual: shape.clone(),
+                claimed,
+            },
+        );
+    }
+
+    // ----------------------------------------------------------------- calls
+
+    fn call(&mut self, call: &ast::Expr, callee: &ast::Expr, args: &[ast::Arg]) -> Value {
+        let text = describe(call);
+        self.call_inner(call, callee, args, &text)
+    }
+
+    fn call_inner(
+        &mut self,
+        call: &ast::Expr,
+        callee: &ast::Expr,
+        args: &[ast::Arg],
+        text: &str,
+    ) -> Value {
+        match &callee.kind {
+            ExprKind::Name(name) => {
+                if let Some(slot) = self.lookup(name) {
+                    let target = slot.value.clone();
+                    return self.call_value(&target, args, call.range, text);
+                }
+                let program = &self.analysis.program;
+                if let Some(function) = program.functions.get(name).copied() {
+                    let bound = self.bind_args(&function.function.params, None, args);
+                    self.call_text = Some(text.to_owned());
+                    return self.call_summary(function, bound, call.range);
+                }
+                if let Some(&(def, _)) = program.structs.get(name) {
+                    let bound = self.bind_args(def.params.as_deref().unwrap_or(&[]), None, args);
+                    return self.construct(def, bound, call.range);
+                }
+                if let Some(contract) = program.prelude.get(name).copied() {
+                    let bound = self.bind_args(&contract.params, None, args);
+                    return self.call_prelude(name, contract, bound, call.range);
+                }
+                Value::Unknown
+            }
+            ExprKind::Field {
+                value,
+                field: FieldName::Named(method),
+            } => {
+                let receiver = self.expr(value);
+                match &receiver {
+                    Value::Instance(instance) => {
+                        if let Some(function) = self
+                            .analysis
+                            .program
+                            .method(&instance.struct_name, &method.text)
+                        {
+                            let mut bound =
+                                vec![("self".to_owned(), receiver.clone(), "self".to_owned())];
+                            bound.extend(self.bind_args(&function.function.params, None, args));
+                            self.call_text = Some(text.to_owned());
+                            return self.call_summary(function, bound, call.range);
+                        }
+                        let member = instance
+                            .member(&method.text)
+                            .cloned()
+                            .unwrap_or(Value::Unknown);
+                        self.call_value(&member, args, call.range, text)
+                    }
+                    _ => match self.analysis.program.prelude.get(&method.text).copied() {
+                        Some(contract) => {
+                            let mut bound = self.bind_args(&contract.params, Some(1), args);
+                            if let Some(first) = contract.params.first() {
+                                bound.insert(
+                                    0,
+                                    (first.name.text.clone(), receiver.clone(), describe(value)),
+                                );
+                            }
+                            self.call_prelude(&method.text, contract, bound, call.range)
+                        }
+                        None => Value::Unknown,
+                    },
+                }
+            }
+            _ => {
+                let target = self.expr(callee);
+                self.call_value(&target, args, call.range, text)
+            }
+        }
+    }
+
+    /// Calling a value: a layer applies its rule, an instance its `forward`.
+    fn call_value(
+        &mut self,
+        target: &Value,
+        args: &[ast::Arg],
+        range: TextRange,
+        text: &str,
+    ) -> Value {
+        match target {
+            Value::Layer(layer) => {
+                let values: Vec<(Value, String)> = args
+                    .iter()
+                    .map(|a| (self.expr(&a.value), describe(&a.value)))
+                    .collect();
+                rules::call_layer(self, layer, values, range)
+            }
+            Value::Instance(instance) => match self
+                .analysis
+                .program
+                .method(&instance.struct_name, "forward")
+            {
+                Some(forward) => {
+                    let mut bound = vec![("self".to_owned(), target.clone(), "self".to_owned())];
+                    bound.extend(self.bind_args(&forward.function.params, None, args));
+                    self.call_text = Some(text.to_owned());
+                    self.call_summary(forward, bound, range)
+                }
+                None => Value::Unknown,
+            },
+            _ => Value::Unknown,
+        }
+    }
+
+    /// Arguments matched to parameters by position and name, with defaults;
+    /// variadic parameters get a list. `skip` leading parameters are given
+    /// otherwise (`self`, a method call's receiver).
+    pub fn bind_args(
+        &mut self,
+        params: &[ast::Param],
+        skip: Option<usize>,
+        args: &[ast::Arg],
+    ) -> Vec<(String, Value, String)> {
+        let params: Vec<&ast::Param> = params
+            .iter()
+            .filter(|p| !p.is_self)
+            .skip(skip.unwrap_or(0))
+            .collect();
+        let mut bound: Vec<Option<(Value, String)>> = vec![None; params.len()];
+        let mut variadic: Vec<Value> = Vec::new();
+        let mut next = 0;
+        for arg in args {
+            let value = self.expr(&arg.value);
+            let text = describe(&arg.value);
+            match &arg.name {
+                Some(name) => {
+                    if let Some(i) = params.iter().position(|p| p.name.text == name.text) {
+                        bound[i] = Some((value, text));
+                    }
+                }
+                None => {
+                    while next < params.len() && !params[next].variadic && bound[next].is_some() {
+                        next += 1;
+                    }
+                    match params.get(next) {
+                        Some(p) if p.variadic => variadic.push(value),
+                        Some(_) => {
+                            bound[next] = Some((value, text));
+                            next += 1;
+                        }
+                        None => {}
+                    }
+                }
+            }
+        }
+        params
+            .iter()
+            .zip(bound)
+            .map(|(param, given)| {
+                let (value, text) = if param.variadic {
+                    // `zeros(2, 3)` and `zeros([2, 3])` mean the same.
+                    match variadic.as_slice() {
+                        [single @ (Value::List(_) | Value::Tuple(_) | Value::Shape(_))] => {
+                            (single.clone(), String::new())
+                        }
+                        _ => (Value::List(std::mem::take(&mut variadic)), String::new()),
+                    }
+                } else {
+                    given.unwrap_or_else(|| {
+                        let value = param
+                            .default
+                            .as_ref()
+                            .map(|d| self.default_value(d))
+                            .unwrap_or(Value::Unknown);
+                        (value, param.name.text.clone())
+                    })
+                };
+                (param.name.text.clone(), value, text)
+            })
+            .collect()
+    }
+
+    fn default_value(&mut self, expr: &ast::Expr) -> Value {
+        match &expr.kind {
+            ExprKind::Name(name) if name == "None" => Value::None,
+            _ => {
+                let saved = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+                let value = self.expr(expr);
+                self.scopes = saved;
+                value
+            }
+        }
+    }
+
+    fn call_prelude(
+        &mut self,
+        name: &str,
+        contract: &'a ast::Function,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        let infers_a_size = bound.iter().any(|(n, v, _)| {
+            n == "shape"
+                && v.as_dims()
+                    .and_then(|d| d.dims().map(|d| d.contains(&Term::int(-1))))
+                    .unwrap_or(true)
+        });
+        let needs_ranks = if matches!(name, "reshape" | "view") {
+            infers_a_size
+        } else {
+            rules::needs_known_ranks(name)
+        };
+        if needs_ranks && self.has_opaque_tensor(&bound) {
+            return self.defer(name, bound, range);
+        }
+        let args = Args::new(bound);
+        if let Some(value) = rules::apply(self, name, &args, range) {
+            return value;
+        }
+        if let Some(layer) = rules::layer_constructor(name) {
+            return Value::Layer(Rc::new(Layer {
+                kind: layer.to_owned(),
+                args: args.into_pairs(),
+            }));
+        }
+        // A contract: instantiate its summary like any function's.
+        let function = FunctionRef {
+            function: contract,
+            owner: None,
+            local: false,
+        };
+        self.call_summary(function, args.into_triples(), range)
+    }
+
+    fn has_opaque_tensor(&self, bound: &[(String, Value, String)]) -> bool {
+        let opaque = |v: &Value| matches!(v, Value::Tensor(shape) if self.refine_shape(shape).dims().is_none());
+        bound.iter().any(|(_, v, _)| match v {
+            Value::List(items) | Value::Tuple(items) => items.iter().any(opaque),
+            other => opaque(other),
+        })
+    }
+
+    /// Records a deferred operation; its result is a fresh opaque shape.
+    fn defer(&mut self, op: &str, args: Vec<(String, Value, String)>, range: TextRange) -> Value {
+        let result = self.analysis.vars.fresh();
+        let shape = Shape::opaque(result);
+        self.assume(shape.well_formed(), range);
+        self.deferred.push(Deferred {
+            op: op.to_owned(),
+            args,
+            result,
+            range,
+            guard: self.guard.clone(),
+        });
+        Value::Tensor(shape)
+    }
+
+    /// `Struct(args)`: evaluates the fields from the parameters.
+    pub fn construct(
+        &mut self,
+        def: &ast::Struct,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        let name = def
+            .name
+            .as_ref()
+            .map(|n| n.text.clone())
+            .unwrap_or_default();
+        let params: Vec<(String, Value)> = bound.into_iter().map(|(n, v, _)| (n, v)).collect();
+        self.scopes.push(
+            params
+                .iter()
+                .map(|(n, v)| {
+                    (
+                        n.clone(),
+                        Slot {
+                            value: v.clone(),
+                            declared: None,
+                        },
+                    )
+                })
+                .collect(),
+        );
+        let mut fields = Vec::new();
+        for field in &def.fields {
+            let value = self.expr(&field.value);
+            self.bind(&field.name.text, value.clone(), None);
+            fields.push((field.name.text.clone(), value));
+        }
+        self.scopes.pop();
+        let _ = range;
+        Value::Instance(Rc::new(Instance {
+            struct_name: name,
+            params,
+            fields,
+        }))
+    }
+
+    /// Evaluates a struct's fields for a method's `self` without checking
+    /// them again: they were checked where the instance was built.
+    pub fn construct_assumed(
+        &mut self,
+        def: &ast::Struct,
+        bound: Vec<(String, Value, String)>,
+    ) -> Value {
+        let saved = std::mem::replace(&mut self.assume_only, true);
+        let value = self.construct(def, bound, def.range);
+        self.assume_only = saved;
+        value
+    }
+
+    /// Instantiates the callee's summary with the arguments.
+    pub fn call_summary(
+        &mut self,
+        function: FunctionRef<'a>,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        let key = function.key();
+        if self.call_text.is_none() {
+            self.call_text = Some(key.clone());
+        }
+        let Some(summary) = self.analysis.summary(function) else {
+            return Value::Unknown;
+        };
+        self.instantiate(&summary, &key, bound, range)
+    }
+
+    fn instantiate(
+        &mut self,
+        summary: &Summary,
+        callee: &str,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        let mut substitution = Substitution::default();
+        substitution.internal = (summary.first_var..summary.end_var).collect();
+        for hole in self.analysis.hole_vars() {
+            substitution.internal.remove(&hole);
+        }
+        for (name, placeholder) in &summary.params {
+            let Some((_, actual, text)) = bound.iter().find(|(n, _, _)| n == name) else {
+                continue;
+            };
+            self.unify(
+                placeholder,
+                actual,
+                &mut substitution,
+                name,
+                text,
+                callee,
+                range,
+            );
+        }
+        let call_site = CallSite {
+            range,
+            callee: callee.to_owned(),
+            text: self.call_text.take().unwrap_or_default(),
+        };
+        self.resolve_deferred(summary, &mut substitution, &call_site);
+        let vars = &self.analysis.vars;
+        for fact in &summary.facts {
+            let mut guard = self.guard.clone();
+            guard.extend(fact.guard.iter().map(|g| substitution.formula(g, vars)));
+            let formula = substitution.formula(&fact.formula, vars);
+            let explain = match &fact.explain {
+                Explain::Equal { what, left, right } => Explain::Equal {
+                    what: what.clone(),
+                    left: (left.0.clone(), substitution.term(&left.1, vars)),
+                    right: (right.0.clone(), substitution.term(&right.1, vars)),
+                },
+                Explain::Shape {
+                    subject,
+                    actual,
+                    claimed,
+                } => Explain::Shape {
+                    subject: subject.clone(),
+                    actual: substitution.shape(actual, vars),
+                    claimed: claimed.clone(),
+                },
+                Explain::Text { template, terms } => Explain::Text {
+                    template: template.clone(),
+                    terms: terms.iter().map(|t| substitution.term(t, vars)).collect(),
+                },
+            };
+            let mut via = vec![call_site.clone()];
+            via.extend(fact.via.iter().cloned());
+            if formula == Formula::truth(true) {
+                continue;
+            }
+            self.learn(&formula);
+            self.facts.push(Fact {
+                guard,
+                formula,
+                kind: fact.kind,
+                range: fact.range,
+                function: fact.function.clone(),
+                explain,
+                via,
+            });
+        }
+        let result = substitution.value(&summary.result, vars);
+        self.refine(result)
+    }
+
+    /// Applies the callee's deferred operations to the substituted arguments;
+    /// each result replaces the opaque shape that stood for it.
+    fn resolve_deferred(
+        &mut self,
+        summary: &Summary,
+        substitution: &mut Substitution,
+        call_site: &CallSite,
+    ) {
+        for deferred in &summary.deferred {
+            let vars = &self.analysis.vars;
+            let args: Vec<(String, Value, String)> = deferred
+                .args
+                .iter()
+                .map(|(n, v, t)| (n.clone(), substitution.value(v, vars), t.clone()))
+                .collect();
+            let guard: Vec<Formula> = deferred
+                .guard
+                .iter()
+                .map(|g| substitution.formula(g, vars))
+                .collect();
+            let saved_guard = self.guard.clone();
+            let saved_function = std::mem::replace(&mut self.function, summary.function.clone());
+            self.guard.extend(guard);
+            self.via_context.insert(0, call_site.clone());
+            let value = if self.has_opaque_tensor(&args) {
+                self.defer(&deferred.op, args, deferred.range)
+            } else {
+                rules::apply(self, &deferred.op, &Args::new(args), deferred.range)
+                    .unwrap_or(Value::Unknown)
+            };
+            self.via_context.remove(0);
+            self.function = saved_function;
+            self.guard = saved_guard;
+            if let Value::Tensor(shape) = value {
+                substitution.shapes.insert(deferred.result, shape);
+            }
+        }
+    }
+
+    /// Matches a summary's placeholder with an argument: placeholders are
+    /// substituted, anything else the placeholder fixes becomes a fact of
+    /// the call (the callee's parameter type).
+    #[allow(clippy::too_many_arguments)]
+    fn unify(
+        &mut self,
+        placeholder: &Value,
+        actual: &Value,
+        substitution: &mut Substitution,
+        param: &str,
+        text: &str,
+        callee: &str,
+        range: TextRange,
+    ) {
+        match (placeholder, actual) {
+            (Value::Int(Term::Var(v)), Value::Int(t)) if !substitution.ints.contains_key(v) => {
+                substitution.ints.insert(*v, t.clone());
+            }
+            (Value::Int(p), Value::Int(t)) => {
+                let p = substitution.term(p, &self.analysis.vars);
+                self.require(
+                    Formula::eq(&p, t),
+                    FactKind::Precondition,
+                    range,
+                    Explain::Equal {
+                        what: format!("argument `{param}` of `{callee}`"),
+                        left: (text.to_owned(), t.clone()),
+                        right: ("the parameter".to_owned(), p),
+                    },
+                );
+            }
+            (Value::Bool(Formula::Var(v)), Value::Bool(f)) => {
+                substitution.bools.insert(*v, f.clone());
+            }
+            (Value::Tensor(p), Value::Tensor(a)) | (Value::Shape(p), Value::Shape(a)) => {
+                self.unify_shape(p, a, substitution, param, text, callee, range)
+            }
+            (Value::Shape(p), other) => {
+                if let Some(a) = other.as_dims() {
+                    self.unify_shape(p, &a, substitution, param, text, callee, range)
+                }
+            }
+            (Value::Tuple(ps), Value::Tuple(actuals)) if ps.len() == actuals.len() => {
+                for (p, a) in ps.iter().zip(actuals) {
+                    self.unify(p, a, substitution, param, text, callee, range);
+                }
+            }
+            (Value::Instance(p), Value::Instance(a)) if p.struct_name == a.struct_name => {
+                for ((name, pv), (_, av)) in p.params.iter().zip(&a.params) {
+                    self.unify(pv, av, substitution, name, name, callee, range);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn unify_shape(
+        &mut self,
+        placeholder: &Shape,
+        actual: &Shape,
+        substitution: &mut Substitution,
+        param: &str,
+        text: &str,
+        callee: &str,
+        range: TextRange,
+    ) {
+        let actual = self.refine_shape(actual);
+        let fixed = placeholder.head.len() + placeholder.rest.as_ref().map_or(0, |r| r.tail.len());
+        let rank_ok = match &placeholder.rest {
+            None => Formula::eq(&actual.rank(), &Term::int(fixed as i64)),
+            Some(_) => Formula::ge(&actual.rank(), &Term::int(fixed as i64)),
+        };
+        self.require(
+            rank_ok,
+            FactKind::Precondition,
+            range,
+            Explain::Text {
+                template: format!(
+                    "`{callee}` expects `{param}` of rank {}{fixed}, but `{text}` has rank {{}}",
+                    if placeholder.rest.is_some() {
+                        "at least "
+                    } else {
+                        ""
+                    }
+                ),
+                terms: vec![actual.rank()],
+            },
+        );
+        let mut pairs: Vec<(Term, i64)> = placeholder
+            .head
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as i64))
+            .collect();
+        if let Some(rest) = &placeholder.rest {
+            let n = rest.tail.len() as i64;
+            pairs.extend(
+                rest.tail
+                    .iter()
+                    .enumerate()
+                    .map(|(j, t)| (t.clone(), j as i64 - n)),
+            );
+            let slice = actual.slice(placeholder.head.len(), rest.tail.len());
+            substitution.shapes.insert(rest.base, slice);
+        }
+        for (p, index) in pairs {
+            let Some(a) = actual.dim(index) else { continue };
+            match p {
+                Term::Var(v)
+                    if !substitution.ints.contains_key(&v)
+                        && substitution.internal.contains(&v) =>
+                {
+                    substitution.ints.insert(v, a);
+                }
+                p => {
+                    let expected = substitution.term(&p, &self.analysis.vars);
+                    let position = if index < 0 {
+                        format!("{index}")
+                    } else {
+                        index.to_string()
+                    };
+                    self.require(
+                        Formula::eq(&a, &expected),
+                        FactKind::Precondition,
+                        range,
+                        Explain::Equal {
+                            what: format!("shape mismatch in the call of `{callee}`"),
+                            left: (format!("{text}.shape[{position}]"), a.clone()),
+                            right: (format!("its parameter `{param}` wants"), expected),
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// The merged result of the body's `return`s.
+    pub fn result(&self) -> Value {
+        let mut result: Option<Value> = None;
+        for (guard, value) in self.returns.iter().rev() {
+            result = Some(match result {
+                None => value.clone(),
+                Some(later) => {
+                    let condition = Formula::and(guard.iter().cloned());
+                    self.merge(&condition, value, &later)
+                }
+            });
+        }
+        result.unwrap_or(Value::None)
+    }
+}
+
+fn describe_dim(dim: &ast::Dim) -> String {
+    match dim {
+        ast::Dim::Unknown(_) => "?".to_owned(),
+        ast::Dim::Segment { name, .. } => format!("..{}", name.text),
+        ast::Dim::Expr(expr) => describe(expr),
+    }
+}
+
+fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Some(match op {
+            CompareOp::Eq => Formula::eq(x, y),
+            CompareOp::Ne => Formula::ne(x, y),
+            CompareOp::Lt => Formula::lt(x, y),
+            CompareOp::Le => Formula::le(x, y),
+            CompareOp::Gt => Formula::gt(x, y),
+            CompareOp::Ge => Formula::ge(x, y),
+        }),
+        (Value::Bool(x), Value::Bool(y)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
+            let same = Formula::iff(x, y);
+            Some(if op == CompareOp::Eq {
+                same
+            } else {
+                Formula::not(&same)
+            })
+        }
+        _ if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
+            let (x, y) = (a.as_dims()?, b.as_dims()?);
+            let same = shapes_equal(&x, &y)?;
+            Some(if op == CompareOp::Eq {
+                same
+            } else {
+                Formula::not(&same)
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Equality of two shapes, when it can be stated without quantifiers.
+pub fn shapes_equal(x: &Shape, y: &Shape) -> Option<Formula> {
+    let (known, other) = match (x.dims(), y.dims()) {
+        (Some(a), Some(b)) => {
+            if a.len() != b.len() {
+                return Some(Formula::truth(false));
+            }
+            return Some(Formula::and(
+                a.iter()
+                    .zip(b)
+                    .map(|(p, q)| Formula::eq(p, q))
+                    .collect::<Vec<_>>(),
+            ));
+        }
+        (Some(a), None) => (a, y),
+        (None, Some(b)) => (b, x),
+        (None, None) => return None,
+    };
+    let mut parts = vec![Formula::eq(&other.rank(), &Term::int(known.len() as i64))];
+    for (i, t) in known.iter().enumerate() {
+        parts.push(Formula::eq(&other.dim(i as i64)?, t));
+    }
+    Some(Formula::and(parts))
+}

@@ -1,0 +1,67 @@
+//! The facts symbolic execution records, with what is needed to report them.
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+
+/// A path condition: the conjunction of the branch conditions (already
+/// negated for `else` branches) under which a fact must hold.
+pub type Guard = Vec<Formula>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactKind {
+    /// Required by an operation, a `where` clause, a parameter type or an
+    /// `assert` that opens a function: when it fails for some call, the call
+    /// is wrong.
+    Precondition,
+    /// A `|->` assertion, a type annotation, or an `assert` after the
+    /// opening ones: when it fails for some call, the claim is wrong too.
+    Claim,
+    /// Holds by construction (well-formed shapes, loop bounds); never the
+    /// fact an error is reported at.
+    Assumption,
+}
+
+/// How to explain a failing fact in the program's terms. Terms are shown
+/// with the values the rest of the contradiction forces on them.
+#[derive(Clone, Debug)]
+pub enum Explain {
+    /// `{what}: {left} = 10 but {right} = 30`
+    Equal {
+        what: String,
+        left: (String, Term),
+        right: (String, Term),
+    },
+    /// `{subject} has shape [..] here but is asserted to be {claimed}`
+    Shape {
+        subject: String,
+        actual: super::value::Shape,
+        claimed: String,
+    },
+    /// A message with `{}` placeholders filled by the terms' values.
+    Text { template: String, terms: Vec<Term> },
+}
+
+/// A call through which a callee's fact reached the checked entry point.
+#[derive(Clone, Debug)]
+pub struct CallSite {
+    /// The call, in the caller.
+    pub range: TextRange,
+    pub callee: String,
+    /// The call as written, e.g. `model(input)`.
+    pub text: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Fact {
+    pub guard: Guard,
+    pub formula: Formula,
+    pub kind: FactKind,
+    /// Where the fact is stated, in the function that states it.
+    pub range: TextRange,
+    /// The function that states it (`None` for the script body).
+    pub function: Option<String>,
+    pub explain: Explain,
+    /// Outermost first: the calls from the checked entry point down to the
+    /// function that states the fact. Empty for the entry point's own facts.
+    pub via: Vec<CallSite>,
+}

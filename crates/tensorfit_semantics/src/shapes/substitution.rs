@@ -1,0 +1,124 @@
+//! Substitution of a summary's placeholders by a call's arguments.
+//!
+//! A placeholder is a variable (an `Int` parameter, a dimension name) or an
+//! opaque shape (a bare `Tensor` parameter, a segment). Instantiating a
+//! summary maps each placeholder to what the call passes and every other
+//! variable the summary created to a fresh one, so that two calls never
+//! share their internals. Holes are program constants and stay as they are.
+
+use std::collections::{HashMap, HashSet};
+
+use tensorfit_solver::{Formula, Term, VarId};
+
+use super::value::{Rest, Shape, Value};
+use super::vars::VarGen;
+
+#[derive(Default)]
+pub struct Substitution {
+    pub ints: HashMap<VarId, Term>,
+    pub bools: HashMap<VarId, Formula>,
+    pub shapes: HashMap<VarId, Shape>,
+    /// Variables created by the summary: renamed fresh on first sight.
+    pub internal: HashSet<VarId>,
+    renamed: HashMap<VarId, VarId>,
+}
+
+impl Substitution {
+    fn rename(&mut self, var: VarId, vars: &VarGen) -> VarId {
+        if !self.internal.contains(&var) {
+            return var;
+        }
+        *self
+            .renamed
+            .entry(var)
+            .or_insert_with(|| vars.fresh_like(var))
+    }
+
+    pub fn term(&mut self, term: &Term, vars: &VarGen) -> Term {
+        term.rewrite(&mut |atom| match atom {
+            Term::Var(v) => Some(match self.ints.get(v) {
+                Some(t) => t.clone(),
+                None => Term::var(self.rename(*v, vars)),
+            }),
+            Term::Rank(b) => Some(match self.shapes.get(b) {
+                Some(shape) => shape.rank(),
+                None => Term::rank(self.rename(*b, vars)),
+            }),
+            Term::Dim(b, index) => Some(match self.shapes.get(b).cloned() {
+                Some(shape) => shape.dim_at(index),
+                None => Term::dim(self.rename(*b, vars), (**index).clone()),
+            }),
+            _ => None,
+        })
+    }
+
+    pub fn formula(&mut self, formula: &Formula, vars: &VarGen) -> Formula {
+        let rewritten = formula.rewrite(&mut |atom| Some(self.term(atom, vars)));
+        let bools: HashMap<VarId, Formula> = self.bools.clone();
+        let internal = self.internal.clone();
+        let mut renamed = std::mem::take(&mut self.renamed);
+        let result = rename_bools(&rewritten, &mut |v| {
+            if let Some(f) = bools.get(&v) {
+                return f.clone();
+            }
+            if internal.contains(&v) {
+                return Formula::var(*renamed.entry(v).or_insert_with(|| vars.fresh_like(v)));
+            }
+            Formula::var(v)
+        });
+        self.renamed.extend(renamed);
+        result
+    }
+
+    pub fn shape(&mut self, shape: &Shape, vars: &VarGen) -> Shape {
+        let head: Vec<Term> = shape.head.iter().map(|t| self.term(t, vars)).collect();
+        let Some(rest) = &shape.rest else {
+            return Shape::known(head);
+        };
+        let tail: Vec<Term> = rest.tail.iter().map(|t| self.term(t, vars)).collect();
+        let middle = match self.shapes.get(&rest.base).cloned() {
+            Some(replacement) => {
+                replacement.slice(rest.skip_front as usize, rest.skip_back as usize)
+            }
+            None => Shape {
+                head: Vec::new(),
+                rest: Some(Rest {
+                    base: self.rename(rest.base, vars),
+                    tail: Vec::new(),
+                    ..rest.clone()
+                }),
+            },
+        };
+        let with_head = Shape::known(head)
+            .concat(&middle)
+            .unwrap_or_else(|| Shape::opaque(vars.fresh()));
+        with_head
+            .concat(&Shape::known(tail))
+            .unwrap_or_else(|| Shape::opaque(vars.fresh()))
+    }
+
+    pub fn value(&mut self, value: &Value, vars: &VarGen) -> Value {
+        // Terms and shapes are rewritten by the same substitution; the two
+        // closures cannot both borrow `self`, so shapes go through a cell.
+        let cell = std::cell::RefCell::new(self);
+        value.map_terms(
+            &mut |t| cell.borrow_mut().term(t, vars),
+            &mut |s| cell.borrow_mut().shape(s, vars),
+            &mut |f| cell.borrow_mut().formula(f, vars),
+        )
+    }
+}
+
+fn rename_bools(formula: &Formula, f: &mut dyn FnMut(VarId) -> Formula) -> Formula {
+    match formula {
+        Formula::Var(v) => f(*v),
+        Formula::Not(inner) => Formula::not(&rename_bools(inner, f)),
+        Formula::And(parts) => {
+            Formula::and(parts.iter().map(|p| rename_bools(p, f)).collect::<Vec<_>>())
+        }
+        Formula::Or(parts) => {
+            Formula::or(parts.iter().map(|p| rename_bools(p, f)).collect::<Vec<_>>())
+        }
+        _ => formula.clone(),
+    }
+}

@@ -1,0 +1,419 @@
+//! Symbolic values: what the analysis knows about each value of a program.
+
+use std::rc::Rc;
+
+use tensorfit_solver::{Formula, Term, VarId};
+
+/// The shape of a tensor: `head ++ middle ++ tail`, where `middle` (if any)
+/// is a slice of an *opaque* shape, one whose rank is not known. An opaque
+/// shape `s` has rank `Rank(s)` and dimensions `Dim(s, i)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shape {
+    pub head: Vec<Term>,
+    pub rest: Option<Rest>,
+}
+
+/// Dimensions `skip_front .. Rank(base) - skip_back` of an opaque shape,
+/// followed by `tail`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Rest {
+    pub base: VarId,
+    pub skip_front: u32,
+    pub skip_back: u32,
+    pub tail: Vec<Term>,
+}
+
+impl Shape {
+    pub fn known(dims: Vec<Term>) -> Shape {
+        Shape {
+            head: dims,
+            rest: None,
+        }
+    }
+
+    pub fn opaque(base: VarId) -> Shape {
+        Shape {
+            head: Vec::new(),
+            rest: Some(Rest {
+                base,
+                skip_front: 0,
+                skip_back: 0,
+                tail: Vec::new(),
+            }),
+        }
+    }
+
+    pub fn scalar() -> Shape {
+        Shape::known(Vec::new())
+    }
+
+    /// The dimensions, when the rank is known.
+    pub fn dims(&self) -> Option<&[Term]> {
+        match self.rest {
+            None => Some(&self.head),
+            Some(_) => None,
+        }
+    }
+
+    /// The length of the opaque middle part.
+    fn middle_len(rest: &Rest) -> Term {
+        Term::sub(
+            &Term::rank(rest.base),
+            &Term::int(i64::from(rest.skip_front + rest.skip_back)),
+        )
+    }
+
+    pub fn rank(&self) -> Term {
+        match &self.rest {
+            None => Term::int(self.head.len() as i64),
+            Some(rest) => Term::add(
+                &Term::int((self.head.len() + rest.tail.len()) as i64),
+                &Shape::middle_len(rest),
+            ),
+        }
+    }
+
+    /// Facts every use of this shape may assume: the opaque middle has a
+    /// non-negative length.
+    pub fn well_formed(&self) -> Formula {
+        match &self.rest {
+            None => Formula::truth(true),
+            Some(rest) => Formula::ge(&Shape::middle_len(rest), &Term::int(0)),
+        }
+    }
+
+    /// Dimension `index` (negative counts from the end). `None` when the
+    /// position is certainly outside a known rank. The caller states that
+    /// the position is in range (`index_in_range`).
+    pub fn dim(&self, index: i64) -> Option<Term> {
+        match &self.rest {
+            None => {
+                let len = self.head.len() as i64;
+                let position = if index < 0 { len + index } else { index };
+                (0..len)
+                    .contains(&position)
+                    .then(|| self.head[position as usize].clone())
+            }
+            Some(rest) => {
+                let head_len = self.head.len() as i64;
+                let tail_len = rest.tail.len() as i64;
+                let middle = Shape::middle_len(rest);
+                if index >= 0 && index < head_len {
+                    return Some(self.head[index as usize].clone());
+                }
+                if index < 0 && -index <= tail_len {
+                    return Some(rest.tail[(tail_len + index) as usize].clone());
+                }
+                if index >= 0 {
+                    // Position j inside middle ++ tail.
+                    let j = index - head_len;
+                    let mut term = Term::dim(rest.base, Term::int(i64::from(rest.skip_front) + j));
+                    for (k, t) in rest.tail.iter().enumerate().rev() {
+                        let at = Term::add(&middle, &Term::int(k as i64));
+                        term = Term::ite(&Formula::eq(&Term::int(j), &at), t, &term);
+                    }
+                    Some(term)
+                } else {
+                    // Position from the end inside head ++ middle.
+                    let from_end = -index - tail_len; // 1-based from the end of middle
+                    let middle_position = Term::sub(&middle, &Term::int(from_end));
+                    let mut term = Term::dim(
+                        rest.base,
+                        Term::add(&Term::int(i64::from(rest.skip_front)), &middle_position),
+                    );
+                    for (k, h) in self.head.iter().enumerate() {
+                        // Falls into the head when middle_position < 0.
+                        let at = Term::sub(&Term::int(k as i64), &Term::int(head_len));
+                        term = Term::ite(&Formula::eq(&middle_position, &at), h, &term);
+                    }
+                    Some(term)
+                }
+            }
+        }
+    }
+
+    /// Dimension at a symbolic position counted from the front.
+    pub fn dim_at(&self, index: &Term) -> Term {
+        if let Some(i) = index.as_const() {
+            if i >= 0 {
+                if let Some(term) = self.dim(i) {
+                    return term;
+                }
+            }
+        }
+        let head_len = Term::int(self.head.len() as i64);
+        let mut term = match &self.rest {
+            None => self.head.last().cloned().unwrap_or(Term::int(1)),
+            Some(rest) => {
+                let j = Term::sub(index, &head_len);
+                let middle = Shape::middle_len(rest);
+                let mut term = Term::dim(
+                    rest.base,
+                    Term::add(&Term::int(i64::from(rest.skip_front)), &j),
+                );
+                for (k, t) in rest.tail.iter().enumerate() {
+                    let at = Term::add(&middle, &Term::int(k as i64));
+                    term = Term::ite(&Formula::eq(&j, &at), t, &term);
+                }
+                term
+            }
+        };
+        for (k, h) in self.head.iter().enumerate().rev() {
+            term = Term::ite(&Formula::eq(index, &Term::int(k as i64)), h, &term);
+        }
+        term
+    }
+
+    /// `0 <= index < rank` (or `-rank <= index < 0`).
+    pub fn index_in_range(&self, index: i64) -> Formula {
+        if index >= 0 {
+            Formula::lt(&Term::int(index), &self.rank())
+        } else {
+            Formula::le(&Term::int(-index), &self.rank())
+        }
+    }
+
+    /// With the rank of an opaque base known, the dimensions spelled out.
+    pub fn refine(&self, rank_of: &dyn Fn(VarId) -> Option<i64>) -> Shape {
+        let Some(rest) = &self.rest else {
+            return self.clone();
+        };
+        let Some(rank) = rank_of(rest.base) else {
+            return self.clone();
+        };
+        let from = i64::from(rest.skip_front);
+        let to = rank - i64::from(rest.skip_back);
+        let mut dims = self.head.clone();
+        dims.extend((from..to.max(from)).map(|i| Term::dim(rest.base, Term::int(i))));
+        dims.extend(rest.tail.iter().cloned());
+        Shape::known(dims)
+    }
+
+    /// Dimensions `from..` and `..to` as a new shape: `slice(1, 0)` drops
+    /// the first dimension. Requires the rank to be at least `from + to`.
+    pub fn slice(&self, from: usize, from_back: usize) -> Shape {
+        match &self.rest {
+            None => {
+                let end = self.head.len().saturating_sub(from_back);
+                Shape::known(
+                    self.head
+                        .get(from..end.max(from))
+                        .map(<[Term]>::to_vec)
+                        .unwrap_or_default(),
+                )
+            }
+            Some(rest) => {
+                let mut shape = self.clone();
+                let mut rest = rest.clone();
+                // Drop from the front: head first, then the middle.
+                let head_drop = from.min(shape.head.len());
+                shape.head.drain(..head_drop);
+                rest.skip_front += (from - head_drop) as u32;
+                let tail_drop = from_back.min(rest.tail.len());
+                rest.tail.truncate(rest.tail.len() - tail_drop);
+                rest.skip_back += (from_back - tail_drop) as u32;
+                shape.rest = Some(rest);
+                shape
+            }
+        }
+    }
+
+    /// `self ++ other`, when at most one of them is opaque.
+    pub fn concat(&self, other: &Shape) -> Option<Shape> {
+        match (&self.rest, &other.rest) {
+            (None, None) => Some(Shape::known(
+                self.head.iter().chain(&other.head).cloned().collect(),
+            )),
+            (Some(rest), None) => {
+                let mut rest = rest.clone();
+                rest.tail.extend(other.head.iter().cloned());
+                Some(Shape {
+                    head: self.head.clone(),
+                    rest: Some(rest),
+                })
+            }
+            (None, Some(rest)) => {
+                let mut head = self.head.clone();
+                head.extend(other.head.iter().cloned());
+                Some(Shape {
+                    head,
+                    rest: Some(rest.clone()),
+                })
+            }
+            (Some(_), Some(_)) => None,
+        }
+    }
+}
+
+/// A prelude layer value, e.g. `Conv2d(3, 64, kernel_size: 3)`: its
+/// constructor and arguments by parameter name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layer {
+    pub kind: String,
+    pub args: Vec<(String, Value)>,
+}
+
+impl Layer {
+    pub fn arg(&self, name: &str) -> Option<&Value> {
+        self.args.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// An instance of a user struct: its parameters and evaluated fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instance {
+    pub struct_name: String,
+    pub params: Vec<(String, Value)>,
+    pub fields: Vec<(String, Value)>,
+}
+
+impl Instance {
+    pub fn member(&self, name: &str) -> Option<&Value> {
+        self.fields
+            .iter()
+            .chain(&self.params)
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Int(Term),
+    Bool(Formula),
+    Float,
+    Str(String),
+    None,
+    Tensor(Shape),
+    /// A list of dimensions (`x.shape`, `x.size()`).
+    Shape(Shape),
+    Tuple(Vec<Value>),
+    List(Vec<Value>),
+    Layer(Rc<Layer>),
+    Instance(Rc<Instance>),
+    /// Nothing is known: every use of it is unconstrained.
+    Unknown,
+}
+
+impl Value {
+    pub fn as_int(&self) -> Option<&Term> {
+        match self {
+            Value::Int(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The shape of a tensor-like value; a `Float` is a rank-0 tensor.
+    pub fn tensor_shape(&self) -> Option<Shape> {
+        match self {
+            Value::Tensor(shape) => Some(shape.clone()),
+            Value::Float | Value::Int(_) => Some(Shape::scalar()),
+            _ => None,
+        }
+    }
+
+    /// A list of `Int`s (or a shape value) read as dimensions.
+    pub fn as_dims(&self) -> Option<Shape> {
+        match self {
+            Value::Shape(shape) => Some(shape.clone()),
+            Value::List(items) | Value::Tuple(items) => {
+                let dims: Option<Vec<Term>> = items.iter().map(|v| v.as_int().cloned()).collect();
+                dims.map(Shape::known)
+            }
+            Value::Int(t) => Some(Shape::known(vec![t.clone()])),
+            _ => None,
+        }
+    }
+
+    /// Rewrites every term, shape and formula inside the value.
+    pub fn map_terms(
+        &self,
+        f: &mut dyn FnMut(&Term) -> Term,
+        g: &mut dyn FnMut(&Shape) -> Shape,
+        h: &mut dyn FnMut(&Formula) -> Formula,
+    ) -> Value {
+        match self {
+            Value::Int(t) => Value::Int(f(t)),
+            Value::Bool(b) => Value::Bool(h(b)),
+            Value::Tensor(s) => Value::Tensor(g(s)),
+            Value::Shape(s) => Value::Shape(g(s)),
+            Value::Tuple(items) => {
+                Value::Tuple(items.iter().map(|v| v.map_terms(f, g, h)).collect())
+            }
+            Value::List(items) => Value::List(items.iter().map(|v| v.map_terms(f, g, h)).collect()),
+            Value::Layer(layer) => Value::Layer(Rc::new(Layer {
+                kind: layer.kind.clone(),
+                args: layer
+                    .args
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.map_terms(f, g, h)))
+                    .collect(),
+            })),
+            Value::Instance(instance) => Value::Instance(Rc::new(Instance {
+                struct_name: instance.struct_name.clone(),
+                params: instance
+                    .params
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.map_terms(f, g, h)))
+                    .collect(),
+                fields: instance
+                    .fields
+                    .iter()
+                    .map(|(n, v)| (n.clone(), v.map_terms(f, g, h)))
+                    .collect(),
+            })),
+            Value::Float | Value::Str(_) | Value::None | Value::Unknown => self.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(v: i64) -> Term {
+        Term::int(v)
+    }
+
+    #[test]
+    fn known_shapes_index_from_both_ends() {
+        let shape = Shape::known(vec![c(2), c(3), c(4)]);
+        assert_eq!(shape.dim(0), Some(c(2)));
+        assert_eq!(shape.dim(-1), Some(c(4)));
+        assert_eq!(shape.dim(3), None);
+        assert_eq!(shape.rank(), c(3));
+        assert_eq!(shape.slice(1, 0), Shape::known(vec![c(3), c(4)]));
+    }
+
+    #[test]
+    fn opaque_shapes_index_through_the_dimension_function() {
+        let x = Shape::opaque(7);
+        assert_eq!(x.dim(0), Some(Term::dim(7, c(0))));
+        assert_eq!(
+            x.dim(-1),
+            Some(Term::dim(7, Term::sub(&Term::rank(7), &c(1))))
+        );
+        // Refined once the rank is known.
+        let refined = x.refine(&|_| Some(2));
+        assert_eq!(
+            refined,
+            Shape::known(vec![Term::dim(7, c(0)), Term::dim(7, c(1))])
+        );
+    }
+
+    #[test]
+    fn slices_of_opaque_shapes_keep_their_tail() {
+        // conv2d on an unknown rank: batch dims of x, then [c, h, w].
+        let x = Shape::opaque(3);
+        let batch = x.slice(0, 3);
+        let out = batch
+            .concat(&Shape::known(vec![c(64), c(5), c(5)]))
+            .unwrap();
+        assert_eq!(out.dim(-3), Some(c(64)));
+        let refined = out.refine(&|_| Some(4));
+        assert_eq!(
+            refined,
+            Shape::known(vec![Term::dim(3, c(0)), c(64), c(5), c(5)])
+        );
+    }
+}
