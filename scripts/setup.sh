@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v cc >/dev/null || need_apt+=(gcc)
+# The solver links Debian's Z3 (4.8.12); the z3 crate never downloads one.
+[ -f /usr/include/z3.h ] || need_apt+=(libz3-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]}"
   apt-get update -qq && apt-get install -y -qq "${need_apt[@]}"
