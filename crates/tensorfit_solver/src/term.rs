@@ -221,7 +221,7 @@ impl Term {
             },
             (_, Term::Const(1)) => a.clone(),
             (_, Term::Const(c)) if *c > 1 => {
-                // (c·k + r) / c with all coefficients divisible: exact.
+                // (c·x + k) / c = x + k / c when c divides everything.
                 if let Some(linear) = Linear::of(a) {
                     let divisible =
                         linear.constant % c == 0 && linear.atoms.values().all(|k| k % c == 0);
@@ -235,6 +235,14 @@ impl Term {
                                 .collect(),
                         };
                         return divided.into_term();
+                    }
+                    // (x + q·c + r) / c = (x + r) / c + q, with 0 <= r < c.
+                    let q = floor_div(linear.constant, *c).unwrap_or(0);
+                    if q != 0 {
+                        let mut rest = linear.clone();
+                        rest.constant -= q * c;
+                        let inner = Term::Div(Box::new(rest.into_term()), Box::new(b.clone()));
+                        return Term::add(&inner, &Term::Const(q));
                     }
                 }
                 Term::Div(Box::new(a.clone()), Box::new(b.clone()))
@@ -541,6 +549,12 @@ mod tests {
             Term::div(&Term::int(1), &Term::int(0)),
             Term::Div(..)
         ));
+        // (x - 2) / 2 + 1 = x / 2
+        let halved = Term::add(
+            &Term::div(&Term::sub(&x(), &Term::int(2)), &Term::int(2)),
+            &Term::int(1),
+        );
+        assert_eq!(halved, Term::div(&x(), &Term::int(2)));
         // (4x + 8) / 4 = x + 2 exactly.
         let exact = Term::div(
             &Term::add(&Term::mul(&Term::int(4), &x()), &Term::int(8)),

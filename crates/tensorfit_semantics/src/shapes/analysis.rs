@@ -46,6 +46,8 @@ pub struct Analysis<'a> {
     /// `None` while the function is being summarised (a recursive call).
     summaries: RefCell<HashMap<String, Option<Rc<Summary>>>>,
     pub reports: RefCell<Vec<EntryReport>>,
+    /// Names the program gives to dimensions (`let batch = x.shape[0]`).
+    names: RefCell<HashMap<Term, String>>,
 }
 
 impl<'a> Analysis<'a> {
@@ -57,6 +59,7 @@ impl<'a> Analysis<'a> {
             holes: RefCell::new(BTreeMap::new()),
             summaries: RefCell::new(HashMap::new()),
             reports: RefCell::new(Vec::new()),
+            names: RefCell::new(HashMap::new()),
         }
     }
 
@@ -68,6 +71,20 @@ impl<'a> Analysis<'a> {
             .borrow_mut()
             .entry(range)
             .or_insert_with(|| self.vars.named("__"))
+    }
+
+    /// Remembers that the program calls `term` `name` (the first name wins).
+    pub fn name_term(&self, term: &Term, name: &str) {
+        if term.as_const().is_none() {
+            self.names
+                .borrow_mut()
+                .entry(term.clone())
+                .or_insert_with(|| name.to_owned());
+        }
+    }
+
+    pub fn term_name(&self, term: &Term) -> Option<String> {
+        self.names.borrow().get(term).cloned()
     }
 
     pub fn hole_vars(&self) -> Vec<VarId> {

@@ -26,6 +26,9 @@ pub struct EntryOutcome {
     pub set_aside: HashSet<usize>,
 }
 
+/// An entry point gets at most the time of this many solver time-outs.
+const ENTRY_BUDGET_QUERIES: u64 = 5;
+
 /// Path-condition literals are given ids after the facts'.
 const GUARD_ID_BASE: u32 = 1 << 30;
 
@@ -63,8 +66,20 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     let mut set_aside = HashSet::new();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut reported_ranges: HashSet<(TextRange, bool)> = HashSet::new();
+    // Checking time is bounded per entry point: past the budget, the paths
+    // not yet checked are left unreported rather than delaying the answer.
+    let started = std::time::Instant::now();
+    let budget = std::time::Duration::from_millis(
+        u64::from(analysis.limits.timeout_ms) * ENTRY_BUDGET_QUERIES,
+    );
     for path in &paths {
         loop {
+            if started.elapsed() > budget {
+                return EntryOutcome {
+                    diagnostics,
+                    set_aside,
+                };
+            }
             let active: Vec<usize> = (0..facts.len())
                 .filter(|i| !set_aside.contains(i) && guard_implies(path, &facts[*i].guard))
                 .collect();

@@ -12,6 +12,9 @@ use super::value::Shape;
 const UNNAMED: &str = "?";
 
 pub fn term(analysis: &Analysis<'_>, term: &Term) -> String {
+    if let Some(name) = analysis.term_name(term) {
+        return name;
+    }
     match term {
         Term::Const(c) => c.to_string(),
         Term::Var(v) => analysis.vars.name(*v).unwrap_or_else(|| UNNAMED.to_owned()),
@@ -47,7 +50,7 @@ pub fn term(analysis: &Analysis<'_>, term: &Term) -> String {
                 } else if negative {
                     text.push('-');
                 }
-                text.push_str(&operand(analysis, &magnitude));
+                text.push_str(&self::term(analysis, &magnitude));
             }
             text
         }
@@ -60,7 +63,7 @@ pub fn term(analysis: &Analysis<'_>, term: &Term) -> String {
 
 fn operand(analysis: &Analysis<'_>, t: &Term) -> String {
     match t {
-        Term::Add(_) | Term::Div(..) | Term::Rem(..) => format!("({})", term(analysis, t)),
+        Term::Add(_) => format!("({})", term(analysis, t)),
         _ => term(analysis, t),
     }
 }

@@ -542,6 +542,9 @@ impl<'f, 'a> Frame<'f, 'a> {
     fn bind_pattern(&mut self, pattern: &Pattern, value: Value, declared: Option<ast::Type>) {
         match pattern {
             Pattern::Name(name) => {
+                if let Value::Int(term) = &value {
+                    self.analysis.name_term(term, &name.text);
+                }
                 self.record(&name.text, name.range, &value);
                 self.bind(&name.text, value, declared);
             }
