@@ -299,6 +299,25 @@ impl Term {
         }
     }
 
+    /// Replaces boolean variables inside conditions (`Ite`) where `f` answers.
+    pub fn rewrite_bools(&self, f: &mut dyn FnMut(VarId) -> Option<Formula>) -> Term {
+        match self {
+            Term::Const(_) | Term::Var(_) | Term::Rank(_) => self.clone(),
+            Term::Dim(shape, index) => Term::Dim(*shape, Box::new(index.rewrite_bools(f))),
+            Term::Add(parts) => parts.iter().fold(Term::Const(0), |sum, p| {
+                Term::add(&sum, &p.rewrite_bools(f))
+            }),
+            Term::Mul(a, b) => Term::mul(&a.rewrite_bools(f), &b.rewrite_bools(f)),
+            Term::Div(a, b) => Term::div(&a.rewrite_bools(f), &b.rewrite_bools(f)),
+            Term::Rem(a, b) => Term::rem(&a.rewrite_bools(f), &b.rewrite_bools(f)),
+            Term::Ite(c, a, b) => Term::ite(
+                &c.rewrite_bools(f),
+                &a.rewrite_bools(f),
+                &b.rewrite_bools(f),
+            ),
+        }
+    }
+
     /// Visits every atom (`Var`, `Rank`, `Dim`) and boolean variable.
     pub fn visit_atoms(&self, f: &mut dyn FnMut(&Term)) {
         match self {
@@ -467,6 +486,23 @@ impl Formula {
             Formula::Not(inner) => Formula::not(&inner.rewrite(f)),
             Formula::And(parts) => Formula::and(parts.iter().map(|p| p.rewrite(f))),
             Formula::Or(parts) => Formula::or(parts.iter().map(|p| p.rewrite(f))),
+        }
+    }
+
+    /// Replaces boolean variables where `f` answers, also inside terms.
+    pub fn rewrite_bools(&self, f: &mut dyn FnMut(VarId) -> Option<Formula>) -> Formula {
+        match self {
+            Formula::Const(_) => self.clone(),
+            Formula::Var(v) => f(*v).unwrap_or_else(|| self.clone()),
+            Formula::IsZero(t) => Formula::compare(t.rewrite_bools(f), true),
+            Formula::NonPositive(t) => Formula::compare(t.rewrite_bools(f), false),
+            Formula::Not(inner) => Formula::not(&inner.rewrite_bools(f)),
+            Formula::And(parts) => {
+                Formula::and(parts.iter().map(|p| p.rewrite_bools(f)).collect::<Vec<_>>())
+            }
+            Formula::Or(parts) => {
+                Formula::or(parts.iter().map(|p| p.rewrite_bools(f)).collect::<Vec<_>>())
+            }
         }
     }
 

@@ -433,7 +433,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     fn join_scopes(
-        &self,
+        &mut self,
         c: &Formula,
         then_scopes: Vec<HashMap<String, Slot>>,
         else_scopes: Vec<HashMap<String, Slot>>,
@@ -463,7 +463,8 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     /// The value that is `a` when `c` holds and `b` otherwise.
-    fn merge(&self, c: &Formula, a: &Value, b: &Value) -> Value {
+    fn merge(&mut self, c: &Formula, a: &Value, b: &Value) -> Value {
+        let (a, b) = (&self.refine(a.clone()), &self.refine(b.clone()));
         match (a, b) {
             (Value::Int(x), Value::Int(y)) => Value::Int(Term::ite(c, x, y)),
             (Value::Bool(x), Value::Bool(y)) => Value::Bool(Formula::or([
@@ -476,6 +477,19 @@ impl<'f, 'a> Frame<'f, 'a> {
                         Shape::known(xd.iter().zip(yd).map(|(p, q)| Term::ite(c, p, q)).collect())
                     }
                     _ if x == y => x.clone(),
+                    // Decided where the condition is known (at a call).
+                    _ if matches!(a, Value::Tensor(_)) => {
+                        let bound = vec![
+                            (
+                                "condition".to_owned(),
+                                Value::Bool(c.clone()),
+                                String::new(),
+                            ),
+                            ("input".to_owned(), a.clone(), String::new()),
+                            ("other".to_owned(), b.clone(), String::new()),
+                        ];
+                        return self.defer("select", bound, TextRange::default());
+                    }
                     _ => Shape::opaque(self.analysis.vars.fresh()),
                 };
                 if matches!(a, Value::Tensor(_)) {
@@ -821,9 +835,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 if !matches!(a, Value::Tensor(_)) && !matches!(b, Value::Tensor(_)) {
                     return Value::Float;
                 }
-                let both_opaque = self.refine_shape(&x).dims().is_none()
-                    && self.refine_shape(&y).dims().is_none();
-                if both_opaque && x != y {
+                let (x, y) = (self.refine_shape(&x), self.refine_shape(&y));
+                let scalar = |s: &Shape| s.dims().is_some_and(<[Term]>::is_empty);
+                let opaque = x.dims().is_none() || y.dims().is_none();
+                if opaque && x != y && !scalar(&x) && !scalar(&y) {
                     let bound = vec![
                         ("input".to_owned(), a, describe(lhs)),
                         ("other".to_owned(), b, describe(rhs)),
@@ -954,6 +969,40 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let target = self.expr(callee);
                 self.call_value(&target, args, call.range, text)
             }
+        }
+    }
+
+    /// Applies a callable value (layer or instance) to one evaluated argument.
+    pub fn apply_to(
+        &mut self,
+        target: &Value,
+        input: Value,
+        text: &str,
+        range: TextRange,
+    ) -> Value {
+        match target {
+            Value::Layer(layer) => {
+                rules::call_layer(self, layer, vec![(input, text.to_owned())], range)
+            }
+            Value::Instance(instance) => match self
+                .analysis
+                .program
+                .method(&instance.struct_name, "forward")
+            {
+                Some(forward) => {
+                    let Some(param) = forward.function.params.iter().find(|p| !p.is_self) else {
+                        return Value::Unknown;
+                    };
+                    let bound = vec![
+                        ("self".to_owned(), target.clone(), "self".to_owned()),
+                        (param.name.text.clone(), input, text.to_owned()),
+                    ];
+                    self.call_text = Some(text.to_owned());
+                    self.call_summary(forward, bound, range)
+                }
+                None => Value::Unknown,
+            },
+            _ => Value::Unknown,
         }
     }
 
@@ -1240,7 +1289,16 @@ impl<'f, 'a> Frame<'f, 'a> {
         let vars = &self.analysis.vars;
         for fact in &summary.facts {
             let mut guard = self.guard.clone();
-            guard.extend(fact.guard.iter().map(|g| substitution.formula(g, vars)));
+            let inner: Vec<Formula> = fact
+                .guard
+                .iter()
+                .map(|g| substitution.formula(g, vars))
+                .collect();
+            if inner.iter().any(|g| g.as_const() == Some(false)) {
+                // A branch this call never takes (e.g. on a struct's Bool).
+                continue;
+            }
+            guard.extend(inner.into_iter().filter(|g| g.as_const() != Some(true)));
             let formula = substitution.formula(&fact.formula, vars);
             let explain = match &fact.explain {
                 Explain::Equal { what, left, right } => Explain::Equal {
@@ -1306,7 +1364,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             let saved_function = std::mem::replace(&mut self.function, summary.function.clone());
             self.guard.extend(guard);
             self.via_context.insert(0, call_site.clone());
-            let value = if self.has_opaque_tensor(&args) {
+            let undecided = deferred.op == "select"
+                && !matches!(args.first(), Some((_, Value::Bool(c), _)) if c.as_const().is_some());
+            let value = if undecided || (deferred.op != "select" && self.has_opaque_tensor(&args)) {
                 self.defer(&deferred.op, args, deferred.range)
             } else {
                 rules::apply(self, &deferred.op, &Args::new(args), deferred.range)
@@ -1459,9 +1519,10 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     /// The merged result of the body's `return`s.
-    pub fn result(&self) -> Value {
+    pub fn result(&mut self) -> Value {
         let mut result: Option<Value> = None;
-        for (guard, value) in self.returns.iter().rev() {
+        let returns = self.returns.clone();
+        for (guard, value) in returns.iter().rev() {
             result = Some(match result {
                 None => value.clone(),
                 Some(later) => {

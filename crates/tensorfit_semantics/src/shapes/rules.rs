@@ -607,6 +607,19 @@ pub fn apply(
             ))
         }
         "einsum" => Some(Value::Unknown),
+        // The join of an `if` whose branches give differently built shapes.
+        "select" => {
+            let (Value::Bool(c), a, b) =
+                (args.get("condition"), args.get("input"), args.get("other"))
+            else {
+                return Some(Value::Unknown);
+            };
+            Some(match c.as_const() {
+                Some(true) => a.clone(),
+                Some(false) => b.clone(),
+                None => Value::Tensor(Shape::opaque(frame.analysis.vars.fresh())),
+            })
+        }
         _ => None,
     }
 }
@@ -1194,9 +1207,8 @@ pub fn call_layer(
                 Value::List(items) | Value::Tuple(items) => items,
                 _ => return Value::Unknown,
             };
-            layers.iter().fold(input, |value, layer| match layer {
-                Value::Layer(l) => call_layer(frame, l, vec![(value, text.clone())], range),
-                _ => Value::Unknown,
+            layers.iter().fold(input, |value, layer| {
+                frame.apply_to(layer, value, &text, range)
             })
         }
         "Linear" => {

@@ -35,6 +35,7 @@ impl Substitution {
     }
 
     pub fn term(&mut self, term: &Term, vars: &VarGen) -> Term {
+        let term = self.bools_in_term(term, vars);
         term.rewrite(&mut |atom| match atom {
             Term::Var(v) => Some(match self.ints.get(v) {
                 Some(t) => t.clone(),
@@ -53,21 +54,25 @@ impl Substitution {
     }
 
     pub fn formula(&mut self, formula: &Formula, vars: &VarGen) -> Formula {
-        let rewritten = formula.rewrite(&mut |atom| Some(self.term(atom, vars)));
-        let bools: HashMap<VarId, Formula> = self.bools.clone();
-        let internal = self.internal.clone();
-        let mut renamed = std::mem::take(&mut self.renamed);
-        let result = rename_bools(&rewritten, &mut |v| {
-            if let Some(f) = bools.get(&v) {
-                return f.clone();
-            }
-            if internal.contains(&v) {
-                return Formula::var(*renamed.entry(v).or_insert_with(|| vars.fresh_like(v)));
-            }
-            Formula::var(v)
-        });
-        self.renamed.extend(renamed);
-        result
+        let formula = self.bools_in_formula(formula, vars);
+        formula.rewrite(&mut |atom| Some(self.term(atom, vars)))
+    }
+
+    /// What a boolean variable becomes: the argument's condition, a fresh
+    /// copy, or itself.
+    fn bool_var(&mut self, v: VarId, vars: &VarGen) -> Formula {
+        if let Some(f) = self.bools.get(&v) {
+            return f.clone();
+        }
+        Formula::var(self.rename(v, vars))
+    }
+
+    fn bools_in_formula(&mut self, formula: &Formula, vars: &VarGen) -> Formula {
+        formula.rewrite_bools(&mut |v| Some(self.bool_var(v, vars)))
+    }
+
+    fn bools_in_term(&mut self, term: &Term, vars: &VarGen) -> Term {
+        term.rewrite_bools(&mut |v| Some(self.bool_var(v, vars)))
     }
 
     pub fn shape(&mut self, shape: &Shape, vars: &VarGen) -> Shape {
@@ -106,19 +111,5 @@ impl Substitution {
             &mut |s| cell.borrow_mut().shape(s, vars),
             &mut |f| cell.borrow_mut().formula(f, vars),
         )
-    }
-}
-
-fn rename_bools(formula: &Formula, f: &mut dyn FnMut(VarId) -> Formula) -> Formula {
-    match formula {
-        Formula::Var(v) => f(*v),
-        Formula::Not(inner) => Formula::not(&rename_bools(inner, f)),
-        Formula::And(parts) => {
-            Formula::and(parts.iter().map(|p| rename_bools(p, f)).collect::<Vec<_>>())
-        }
-        Formula::Or(parts) => {
-            Formula::or(parts.iter().map(|p| rename_bools(p, f)).collect::<Vec<_>>())
-        }
-        _ => formula.clone(),
     }
 }

@@ -1,0 +1,67 @@
+//! `cargo bench -p tensorfit`: the time of a cold `check` (parse, names,
+//! shapes, solving) of every example model and corpus file, in process.
+//! Reports the median and the fastest of several runs; numbers are recorded
+//! in docs/benchmarks.md.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tensorfit_ide::{analyze_file, AnalysisOptions, FsLoader};
+
+const RUNS: usize = 15;
+
+fn files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in [
+        root.join("examples/models"),
+        root.join("../shared/corpus/seeds"),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "tensor"))
+            .collect();
+        found.sort();
+        files.extend(found);
+    }
+    files
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; a filter argument selects files.
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    println!(
+        "{:<40} {:>12} {:>12} {:>8}",
+        "file", "median", "fastest", "errors"
+    );
+    for path in files() {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
+            continue;
+        }
+        let bytes = std::fs::read(&path).expect("read");
+        let mut times: Vec<Duration> = Vec::with_capacity(RUNS);
+        let mut errors = 0;
+        for _ in 0..RUNS {
+            let started = Instant::now();
+            let analysis = analyze_file(&path, &bytes, &FsLoader, AnalysisOptions::default());
+            times.push(started.elapsed());
+            errors = analysis.diagnostics.len();
+        }
+        times.sort();
+        println!(
+            "{:<40} {:>9.1} ms {:>9.1} ms {:>8}",
+            name,
+            times[RUNS / 2].as_secs_f64() * 1e3,
+            times[0].as_secs_f64() * 1e3,
+            errors
+        );
+    }
+}
