@@ -1,4 +1,5 @@
-//! Runs every `.tensor` file of the shared corpus and of `tests/programs/`
+//! Runs every `.tensor` file of the shared corpus, `tests/programs/` and
+//! `examples/models/`
 //! through `tensorfit check --format json` and compares the report with the
 //! file's `//~` expectations (docs/testing.md).
 //!
@@ -118,9 +119,11 @@ fn test_roots(root: &Path) -> Vec<(&'static str, Option<PathBuf>)> {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared/corpus"));
     let programs = root.join("tests/programs");
+    let models = root.join("examples/models");
     vec![
         ("corpus", corpus.is_dir().then_some(corpus)),
         ("programs", programs.is_dir().then_some(programs)),
+        ("models", models.is_dir().then_some(models)),
     ]
 }
 
