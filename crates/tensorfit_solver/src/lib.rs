@@ -7,6 +7,7 @@
 //! ([`eliminate`]); Z3 sees only what remains, under a time limit. When Z3
 //! cannot decide, the answer is `Unknown` and callers report nothing.
 
+mod candidates;
 pub mod eliminate;
 pub mod term;
 mod z3_backend;
@@ -71,6 +72,9 @@ fn raw_check(facts: &[&Fact], wanted: &[Term], limits: Limits) -> (Outcome, Vec<
         return (Outcome::Sat, values);
     }
     let formulas: Vec<&Formula> = eliminated.remaining.iter().map(|d| &d.formula).collect();
+    if let Some(values) = candidates::find_model(&formulas, &resolved) {
+        return (Outcome::Sat, wanted.iter().cloned().zip(values).collect());
+    }
     match z3_backend::solve(&formulas, &[], &resolved, limits.timeout_ms) {
         Answer::Sat(values) => {
             let values = wanted
