@@ -130,6 +130,41 @@ fn product(dims: &[Term]) -> Term {
     dims.iter().fold(Term::int(1), |p, d| Term::mul(&p, d))
 }
 
+/// Requires `shape` to have one of `ranks`.
+fn require_rank(
+    frame: &mut Frame<'_, '_>,
+    shape: &Shape,
+    ranks: &[i64],
+    op: &str,
+    text: &str,
+    range: TextRange,
+) {
+    let rank = shape.rank();
+    let allowed: Vec<String> = ranks.iter().map(i64::to_string).collect();
+    require(
+        frame,
+        Formula::or(
+            ranks
+                .iter()
+                .map(|r| Formula::eq(&rank, &Term::int(*r)))
+                .collect::<Vec<_>>(),
+        ),
+        range,
+        format!(
+            "`{op}` expects an input of rank {}, but `{text}` has rank {{}}",
+            allowed.join(" or ")
+        ),
+        vec![rank.clone()],
+    );
+}
+
+/// `prefix ++ dims`, or an unknown shape when that cannot be stated.
+fn append(frame: &Frame<'_, '_>, prefix: &Shape, dims: Vec<Term>) -> Shape {
+    prefix
+        .concat(&Shape::known(dims))
+        .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh()))
+}
+
 /// PyTorch broadcasting of two shapes (aligned from the right).
 pub fn broadcast(
     frame: &mut Frame<'_, '_>,
@@ -719,24 +754,12 @@ impl Conv<'_> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
-        let rank = input.rank();
         let low = self.spatial as i64 + 1;
-        require(
-            frame,
-            Formula::or([
-                Formula::eq(&rank, &Term::int(low)),
-                Formula::eq(&rank, &Term::int(low + 1)),
-            ]),
-            range,
-            format!(
-                "`{}` expects a {low}- or {}-dimensional input, but `{text}` has rank {{}}",
-                self.op,
-                low + 1
-            ),
-            vec![rank.clone()],
-        );
-        if !matches!(frame.refine_shape(&input).rank().as_const(), None | Some(3..=4) if self.spatial == 2)
-            && !matches!(frame.refine_shape(&input).rank().as_const(), None | Some(2..=3) if self.spatial == 1)
+        require_rank(frame, &input, &[low, low + 1], self.op, text, range);
+        if input
+            .rank()
+            .as_const()
+            .is_some_and(|r| r != low && r != low + 1)
         {
             return Value::Unknown;
         }
@@ -778,11 +801,7 @@ impl Conv<'_> {
         }
         let _ = &self.groups;
         let batch = input.slice(0, self.spatial + 1);
-        Value::Tensor(
-            batch
-                .concat(&Shape::known(out))
-                .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh())),
-        )
+        Value::Tensor(append(frame, &batch, out))
     }
 }
 
@@ -804,20 +823,7 @@ impl Pool<'_> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
-        let rank = input.rank();
-        require(
-            frame,
-            Formula::or([
-                Formula::eq(&rank, &Term::int(3)),
-                Formula::eq(&rank, &Term::int(4)),
-            ]),
-            range,
-            format!(
-                "`{}` expects a 3- or 4-dimensional input, but `{text}` has rank {{}}",
-                self.op
-            ),
-            vec![rank.clone()],
-        );
+        require_rank(frame, &input, &[3, 4], self.op, text, range);
         let mut out = Vec::new();
         for k in 0..2 {
             let position = k as i64 - 2;
@@ -852,11 +858,7 @@ impl Pool<'_> {
             out.push(o);
         }
         let batch = input.slice(0, 2);
-        Value::Tensor(
-            batch
-                .concat(&Shape::known(out))
-                .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh())),
-        )
+        Value::Tensor(append(frame, &batch, out))
     }
 }
 
@@ -868,19 +870,7 @@ fn adaptive_pool(
     range: TextRange,
 ) -> Value {
     let input = frame.refine_shape(input);
-    let rank = input.rank();
-    require(
-        frame,
-        Formula::or([
-            Formula::eq(&rank, &Term::int(3)),
-            Formula::eq(&rank, &Term::int(4)),
-        ]),
-        range,
-        format!(
-            "`adaptive_avg_pool2d` expects a 3- or 4-dimensional input, but `{text}` has rank {{}}"
-        ),
-        vec![rank],
-    );
+    require_rank(frame, &input, &[3, 4], "adaptive_avg_pool2d", text, range);
     let sizes: Vec<Term> = match output_size {
         Value::Int(t) => vec![t.clone(), t.clone()],
         Value::Tuple(items) | Value::List(items) if items.len() == 2 => items
@@ -899,11 +889,7 @@ fn adaptive_pool(
         return Value::Unknown;
     }
     let batch = input.slice(0, 2);
-    Value::Tensor(
-        batch
-            .concat(&Shape::known(sizes))
-            .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh())),
-    )
+    Value::Tensor(append(frame, &batch, sizes))
 }
 
 fn matmul(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Value {
@@ -1326,22 +1312,7 @@ pub fn call_layer(
             } else {
                 &[4]
             };
-            let rank = shape.rank();
-            require(
-                frame,
-                Formula::or(ranks.iter().map(|r| Formula::eq(&rank, &Term::int(*r)))),
-                range,
-                format!(
-                    "`{}` expects rank {}, but `{text}` has rank {{}}",
-                    layer.kind,
-                    ranks
-                        .iter()
-                        .map(i64::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                ),
-                vec![rank.clone()],
-            );
+            require_rank(frame, &shape, ranks, &layer.kind, &text, range);
             if let (Value::Int(features), Some(channels)) = (arg("num_features"), shape.dim(1)) {
                 require_equal(
                     frame,
