@@ -641,6 +641,64 @@ pub fn apply(
                     .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh())),
             ))
         }
+        "conv_transpose2d" => {
+            let weight = dims_of(frame, &args.shape("weight")?)?;
+            let [cin, cout_per_group, kh, kw] = weight.as_slice() else {
+                return Some(Value::Unknown);
+            };
+            let groups = args.int("groups").unwrap_or(Term::int(1));
+            let transposed = Transposed {
+                op: name,
+                in_channels: cin.clone(),
+                out_channels: Term::mul(cout_per_group, &groups),
+                kernel: vec![kh.clone(), kw.clone()],
+                stride: pair(args.get("stride"), 1, 2)?,
+                padding: pair(args.get("padding"), 0, 2)?,
+                output_padding: pair(args.get("output_padding"), 0, 2)?,
+                dilation: pair(args.get("dilation"), 1, 2)?,
+            };
+            Some(transposed.apply(frame, &args.shape("input")?, &args.text("input"), range))
+        }
+        "batch_norm" => {
+            let input = frame.refine_shape(&args.shape("input")?);
+            let text = args.text("input");
+            require_rank(frame, &input, &[2, 3, 4, 5], name, &text, range);
+            if let (Some(channels), Some(stats)) = (
+                input.dim(1),
+                args.shape("running_mean").and_then(|s| s.dim(0)),
+            ) {
+                require_equal(
+                    frame,
+                    &channels,
+                    &stats,
+                    "`batch_norm` gets the wrong number of channels",
+                    format!("{text}.shape[1]"),
+                    "running_mean.shape[0]".to_owned(),
+                    range,
+                );
+            }
+            Some(Value::Tensor(input))
+        }
+        "layer_norm" => {
+            let input = frame.refine_shape(&args.shape("input")?);
+            layer_norm(
+                frame,
+                &input,
+                &args.text("input"),
+                args.get("normalized_shape"),
+                range,
+            );
+            Some(Value::Tensor(input))
+        }
+        "embedding" => {
+            let input = frame.refine_shape(&args.shape("input")?);
+            let weight = dims_of(frame, &args.shape("weight")?)?;
+            let [_, dim] = weight.as_slice() else {
+                return Some(Value::Unknown);
+            };
+            Some(Value::Tensor(append(frame, &input, vec![dim.clone()])))
+        }
+        "split" | "chunk" => split(frame, name, args, range),
         "einsum" => Some(Value::Unknown),
         // The join of an `if` whose branches give differently built shapes.
         "select" => {
@@ -1175,6 +1233,301 @@ fn join(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) ->
     Some(Value::Tensor(Shape::known(out)))
 }
 
+/// Trailing dimensions of `input` must be `normalized_shape`.
+fn layer_norm(
+    frame: &mut Frame<'_, '_>,
+    input: &Shape,
+    text: &str,
+    normalized_shape: &Value,
+    range: TextRange,
+) {
+    let Some(normalized) = normalized_shape
+        .as_dims()
+        .and_then(|s| s.dims().map(<[Term]>::to_vec))
+    else {
+        return;
+    };
+    let n = normalized.len();
+    require(
+        frame,
+        Formula::ge(&input.rank(), &Term::int(n as i64)),
+        range,
+        format!("layer normalisation over {n} dimensions needs `{text}` of rank at least {n}, but it has rank {{}}"),
+        vec![input.rank()],
+    );
+    for (k, expected) in normalized.iter().enumerate() {
+        let position = k as i64 - n as i64;
+        if let Some(actual) = input.dim(position) {
+            require_equal(
+                frame,
+                &actual,
+                expected,
+                "`LayerNorm` gets the wrong trailing shape",
+                format!("{text}.shape[{position}]"),
+                format!("normalized_shape[{k}]"),
+                range,
+            );
+        }
+    }
+}
+
+/// `split(t, size, dim)` and `chunk(t, chunks, dim)`: a tuple of tensors,
+/// when the split dimension is known.
+fn split(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -> Option<Value> {
+    let key = if name == "split" { "tensor" } else { "input" };
+    let dims = dims_of(frame, &args.shape(key)?)?;
+    let d = axis(
+        frame,
+        &args.int("dim").unwrap_or(Term::int(0)),
+        dims.len(),
+        name,
+        range,
+    )?;
+    let Some(total) = dims[d].as_const() else {
+        return Some(Value::Unknown);
+    };
+    let sizes: Vec<i64> = match (
+        name,
+        args.get(if name == "split" {
+            "split_size_or_sections"
+        } else {
+            "chunks"
+        }),
+    ) {
+        ("split", Value::Int(size)) => {
+            let size = size.as_const().filter(|s| *s > 0)?;
+            (0..total)
+                .step_by(size as usize)
+                .map(|start| size.min(total - start))
+                .collect()
+        }
+        ("split", Value::List(sections) | Value::Tuple(sections)) => {
+            let sections: Vec<Term> = sections
+                .iter()
+                .map(|v| v.as_int().cloned())
+                .collect::<Option<_>>()?;
+            let sum = sections.iter().fold(Term::int(0), |a, b| Term::add(&a, b));
+            require_equal(
+                frame,
+                &sum,
+                &dims[d],
+                "`split` sections must add up to the dimension",
+                "their sum".to_owned(),
+                format!("dimension {d}"),
+                range,
+            );
+            sections.iter().map(Term::as_const).collect::<Option<_>>()?
+        }
+        ("chunk", Value::Int(chunks)) => {
+            let chunks = chunks.as_const().filter(|c| *c > 0)?;
+            let size = (total + chunks - 1) / chunks;
+            (0..total)
+                .step_by(size.max(1) as usize)
+                .map(|start| size.min(total - start))
+                .collect()
+        }
+        _ => return Some(Value::Unknown),
+    };
+    let parts = sizes
+        .into_iter()
+        .map(|size| {
+            let mut out = dims.clone();
+            out[d] = Term::int(size);
+            Value::Tensor(Shape::known(out))
+        })
+        .collect();
+    Some(Value::Tuple(parts))
+}
+
+/// A transposed convolution: each output size is
+/// `(size - 1)·stride - 2·padding + dilation·(kernel - 1) + output_padding + 1`.
+struct Transposed<'s> {
+    op: &'s str,
+    in_channels: Term,
+    out_channels: Term,
+    kernel: Vec<Term>,
+    stride: Vec<Term>,
+    padding: Vec<Term>,
+    output_padding: Vec<Term>,
+    dilation: Vec<Term>,
+}
+
+impl Transposed<'_> {
+    fn apply(
+        &self,
+        frame: &mut Frame<'_, '_>,
+        input: &Shape,
+        text: &str,
+        range: TextRange,
+    ) -> Value {
+        let input = frame.refine_shape(input);
+        require_rank(frame, &input, &[3, 4], self.op, text, range);
+        let Some(channels) = input.dim(-3) else {
+            return Value::Unknown;
+        };
+        require_equal(
+            frame,
+            &channels,
+            &self.in_channels,
+            &format!("`{}` gets the wrong number of input channels", self.op),
+            format!("{text}.shape[-3]"),
+            "in_channels".to_owned(),
+            range,
+        );
+        let mut out = vec![self.out_channels.clone()];
+        for k in 0..2 {
+            let Some(size) = input.dim(k as i64 - 2) else {
+                return Value::Unknown;
+            };
+            let grown = Term::mul(&Term::sub(&size, &Term::int(1)), &self.stride[k]);
+            let o = Term::add(
+                &Term::add(
+                    &Term::sub(&grown, &Term::mul(&Term::int(2), &self.padding[k])),
+                    &Term::mul(
+                        &self.dilation[k],
+                        &Term::sub(&self.kernel[k], &Term::int(1)),
+                    ),
+                ),
+                &Term::add(&self.output_padding[k], &Term::int(1)),
+            );
+            require(
+                frame,
+                Formula::ge(&o, &Term::int(1)),
+                range,
+                format!(
+                    "`{}` has no output along dimension {} ({{}})",
+                    self.op,
+                    k as i64 - 2
+                ),
+                vec![o.clone()],
+            );
+            out.push(o);
+        }
+        Value::Tensor(append(frame, &input.slice(0, 3), out))
+    }
+}
+
+/// `MultiheadAttention(query, key, value)`: `(output, weights)`.
+fn attention(
+    frame: &mut Frame<'_, '_>,
+    layer: &Layer,
+    args: &[(Value, String)],
+    range: TextRange,
+) -> Value {
+    let embed = layer.arg("embed_dim").and_then(Value::as_int).cloned();
+    let heads = layer.arg("num_heads").and_then(Value::as_int).cloned();
+    let batch_first = matches!(
+        layer.arg("batch_first"),
+        Some(Value::Bool(Formula::Const(true)))
+    );
+    let (Some(embed), Some(heads)) = (embed, heads) else {
+        return Value::Unknown;
+    };
+    require(
+        frame,
+        Formula::eq(&Term::rem(&embed, &heads), &Term::int(0)),
+        range,
+        "`MultiheadAttention`: embed_dim ({}) is not divisible by num_heads ({})".to_owned(),
+        vec![embed.clone(), heads.clone()],
+    );
+    let shapes: Vec<Vec<Term>> = args
+        .iter()
+        .take(3)
+        .filter_map(|(v, _)| v.tensor_shape().and_then(|s| dims_of(frame, &s)))
+        .collect();
+    let [query, key, value] = shapes.as_slice() else {
+        return Value::Unknown;
+    };
+    let texts: Vec<&str> = args.iter().map(|(_, t)| t.as_str()).collect();
+    for (shape, text) in [(query, texts[0]), (key, texts[1]), (value, texts[2])] {
+        if shape.len() != 2 && shape.len() != 3 {
+            require(
+                frame,
+                Formula::truth(false),
+                range,
+                format!(
+                    "`MultiheadAttention` expects rank 2 or 3, but `{text}` has rank {}",
+                    shape.len()
+                ),
+                vec![],
+            );
+            return Value::Unknown;
+        }
+    }
+    let kdim = layer
+        .arg("kdim")
+        .and_then(Value::as_int)
+        .cloned()
+        .unwrap_or_else(|| embed.clone());
+    let vdim = layer
+        .arg("vdim")
+        .and_then(Value::as_int)
+        .cloned()
+        .unwrap_or_else(|| embed.clone());
+    let last = |s: &Vec<Term>| s[s.len() - 1].clone();
+    require_equal(
+        frame,
+        &last(query),
+        &embed,
+        "`MultiheadAttention` gets the wrong query width",
+        format!("{}.shape[-1]", texts[0]),
+        "embed_dim".to_owned(),
+        range,
+    );
+    require_equal(
+        frame,
+        &last(key),
+        &kdim,
+        "`MultiheadAttention` gets the wrong key width",
+        format!("{}.shape[-1]", texts[1]),
+        "kdim".to_owned(),
+        range,
+    );
+    require_equal(
+        frame,
+        &last(value),
+        &vdim,
+        "`MultiheadAttention` gets the wrong value width",
+        format!("{}.shape[-1]", texts[2]),
+        "vdim".to_owned(),
+        range,
+    );
+    // Sequence and batch positions: (L, N) or, with batch_first, (N, L).
+    let (seq, batch) = if query.len() == 2 {
+        (0, None)
+    } else if batch_first {
+        (1, Some(0))
+    } else {
+        (0, Some(1))
+    };
+    require_equal(
+        frame,
+        &key[seq],
+        &value[seq],
+        "`MultiheadAttention`: key and value lengths differ",
+        format!("{}.shape[{seq}]", texts[1]),
+        format!("{}.shape[{seq}]", texts[2]),
+        range,
+    );
+    if let Some(b) = batch {
+        require_equal(
+            frame,
+            &key[b],
+            &query[b],
+            "`MultiheadAttention`: batch sizes differ",
+            format!("{}.shape[{b}]", texts[1]),
+            format!("{}.shape[{b}]", texts[0]),
+            range,
+        );
+    }
+    let output = Value::Tensor(Shape::known(query.clone()));
+    let weights = match batch {
+        Some(b) => vec![query[b].clone(), query[seq].clone(), key[seq].clone()],
+        None => vec![query[seq].clone(), key[seq].clone()],
+    };
+    Value::Tuple(vec![output, Value::Tensor(Shape::known(weights))])
+}
+
 /// Calling a prelude layer.
 pub fn call_layer(
     frame: &mut Frame<'_, '_>,
@@ -1326,31 +1679,45 @@ pub fn call_layer(
             }
             Value::Tensor(shape)
         }
+        "MultiheadAttention" => attention(frame, layer, &args, range),
+        "ConvTranspose2d" => {
+            let (Value::Int(cin), Value::Int(cout)) = (arg("in_channels"), arg("out_channels"))
+            else {
+                return Value::Unknown;
+            };
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            let parts = (
+                pair(&arg("kernel_size"), 1, 2),
+                pair(&arg("stride"), 1, 2),
+                pair(&arg("padding"), 0, 2),
+                pair(&arg("output_padding"), 0, 2),
+                pair(&arg("dilation"), 1, 2),
+            );
+            let (Some(kernel), Some(stride), Some(padding), Some(output_padding), Some(dilation)) =
+                parts
+            else {
+                return Value::Unknown;
+            };
+            Transposed {
+                op: "ConvTranspose2d",
+                in_channels: cin,
+                out_channels: cout,
+                kernel,
+                stride,
+                padding,
+                output_padding,
+                dilation,
+            }
+            .apply(frame, &shape, &text, range)
+        }
         "LayerNorm" => {
             let Some(shape) = input.tensor_shape() else {
                 return Value::Unknown;
             };
             let shape = frame.refine_shape(&shape);
-            if let Some(normalized) = arg("normalized_shape")
-                .as_dims()
-                .and_then(|s| s.dims().map(<[Term]>::to_vec))
-            {
-                let n = normalized.len();
-                for (k, expected) in normalized.iter().enumerate() {
-                    let position = k as i64 - n as i64;
-                    if let Some(actual) = shape.dim(position) {
-                        require_equal(
-                            frame,
-                            &actual,
-                            expected,
-                            "`LayerNorm` gets the wrong trailing shape",
-                            format!("{text}.shape[{position}]"),
-                            format!("normalized_shape[{k}]"),
-                            range,
-                        );
-                    }
-                }
-            }
+            layer_norm(frame, &shape, &text, &arg("normalized_shape"), range);
             Value::Tensor(shape)
         }
         "Flatten" => {
