@@ -196,9 +196,15 @@ fn report(
 ) {
     let message = explain(analysis, &fact.explain, rest);
     let code = Code::ShapeMismatch;
+    let with_sides = |mut diagnostic: Diagnostic| {
+        for (range, note) in &fact.sides {
+            diagnostic = diagnostic.with_related(*range, note.clone());
+        }
+        diagnostic
+    };
     let Some(call) = fact.via.first() else {
         if reported.insert((fact.range, false)) {
-            diagnostics.push(Diagnostic::new(code, fact.range, message));
+            diagnostics.push(with_sides(Diagnostic::new(code, fact.range, message)));
         }
         return;
     };

@@ -49,6 +49,8 @@ pub struct Deferred {
 struct Slot {
     value: Value,
     declared: Option<ast::Type>,
+    /// Where the name is bound, for "where each side came from".
+    defined: Option<TextRange>,
 }
 
 pub struct Frame<'f, 'a> {
@@ -128,9 +130,49 @@ impl<'f, 'a> Frame<'f, 'a> {
             kind,
             range,
             function: self.function.clone(),
+            sides: self.sides_of(&explain),
             explain,
             via: self.via_context.clone(),
         });
+    }
+
+    /// The definitions of the variables an explanation names (`x` in
+    /// `x.shape[1]`), in this function.
+    fn sides_of(&self, explain: &Explain) -> Vec<(TextRange, String)> {
+        let texts: Vec<&str> = match explain {
+            Explain::Equal { left, right, .. } => vec![&left.0, &right.0],
+            Explain::Shape { subject, .. } => vec![subject],
+            Explain::Text { .. } => vec![],
+        };
+        let mut sides = Vec::new();
+        for text in texts {
+            let name: String = text
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let Some(slot) = self.lookup(&name) else {
+                continue;
+            };
+            let Some(defined) = slot.defined else {
+                continue;
+            };
+            if !sides.iter().any(|(r, _)| *r == defined) {
+                sides.push((defined, format!("`{name}` is defined here")));
+            }
+        }
+        sides
+    }
+
+    /// Binds a name where the program defines it (a `let`, a parameter).
+    pub fn define(&mut self, name: &str, value: Value, declared: Option<ast::Type>, at: TextRange) {
+        self.scopes.last_mut().expect("scope").insert(
+            name.to_owned(),
+            Slot {
+                value,
+                declared,
+                defined: Some(at),
+            },
+        );
     }
 
     pub fn assume(&mut self, formula: Formula, range: TextRange) {
@@ -186,10 +228,14 @@ impl<'f, 'a> Frame<'f, 'a> {
     // ---------------------------------------------------------------- scopes
 
     pub fn bind(&mut self, name: &str, value: Value, declared: Option<ast::Type>) {
-        self.scopes
-            .last_mut()
-            .expect("scope")
-            .insert(name.to_owned(), Slot { value, declared });
+        self.scopes.last_mut().expect("scope").insert(
+            name.to_owned(),
+            Slot {
+                value,
+                declared,
+                defined: None,
+            },
+        );
     }
 
     fn lookup(&self, name: &str) -> Option<&Slot> {
@@ -454,6 +500,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                             Slot {
                                 value: merged,
                                 declared: else_slot.declared,
+                                defined: None,
                             },
                         )
                     })
@@ -560,7 +607,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     self.analysis.name_term(term, &name.text);
                 }
                 self.record(&name.text, name.range, &value);
-                self.bind(&name.text, value, declared);
+                self.define(&name.text, value, declared, name.range);
             }
             Pattern::Tuple { elements, .. } => {
                 let items = match value {
@@ -1204,6 +1251,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                         Slot {
                             value: v.clone(),
                             declared: None,
+                            defined: None,
                         },
                     )
                 })
@@ -1334,6 +1382,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 function: fact.function.clone(),
                 explain,
                 via,
+                sides: fact.sides.clone(),
             });
         }
         let result = substitution.value(&summary.result, vars);

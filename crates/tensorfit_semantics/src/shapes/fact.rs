@@ -64,4 +64,6 @@ pub struct Fact {
     /// Outermost first: the calls from the checked entry point down to the
     /// function that states the fact. Empty for the entry point's own facts.
     pub via: Vec<CallSite>,
+    /// Where the values the fact talks about were defined (same function).
+    pub sides: Vec<(TextRange, String)>,
 }
