@@ -158,6 +158,33 @@ fn require_rank(
     );
 }
 
+/// Requires the channel dimension (at `index`) to be `in_channels`; false
+/// when the input has no such dimension.
+fn require_channels(
+    frame: &mut Frame<'_, '_>,
+    input: &Shape,
+    index: i64,
+    in_channels: &Term,
+    op: &str,
+    text: &str,
+    range: TextRange,
+) -> bool {
+    let Some(channels) = input.dim(index) else {
+        return false;
+    };
+    let what = format!("`{op}` gets the wrong number of input channels");
+    require_equal(
+        frame,
+        &channels,
+        in_channels,
+        &what,
+        format!("{text}.shape[{index}]"),
+        "in_channels".to_owned(),
+        range,
+    );
+    true
+}
+
 /// `prefix ++ dims`, or an unknown shape when that cannot be stated.
 fn append(frame: &Frame<'_, '_>, prefix: &Shape, dims: Vec<Term>) -> Shape {
     prefix
@@ -822,18 +849,17 @@ impl Conv<'_> {
             return Value::Unknown;
         }
         let channel_index = -(self.spatial as i64) - 1;
-        let Some(channels) = input.dim(channel_index) else {
-            return Value::Unknown;
-        };
-        require_equal(
+        if !require_channels(
             frame,
-            &channels,
+            &input,
+            channel_index,
             &self.in_channels,
-            &format!("`{}` gets the wrong number of input channels", self.op),
-            format!("{text}.shape[{channel_index}]"),
-            "in_channels".to_owned(),
+            self.op,
+            text,
             range,
-        );
+        ) {
+            return Value::Unknown;
+        }
         let mut out = vec![self.out_channels.clone()];
         for k in 0..self.spatial {
             let position = k as i64 - self.spatial as i64;
@@ -1362,18 +1388,9 @@ impl Transposed<'_> {
     ) -> Value {
         let input = frame.refine_shape(input);
         require_rank(frame, &input, &[3, 4], self.op, text, range);
-        let Some(channels) = input.dim(-3) else {
+        if !require_channels(frame, &input, -3, &self.in_channels, self.op, text, range) {
             return Value::Unknown;
-        };
-        require_equal(
-            frame,
-            &channels,
-            &self.in_channels,
-            &format!("`{}` gets the wrong number of input channels", self.op),
-            format!("{text}.shape[-3]"),
-            "in_channels".to_owned(),
-            range,
-        );
+        }
         let mut out = vec![self.out_channels.clone()];
         for k in 0..2 {
             let Some(size) = input.dim(k as i64 - 2) else {
