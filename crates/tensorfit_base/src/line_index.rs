@@ -24,18 +24,6 @@ impl LineIndex {
         }
     }
 
-    pub fn from_rope(rope: Rope) -> LineIndex {
-        LineIndex { rope }
-    }
-
-    pub fn rope(&self) -> &Rope {
-        &self.rope
-    }
-
-    pub fn line_count(&self) -> usize {
-        self.rope.len_lines()
-    }
-
     /// The position of a byte offset. Offsets past the end map to the end;
     /// an offset inside a multi-byte character maps to that character.
     pub fn position(&self, offset: u32) -> Position {

@@ -21,28 +21,8 @@ impl TextRange {
         TextRange::new(offset, offset)
     }
 
-    pub fn len(self) -> u32 {
-        self.end - self.start
-    }
-
     pub fn is_empty(self) -> bool {
         self.start == self.end
-    }
-
-    pub fn contains(self, offset: u32) -> bool {
-        self.start <= offset && offset < self.end
-    }
-
-    /// Whether `offset` lies inside or at either end (what a cursor touches).
-    pub fn touches(self, offset: u32) -> bool {
-        self.start <= offset && offset <= self.end
-    }
-
-    pub fn cover(self, other: TextRange) -> TextRange {
-        TextRange {
-            start: self.start.min(other.start),
-            end: self.end.max(other.end),
-        }
     }
 
     pub fn as_usize(self) -> std::ops::Range<usize> {

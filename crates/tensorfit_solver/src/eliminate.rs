@@ -37,6 +37,19 @@ impl Eliminated {
         (resolved, deps)
     }
 
+    /// A fact with the substitution applied: `None` when it became true,
+    /// `Err(core)` when it became false.
+    fn substitute(&mut self, fact: Derived) -> Result<Option<Derived>, Deps> {
+        let (formula, used) = self.resolve_formula(&fact.formula);
+        let mut deps = fact.deps;
+        deps.extend(used);
+        match formula {
+            Formula::Const(true) => Ok(None),
+            Formula::Const(false) => Err(deps),
+            formula => Ok(Some(Derived { formula, deps })),
+        }
+    }
+
     pub fn resolve_formula(&mut self, formula: &Formula) -> (Formula, Deps) {
         let mut deps = Deps::new();
         let substitution = &mut self.substitution;
@@ -111,12 +124,10 @@ pub fn eliminate(facts: impl IntoIterator<Item = (u32, Formula)>) -> Result<Elim
     // Equalities first, in order; everything else is substituted at the end.
     let mut others = Vec::new();
     for fact in pending {
-        let (formula, used) = result.resolve_formula(&fact.formula);
-        let mut deps = fact.deps;
-        deps.extend(used);
+        let Some(Derived { formula, deps }) = result.substitute(fact)? else {
+            continue;
+        };
         match formula {
-            Formula::Const(true) => {}
-            Formula::Const(false) => return Err(deps),
             Formula::IsZero(difference) => match solve_for_atom(&difference) {
                 Some((atom, value)) => {
                     result.substitution.insert(atom, (value, deps));
@@ -130,13 +141,8 @@ pub fn eliminate(facts: impl IntoIterator<Item = (u32, Formula)>) -> Result<Elim
         }
     }
     for fact in others {
-        let (formula, used) = result.resolve_formula(&fact.formula);
-        let mut deps = fact.deps;
-        deps.extend(used);
-        match formula {
-            Formula::Const(true) => {}
-            Formula::Const(false) => return Err(deps),
-            formula => result.remaining.push(Derived { formula, deps }),
+        if let Some(derived) = result.substitute(fact)? {
+            result.remaining.push(derived);
         }
     }
     Ok(result)

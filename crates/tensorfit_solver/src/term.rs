@@ -275,10 +275,6 @@ impl Term {
         }
     }
 
-    pub fn max(a: &Term, b: &Term) -> Term {
-        Term::ite(&Formula::ge(a, b), a, b)
-    }
-
     /// Rebuilds the term bottom-up, replacing atoms (`Var`, `Rank`, `Dim`
     /// after its index is rewritten) for which `f` answers, and folding.
     pub fn rewrite(&self, f: &mut dyn FnMut(&Term) -> Option<Term>) -> Term {
@@ -503,16 +499,6 @@ impl Formula {
             Formula::Or(parts) => {
                 Formula::or(parts.iter().map(|p| p.rewrite_bools(f)).collect::<Vec<_>>())
             }
-        }
-    }
-
-    pub fn substitute_bools(&self, f: &dyn Fn(VarId) -> Option<bool>) -> Formula {
-        match self {
-            Formula::Var(v) => f(*v).map(Formula::Const).unwrap_or_else(|| self.clone()),
-            Formula::Not(inner) => Formula::not(&inner.substitute_bools(f)),
-            Formula::And(parts) => Formula::and(parts.iter().map(|p| p.substitute_bools(f))),
-            Formula::Or(parts) => Formula::or(parts.iter().map(|p| p.substitute_bools(f))),
-            _ => self.clone(),
         }
     }
 

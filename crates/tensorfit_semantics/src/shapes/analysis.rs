@@ -332,22 +332,12 @@ fn segment_shape(
 use tensorfit_syntax::ast::ExprKind::Name as ExprName;
 
 fn frame_lookup_int(frame: &mut Frame<'_, '_>, name: &str) -> Option<Term> {
-    let probe = ast::Expr {
-        kind: ast::ExprKind::Name(name.to_owned()),
-        range: TextRange::default(),
-    };
-    match frame.expr(&probe) {
-        Value::Int(t) => Some(t),
-        _ => None,
-    }
+    frame.value_of(name)?.as_int().cloned()
 }
 
+/// A segment bound earlier in the signature (kept under `..name`).
 fn segment_of(frame: &mut Frame<'_, '_>, name: &str) -> Option<Shape> {
-    let probe = ast::Expr {
-        kind: ast::ExprKind::Name(format!("..{name}")),
-        range: TextRange::default(),
-    };
-    match frame.expr(&probe) {
+    match frame.value_of(&format!("..{name}"))? {
         Value::Shape(shape) => Some(shape),
         _ => None,
     }

@@ -209,9 +209,10 @@ fn report(
         return;
     };
     // The function is fine on its own but fails for this call.
-    let inner_local = fact.function.as_ref().is_some_and(|f| {
-        analysis.program.functions.get(f).is_some_and(|r| r.local) || f.contains('.')
-    });
+    let inner_local = fact
+        .function
+        .as_deref()
+        .is_some_and(|f| analysis.program.is_local(f));
     if reported.insert((call.range, false)) {
         let mut diagnostic = Diagnostic::new(
             code,

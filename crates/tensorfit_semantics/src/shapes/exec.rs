@@ -70,10 +70,6 @@ pub struct Frame<'f, 'a> {
     known_ranks: HashMap<u32, i64>,
     pub bindings: Vec<BindingRecord>,
     returned: bool,
-    /// The name a `|->` assertion's subject is bound to (`let m = e |-> ...`).
-    subject: Option<String>,
-    /// The text of the call being instantiated, for messages.
-    call_text: Option<String>,
     pub deferred: Vec<Deferred>,
     /// While applying a callee's deferred operation: the calls it came through.
     via_context: Vec<CallSite>,
@@ -98,8 +94,6 @@ impl<'f, 'a> Frame<'f, 'a> {
             known_ranks: HashMap::new(),
             bindings: Vec::new(),
             returned: false,
-            subject: None,
-            call_text: None,
             deferred: Vec::new(),
             via_context: Vec::new(),
         }
@@ -302,16 +296,23 @@ impl<'f, 'a> Frame<'f, 'a> {
                 ty,
                 value: Some(value),
             } => {
-                if let (Pattern::Name(name), ExprKind::ShapeAssert { .. }) = (pattern, &value.kind)
-                {
-                    self.subject = Some(name.text.clone());
-                }
-                let v = if let Pattern::Index { .. } = pattern {
-                    Value::Unknown
-                } else {
-                    self.expr(value)
+                let v = match (pattern, &value.kind) {
+                    (Pattern::Index { .. }, _) => Value::Unknown,
+                    // `let m = e |-> [...]`: the claim is about `m`.
+                    (
+                        Pattern::Name(name),
+                        ExprKind::ShapeAssert {
+                            value: inner,
+                            pattern: dims,
+                            ..
+                        },
+                    ) => {
+                        let v = self.expr(inner);
+                        self.shape_assertion(&v, name.text.clone(), dims, value.range);
+                        self.refine(v)
+                    }
+                    _ => self.expr(value),
                 };
-                self.subject = None;
                 if let Some(ty) = ty {
                     let subject = match pattern {
                         Pattern::Name(name) => name.text.clone(),
@@ -563,7 +564,6 @@ impl<'f, 'a> Frame<'f, 'a> {
             return;
         }
         let before_returned = self.returned;
-        let saved_returns = self.returns.len();
         self.branch(
             entered,
             |this| {
@@ -575,8 +575,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             },
             |_| {},
         );
-        // A `return` inside a loop ends only some paths: keep analysing after it.
-        self.returns.truncate(self.returns.len().max(saved_returns));
+        // A `return` inside a loop ends only the paths that enter the loop:
+        // what follows the loop is still analysed.
         self.returned = before_returned;
     }
 
@@ -752,26 +752,26 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
                 Value::Bool(Formula::and(parts))
             }
-            ExprKind::ShapeAssert {
-                value,
-                pattern,
-                pattern_range,
-            } => {
+            ExprKind::ShapeAssert { value, pattern, .. } => {
                 let v = self.expr(value);
-                self.shape_assertion(&v, value, pattern, *pattern_range, expr.range);
+                self.shape_assertion(&v, describe(value), pattern, expr.range);
                 v
             }
         }
     }
 
     fn name(&mut self, name: &str) -> Value {
+        self.value_of(name).unwrap_or(Value::Unknown)
+    }
+
+    /// The value of a name in scope or of a constant, refined.
+    pub fn value_of(&mut self, name: &str) -> Option<Value> {
         if let Some(slot) = self.lookup(name) {
-            return slot.value.clone();
+            let value = slot.value.clone();
+            return Some(self.refine(value));
         }
-        if let Some(c) = self.analysis.program.consts.get(name) {
-            return self.expr(&c.value.clone());
-        }
-        Value::Unknown
+        let constant = self.analysis.program.consts.get(name)?;
+        Some(self.expr(&constant.value.clone()))
     }
 
     fn subscript(
@@ -903,9 +903,8 @@ impl<'f, 'a> Frame<'f, 'a> {
     fn shape_assertion(
         &mut self,
         value: &Value,
-        subject: &ast::Expr,
+        subject: String,
         pattern: &[ast::Expr],
-        pattern_range: TextRange,
         range: TextRange,
     ) {
         let Value::Tensor(shape) = value else { return };
@@ -923,8 +922,6 @@ impl<'f, 'a> Frame<'f, 'a> {
                 parts.push(Formula::eq(&actual, &expected));
             }
         }
-        let _ = pattern_range;
-        let subject = self.subject.take().unwrap_or_else(|| describe(subject));
         self.require(
             Formula::and(parts),
             FactKind::Claim,
@@ -960,12 +957,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let program = &self.analysis.program;
                 if let Some(function) = program.functions.get(name).copied() {
                     let bound = self.bind_args(&function.function.params, None, args);
-                    self.call_text = Some(text.to_owned());
-                    return self.call_summary(function, bound, call.range);
+                    return self.call_summary(function, bound, call.range, text);
                 }
                 if let Some(&(def, _)) = program.structs.get(name) {
                     let bound = self.bind_args(def.params.as_deref().unwrap_or(&[]), None, args);
-                    return self.construct(def, bound, call.range);
+                    return self.construct(def, bound);
                 }
                 if let Some(contract) = program.prelude.get(name).copied() {
                     let bound = self.bind_args(&contract.params, None, args);
@@ -988,8 +984,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                             let mut bound =
                                 vec![("self".to_owned(), receiver.clone(), "self".to_owned())];
                             bound.extend(self.bind_args(&function.function.params, None, args));
-                            self.call_text = Some(text.to_owned());
-                            return self.call_summary(function, bound, call.range);
+                            return self.call_summary(function, bound, call.range, text);
                         }
                         let member = instance
                             .member(&method.text)
@@ -1044,8 +1039,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                         ("self".to_owned(), target.clone(), "self".to_owned()),
                         (param.name.text.clone(), input, text.to_owned()),
                     ];
-                    self.call_text = Some(text.to_owned());
-                    self.call_summary(forward, bound, range)
+                    self.call_summary(forward, bound, range, text)
                 }
                 None => Value::Unknown,
             },
@@ -1077,8 +1071,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 Some(forward) => {
                     let mut bound = vec![("self".to_owned(), target.clone(), "self".to_owned())];
                     bound.extend(self.bind_args(&forward.function.params, None, args));
-                    self.call_text = Some(text.to_owned());
-                    self.call_summary(forward, bound, range)
+                    self.call_summary(forward, bound, range, text)
                 }
                 None => Value::Unknown,
             },
@@ -1191,9 +1184,14 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let Some(value) = rules::apply(self, name, &args, range) {
             return value;
         }
-        if let Some(layer) = rules::layer_constructor(name) {
+        // A layer constructor returns its own type: `Conv2d(...) -> Conv2d`.
+        let constructs_layer = matches!(
+            contract.return_type.as_ref().map(|t| &t.kind),
+            Some(ast::TypeKind::Named(ty)) if ty.text == name
+        );
+        if constructs_layer {
             return Value::Layer(Rc::new(Layer {
-                kind: layer.to_owned(),
+                kind: name.to_owned(),
                 args: args.into_pairs(),
             }));
         }
@@ -1203,7 +1201,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             owner: None,
             local: false,
         };
-        self.call_summary(function, args.into_triples(), range)
+        self.call_summary(function, args.into_triples(), range, name)
     }
 
     fn has_opaque_tensor(&self, bound: &[(String, Value, String)]) -> bool {
@@ -1230,12 +1228,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     /// `Struct(args)`: evaluates the fields from the parameters.
-    pub fn construct(
-        &mut self,
-        def: &ast::Struct,
-        bound: Vec<(String, Value, String)>,
-        range: TextRange,
-    ) -> Value {
+    pub fn construct(&mut self, def: &ast::Struct, bound: Vec<(String, Value, String)>) -> Value {
         let name = def
             .name
             .as_ref()
@@ -1264,7 +1257,6 @@ impl<'f, 'a> Frame<'f, 'a> {
             fields.push((field.name.text.clone(), value));
         }
         self.scopes.pop();
-        let _ = range;
         Value::Instance(Rc::new(Instance {
             struct_name: name,
             params,
@@ -1280,7 +1272,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         bound: Vec<(String, Value, String)>,
     ) -> Value {
         let saved = std::mem::replace(&mut self.assume_only, true);
-        let value = self.construct(def, bound, def.range);
+        let value = self.construct(def, bound);
         self.assume_only = saved;
         value
     }
@@ -1291,24 +1283,26 @@ impl<'f, 'a> Frame<'f, 'a> {
         function: FunctionRef<'a>,
         bound: Vec<(String, Value, String)>,
         range: TextRange,
+        text: &str,
     ) -> Value {
-        let key = function.key();
-        if self.call_text.is_none() {
-            self.call_text = Some(key.clone());
-        }
         let Some(summary) = self.analysis.summary(function) else {
             return Value::Unknown;
         };
-        self.instantiate(&summary, &key, bound, range)
+        let call = CallSite {
+            range,
+            callee: function.key(),
+            text: text.to_owned(),
+        };
+        self.instantiate(&summary, call, bound)
     }
 
     fn instantiate(
         &mut self,
         summary: &Summary,
-        callee: &str,
+        call_site: CallSite,
         bound: Vec<(String, Value, String)>,
-        range: TextRange,
     ) -> Value {
+        let (callee, range) = (call_site.callee.as_str(), call_site.range);
         let mut substitution = Substitution::default();
         substitution.internal = (summary.first_var..summary.end_var).collect();
         for hole in self.analysis.hole_vars() {
@@ -1328,11 +1322,6 @@ impl<'f, 'a> Frame<'f, 'a> {
                 range,
             );
         }
-        let call_site = CallSite {
-            range,
-            callee: callee.to_owned(),
-            text: self.call_text.take().unwrap_or_default(),
-        };
         self.resolve_deferred(summary, &mut substitution, &call_site);
         let vars = &self.analysis.vars;
         for fact in &summary.facts {

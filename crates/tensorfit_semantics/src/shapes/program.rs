@@ -107,6 +107,15 @@ impl<'a> Program<'a> {
         })
     }
 
+    /// Whether the function or method with this key (see [`FunctionRef::key`])
+    /// is declared in the checked file, so that its ranges are this file's.
+    pub fn is_local(&self, key: &str) -> bool {
+        match key.split_once('.') {
+            Some((owner, _)) => self.structs.get(owner).is_some_and(|(_, local)| *local),
+            None => self.functions.get(key).is_some_and(|f| f.local),
+        }
+    }
+
     /// Every function and method of the checked file, in source order.
     pub fn local_entry_points(file: &'a ast::SourceFile) -> Vec<FunctionRef<'a>> {
         let mut entries = Vec::new();

@@ -323,33 +323,6 @@ pub fn needs_known_ranks(name: &str) -> bool {
     )
 }
 
-pub fn layer_constructor(name: &str) -> Option<&'static str> {
-    const LAYERS: &[&str] = &[
-        "Linear",
-        "Conv1d",
-        "Conv2d",
-        "ConvTranspose2d",
-        "MaxPool2d",
-        "AvgPool2d",
-        "AdaptiveAvgPool2d",
-        "BatchNorm1d",
-        "BatchNorm2d",
-        "LayerNorm",
-        "Embedding",
-        "MultiheadAttention",
-        "Dropout",
-        "ReLU",
-        "GELU",
-        "Sigmoid",
-        "Tanh",
-        "Softmax",
-        "Identity",
-        "Flatten",
-        "Sequential",
-    ];
-    LAYERS.iter().copied().find(|l| *l == name)
-}
-
 /// The built-in rule of a prelude function, if it has one.
 pub fn apply(
     frame: &mut Frame<'_, '_>,
@@ -632,7 +605,6 @@ pub fn apply(
                 stride: pair(args.get("stride"), 1, spatial)?,
                 padding: padding(args.get("padding"), spatial)?,
                 dilation: pair(args.get("dilation"), 1, spatial)?,
-                groups,
             };
             Some(conv.apply(frame, &args.shape("input")?, &args.text("input"), range))
         }
@@ -827,7 +799,6 @@ struct Conv<'s> {
     stride: Vec<Term>,
     padding: Vec<Term>,
     dilation: Vec<Term>,
-    groups: Term,
 }
 
 impl Conv<'_> {
@@ -883,7 +854,6 @@ impl Conv<'_> {
             );
             out.push(o);
         }
-        let _ = &self.groups;
         let batch = input.slice(0, self.spatial + 1);
         Value::Tensor(append(frame, &batch, out))
     }
@@ -1632,7 +1602,6 @@ pub fn call_layer(
                 stride,
                 padding,
                 dilation,
-                groups,
             };
             conv.apply(frame, &shape, &text, range)
         }
