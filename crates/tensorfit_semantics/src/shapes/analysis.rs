@@ -130,6 +130,7 @@ impl<'a> Analysis<'a> {
         for param in function.function.params.iter().filter(|p| !p.is_self) {
             let value = placeholder(&mut frame, param.ty.as_ref(), &param.name.text, param.range);
             frame.define(&param.name.text, value.clone(), None, param.name.range);
+            frame.record(&param.name.text, param.name.range, &value);
             params.push((param.name.text.clone(), value));
         }
         for clause in &function.function.where_clauses {

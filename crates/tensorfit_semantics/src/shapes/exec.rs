@@ -247,7 +247,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         None
     }
 
-    fn record(&mut self, name: &str, range: TextRange, value: &Value) {
+    pub fn record(&mut self, name: &str, range: TextRange, value: &Value) {
         if matches!(value, Value::Tensor(_)) {
             self.bindings.push(BindingRecord {
                 name: name.to_owned(),
