@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
-usage: tensorfit check [--format human|json] [--timeout-ms N] PATH...
+usage: tensorfit check [--format human|json] [--shapes] [--timeout-ms N] PATH...
        tensorfit --version
 
   check        check .tensor files (directories are searched recursively)
   --format     human (default): rustc-style report; json: see docs/cli.md
+  --shapes     human format: also list the shape of every tensor binding
   --timeout-ms solver time limit per query in milliseconds (default 2000)
 ";
 
@@ -21,6 +22,8 @@ pub enum Format {
 #[derive(Debug, PartialEq, Eq)]
 pub struct CheckOptions {
     pub format: Format,
+    /// List binding shapes in the human report (JSON always has them).
+    pub shapes: bool,
     /// The solver's time limit per query.
     pub timeout_ms: u64,
     pub paths: Vec<PathBuf>,
@@ -43,6 +46,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
     debug_assert_eq!(command, "check");
     let mut options = CheckOptions {
         format: Format::Human,
+        shapes: false,
         timeout_ms: 2000,
         paths: Vec::new(),
     };
@@ -75,6 +79,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
                     format!("`--timeout-ms` needs a positive number of milliseconds, not `{text}`")
                 })?;
             }
+            "--shapes" => options.shapes = true,
             "-h" | "--help" => return Ok(Command::Help),
             "--" => {
                 options.paths.extend(args.by_ref().map(PathBuf::from));
@@ -106,6 +111,7 @@ mod tests {
             "--format",
             "json",
             "--timeout-ms=50",
+            "--shapes",
             "a.tensor",
             "dir",
         ]) else {
@@ -113,6 +119,7 @@ mod tests {
         };
         assert_eq!(options.format, Format::Json);
         assert_eq!(options.timeout_ms, 50);
+        assert!(options.shapes);
         assert_eq!(
             options.paths,
             [PathBuf::from("a.tensor"), PathBuf::from("dir")]

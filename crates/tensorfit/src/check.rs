@@ -33,7 +33,14 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     // Stdout is line-buffered; a report can have many thousands of lines.
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = match options.format {
-        Format::Human => output::human::write(&mut out, &files, output::human::use_color()),
+        Format::Human => output::human::write(
+            &mut out,
+            &files,
+            output::human::HumanOptions {
+                color: output::human::use_color(),
+                shapes: options.shapes,
+            },
+        ),
         Format::Json => output::json::write(&mut out, &files),
     };
     let _ = out.flush();

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{BindingShape, Limits};
+use tensorfit_semantics::{Limits, ShapeInfo};
 
 use crate::imports::{FileLoader, ImportResolver};
 
@@ -16,7 +16,10 @@ pub struct FileAnalysis {
     /// Sorted by position.
     pub diagnostics: Vec<Diagnostic>,
     /// The shape of every tensor binding, by position.
-    pub bindings: Vec<BindingShape>,
+    pub bindings: Vec<ShapeInfo>,
+    /// The shape of every tensor-valued expression, by position (outer
+    /// expressions before the ones they contain).
+    pub expressions: Vec<ShapeInfo>,
 }
 
 /// Settings of an analysis.
@@ -93,5 +96,6 @@ pub fn analyze_file(
         text,
         diagnostics,
         bindings: shapes.bindings,
+        expressions: shapes.expressions,
     }
 }

@@ -1,9 +1,12 @@
 //! The boundary that editors and the command line talk to: plain data in
-//! (file texts), plain data out (diagnostics and, as the analysis grows,
-//! bindings, holes, decided conditions and migrations). No LSP, no JSON.
+//! (file texts), plain data out (diagnostics, shapes, hovers and, as the
+//! analysis grows, holes, decided conditions and migrations). No LSP, no JSON.
 
 mod analysis;
+mod hover;
 mod imports;
 
 pub use analysis::{analyze_file, AnalysisOptions, FileAnalysis};
+pub use hover::{hover, shape_text, Hover};
 pub use imports::{FileLoader, FsLoader};
+pub use tensorfit_semantics::{CallShape, ShapeInfo};

@@ -19,7 +19,7 @@ use tensorfit_syntax::ast;
 
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
-pub use shapes::{check_shapes, BindingShape, ShapeReport};
+pub use shapes::{check_shapes, CallShape, ShapeInfo, ShapeReport};
 pub use signature::{Signature, SignatureParam};
 pub use tensorfit_solver::Limits;
 

@@ -46,8 +46,16 @@ impl Style {
     }
 }
 
-pub fn write(out: &mut impl Write, files: &[CheckedFile], color: bool) -> io::Result<()> {
-    let style = Style { color };
+pub struct HumanOptions {
+    pub color: bool,
+    /// List the shape of every tensor binding after the diagnostics.
+    pub shapes: bool,
+}
+
+pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions) -> io::Result<()> {
+    let style = Style {
+        color: options.color,
+    };
     let mut errors = 0usize;
     let mut warnings = 0usize;
     let mut others = 0usize;
@@ -60,6 +68,9 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], color: bool) -> io::Re
             }
             write_diagnostic(out, &style, file, diagnostic)?;
         }
+        if options.shapes {
+            write_shapes(out, &style, file)?;
+        }
     }
     let checked = match files.len() {
         0 => "no .tensor files found".to_owned(),
@@ -71,6 +82,40 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], color: bool) -> io::Re
         counts.push(count(others, "note"));
     }
     writeln!(out, "{checked}: {}", counts.join(", "))
+}
+
+/// ```text
+/// model.tensor:17:9: out: Tensor[x.shape[0], planes, x.shape[2], x.shape[3]] (in Bottleneck.forward)
+///     at the call on line 58: Tensor[16, 64, 56, 56]
+/// ```
+fn write_shapes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
+    for binding in &file.analysis.bindings {
+        let position = file.analysis.line_index.position(binding.range.start);
+        let text = tensorfit_ide::shape_text(&file.analysis, binding);
+        let mut lines = text.lines();
+        let first = lines.next().unwrap_or_default();
+        let place = match &binding.function {
+            Some(function) => format!(" (in {function})"),
+            None => String::new(),
+        };
+        writeln!(
+            out,
+            "{}: {first}{place}",
+            style.paint(
+                "1",
+                &format!(
+                    "{}:{}:{}",
+                    file.path,
+                    position.line + 1,
+                    position.character + 1
+                )
+            )
+        )?;
+        for line in lines {
+            writeln!(out, "    {line}")?;
+        }
+    }
+    Ok(())
 }
 
 fn count(n: usize, noun: &str) -> String {

@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 use tensorfit_base::{Diagnostic, LineIndex, Position, Severity, TextRange};
+use tensorfit_ide::ShapeInfo;
 
 use super::CheckedFile;
 
@@ -30,6 +31,17 @@ struct BindingJson<'a> {
     name: &'a str,
     range: RangeJson,
     function: Option<&'a str>,
+    shape: &'a str,
+    /// The concrete shapes at the calls whose arguments fix them.
+    at_calls: Vec<CallShapeJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct CallShapeJson<'a> {
+    /// The call of the binding's function.
+    call: RangeJson,
+    /// The calls that lead to it, outermost first (empty for a direct call).
+    via: Vec<RangeJson>,
     shape: &'a str,
 }
 
@@ -81,6 +93,27 @@ fn diagnostic<'a>(file: &'a CheckedFile, d: &'a Diagnostic) -> DiagnosticJson<'a
     }
 }
 
+fn binding<'a>(index: &LineIndex, b: &'a ShapeInfo) -> BindingJson<'a> {
+    BindingJson {
+        name: b.name.as_deref().unwrap_or_default(),
+        range: range(index, b.range),
+        function: b.function.as_deref(),
+        shape: &b.shape,
+        at_calls: b
+            .at_calls
+            .iter()
+            .filter_map(|c| {
+                let (call, via) = c.calls.split_last()?;
+                Some(CallShapeJson {
+                    call: range(index, *call),
+                    via: via.iter().map(|r| range(index, *r)).collect(),
+                    shape: &c.shape,
+                })
+            })
+            .collect(),
+    }
+}
+
 pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
     let report = Report {
         version: 1,
@@ -98,12 +131,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
                     .analysis
                     .bindings
                     .iter()
-                    .map(|b| BindingJson {
-                        name: &b.name,
-                        range: range(&file.analysis.line_index, b.range),
-                        function: b.function.as_deref(),
-                        shape: &b.shape,
-                    })
+                    .map(|b| binding(&file.analysis.line_index, b))
                     .collect(),
                 holes: Vec::new(),
                 conditions: Vec::new(),

@@ -9,9 +9,10 @@ use tensorfit_solver::{Formula, Limits, Term, VarId};
 use tensorfit_syntax::ast;
 
 use super::check;
-use super::exec::{BindingRecord, Frame};
+use super::exec::{Frame, ShapeRecord};
 use super::fact::{Explain, Fact, FactKind};
 use super::program::{FunctionRef, Program};
+use super::shown::{self, ShownShape};
 use super::value::{Shape, Value};
 use super::vars::VarGen;
 
@@ -26,6 +27,9 @@ pub struct Summary {
     pub deferred: Vec<super::exec::Deferred>,
     pub facts: Vec<Fact>,
     pub result: Value,
+    /// The function's shapes (and those of its callees, through its calls),
+    /// instantiated at each call for hover's per-call shapes.
+    pub records: Vec<ShapeRecord>,
     /// Variables created while summarising, renamed at each call.
     pub first_var: VarId,
     pub end_var: VarId,
@@ -35,7 +39,7 @@ pub struct Summary {
 pub struct EntryReport {
     pub function: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
-    pub bindings: Vec<(BindingRecord, String)>,
+    pub shapes: Vec<ShownShape>,
 }
 
 pub struct Analysis<'a> {
@@ -161,14 +165,19 @@ impl<'a> Analysis<'a> {
         let end_var = self.vars.now();
         let facts = std::mem::take(&mut frame.facts);
         let outcome = check::check_entry(self, &facts);
-        if function.local {
-            let bindings = check::show_bindings(self, &facts, &outcome.set_aside, &frame.bindings);
+        let records = if function.local {
+            let records = std::mem::take(&mut frame.records);
+            let shapes = shown::show(self, &facts, &outcome.set_aside, &records);
             self.reports.borrow_mut().push(EntryReport {
                 function: Some(key.clone()),
                 diagnostics: outcome.diagnostics,
-                bindings,
+                shapes,
             });
-        }
+            records
+        } else {
+            // Ranges in another file mean nothing to this file's callers.
+            Vec::new()
+        };
         let facts = facts
             .into_iter()
             .enumerate()
@@ -182,6 +191,7 @@ impl<'a> Analysis<'a> {
             deferred,
             facts,
             result,
+            records,
             first_var,
             end_var,
         }
@@ -193,11 +203,11 @@ impl<'a> Analysis<'a> {
         frame.body(script);
         let facts = std::mem::take(&mut frame.facts);
         let outcome = check::check_entry(self, &facts);
-        let bindings = check::show_bindings(self, &facts, &outcome.set_aside, &frame.bindings);
+        let shapes = shown::show(self, &facts, &outcome.set_aside, &frame.records);
         self.reports.borrow_mut().push(EntryReport {
             function: None,
             diagnostics: outcome.diagnostics,
-            bindings,
+            shapes,
         });
     }
 }

@@ -16,9 +16,7 @@ use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Outcome, Term
 
 use super::analysis::Analysis;
 use super::display;
-use super::exec::BindingRecord;
 use super::fact::{Explain, Fact, FactKind, Guard};
-use super::value::Value;
 
 pub struct EntryOutcome {
     pub diagnostics: Vec<Diagnostic>,
@@ -30,7 +28,7 @@ pub struct EntryOutcome {
 const ENTRY_BUDGET_QUERIES: u64 = 5;
 
 /// Path-condition literals are given ids after the facts'.
-const GUARD_ID_BASE: u32 = 1 << 30;
+pub(super) const GUARD_ID_BASE: u32 = 1 << 30;
 
 fn guard_implies(path: &Guard, guard: &Guard) -> bool {
     guard.iter().all(|literal| path.contains(literal))
@@ -123,27 +121,46 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
 }
 
 /// The message of a failing fact, with the values the rest of the
-/// contradiction forces on its terms.
+/// contradiction forces on its terms. Where terms stay symbolic, one
+/// assignment of the program's names shows the clash in numbers.
 fn explain(analysis: &Analysis<'_>, explain: &Explain, rest: &[SolverFact]) -> String {
-    let rest_facts = rest;
-    let show = |term: &Term| -> String {
-        match term.as_const() {
-            Some(value) => value.to_string(),
-            None => match solver::forced(rest, term, analysis.limits) {
-                Forced::Value(value) => value.to_string(),
-                _ => display::term(analysis, term),
-            },
-        }
+    let forced = |term: &Term| -> Option<i64> {
+        term.as_const()
+            .or_else(|| match solver::forced(rest, term, analysis.limits) {
+                Forced::Value(value) => Some(value),
+                _ => None,
+            })
+    };
+    // The terms the message shows, each a number or symbolic.
+    let shown = |terms: &[Term]| -> Vec<Result<i64, Term>> {
+        terms
+            .iter()
+            .map(|t| forced(t).ok_or_else(|| t.clone()))
+            .collect()
+    };
+    let text = |value: &Result<i64, Term>| match value {
+        Ok(v) => v.to_string(),
+        Err(t) => display::term(analysis, t),
     };
     match explain {
         Explain::Equal { what, left, right } => {
-            format!(
+            let values = shown(&[left.1.clone(), right.1.clone()]);
+            let message = format!(
                 "{what}: {} = {} but {} = {}",
                 left.0,
-                show(&left.1),
+                text(&values[0]),
                 right.0,
-                show(&right.1)
-            )
+                text(&values[1])
+            );
+            match counterexample(analysis, &values, rest) {
+                Some((with, numbers)) => {
+                    format!(
+                        "{message} (for example, {with} gives {} and {})",
+                        numbers[0], numbers[1]
+                    )
+                }
+                None => message,
+            }
         }
         Explain::Shape {
             subject,
@@ -152,39 +169,96 @@ fn explain(analysis: &Analysis<'_>, explain: &Explain, rest: &[SolverFact]) -> S
         } => {
             let actual = match &actual.rest {
                 None => Some(actual.clone()),
-                Some(rest) => {
-                    match solver::forced(rest_facts, &Term::rank(rest.base), analysis.limits) {
-                        Forced::Value(rank) => Some(actual.refine(&|_| Some(rank))),
-                        _ => None,
-                    }
+                Some(opaque) => {
+                    forced(&Term::rank(opaque.base)).map(|rank| actual.refine(&|_| Some(rank)))
                 }
             };
-            match actual.as_ref().and_then(|a| a.dims().map(<[Term]>::to_vec)) {
-                Some(dims) => {
-                    let shown: Vec<String> = dims.iter().map(show).collect();
+            let Some(dims) = actual.as_ref().and_then(|a| a.dims().map(<[Term]>::to_vec)) else {
+                return format!(
+                    "{subject} does not have the shape {claimed} it is asserted to have"
+                );
+            };
+            let values = shown(&dims);
+            let listed: Vec<String> = values.iter().map(text).collect();
+            let message = format!(
+                "{subject} has shape [{}] here but is asserted to be {claimed}",
+                listed.join(", ")
+            );
+            match counterexample(analysis, &values, rest) {
+                Some((with, numbers)) => {
+                    let numbers: Vec<String> = numbers.iter().map(i64::to_string).collect();
                     format!(
-                        "{subject} has shape [{}] here but is asserted to be {claimed}",
-                        shown.join(", ")
+                        "{message} (for example, {with} gives [{}])",
+                        numbers.join(", ")
                     )
                 }
-                None => {
-                    format!("{subject} does not have the shape {claimed} it is asserted to have")
-                }
+                None => message,
             }
         }
         Explain::Text { template, terms } => {
+            let values = shown(terms);
             let mut message = String::new();
-            let mut values = terms.iter().map(show);
+            let mut listed = values.iter().map(text);
             let mut parts = template.split("{}").peekable();
             while let Some(part) = parts.next() {
                 message.push_str(part);
                 if parts.peek().is_some() {
-                    message.push_str(&values.next().unwrap_or_else(|| "?".to_owned()));
+                    message.push_str(&listed.next().unwrap_or_else(|| "?".to_owned()));
                 }
             }
-            message
+            match counterexample(analysis, &values, rest) {
+                Some((with, numbers)) => {
+                    let numbers: Vec<String> = numbers.iter().map(i64::to_string).collect();
+                    format!(
+                        "{message} (for example, {with} gives {})",
+                        numbers.join(" and ")
+                    )
+                }
+                None => message,
+            }
         }
     }
+}
+
+/// Named unknowns shown in an example, at most.
+const MAX_EXAMPLE_NAMES: usize = 4;
+
+/// Values of the program's names under which the failing fact fails (it
+/// fails under every assignment the rest allows; one makes the clash
+/// concrete): `n = 3`, and the values of `terms` under it. `None` when all
+/// terms are numbers already or nothing symbolic has a name.
+fn counterexample(
+    analysis: &Analysis<'_>,
+    terms: &[Result<i64, Term>],
+    rest: &[SolverFact],
+) -> Option<(String, Vec<i64>)> {
+    let symbolic: Vec<&Term> = terms.iter().filter_map(|t| t.as_ref().err()).collect();
+    let mut names: Vec<(String, Term)> = Vec::new();
+    for term in &symbolic {
+        term.visit_atoms(&mut |atom| {
+            let name = display::term(analysis, atom);
+            if name != "?" && !names.iter().any(|(n, _)| *n == name) {
+                names.push((name, atom.clone()));
+            }
+        });
+    }
+    names.truncate(MAX_EXAMPLE_NAMES);
+    if names.is_empty() {
+        return None;
+    }
+    let mut asked: Vec<Term> = names.iter().map(|(_, t)| t.clone()).collect();
+    asked.extend(terms.iter().map(|t| match t {
+        Ok(v) => Term::int(*v),
+        Err(t) => t.clone(),
+    }));
+    let values = solver::model(rest, &asked, analysis.limits)?;
+    let (of_names, of_terms) = values.split_at(names.len());
+    let assignment: Vec<String> = names
+        .iter()
+        .zip(of_names)
+        .map(|((name, _), value)| format!("{name} = {value}"))
+        .collect();
+    Some((assignment.join(" and "), of_terms.to_vec()))
 }
 
 fn report(
@@ -249,33 +323,4 @@ fn report(
             ),
         );
     }
-}
-
-/// The shapes of the bindings of an entry point, as shown to users.
-pub fn show_bindings(
-    analysis: &Analysis<'_>,
-    facts: &[Fact],
-    set_aside: &HashSet<usize>,
-    bindings: &[BindingRecord],
-) -> Vec<(BindingRecord, String)> {
-    let mut result = Vec::new();
-    for binding in bindings {
-        let Value::Tensor(shape) = &binding.value else {
-            continue;
-        };
-        let active: Vec<SolverFact> = (0..facts.len())
-            .filter(|i| !set_aside.contains(i) && guard_implies(&binding.guard, &facts[*i].guard))
-            .map(|i| SolverFact {
-                id: i as u32,
-                formula: facts[i].formula.clone(),
-            })
-            .chain(binding.guard.iter().enumerate().map(|(k, l)| SolverFact {
-                id: GUARD_ID_BASE + k as u32,
-                formula: l.clone(),
-            }))
-            .collect();
-        let shown = display::shape(analysis, shape, &active);
-        result.push((binding.clone(), shown));
-    }
-    result
 }

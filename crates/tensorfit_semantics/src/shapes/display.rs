@@ -2,16 +2,23 @@
 //! are shown"): a number when the facts force one, else the program's own
 //! names (`batch`, `x.shape[1]`), else `?`.
 
-use tensorfit_solver::eliminate::eliminate;
-use tensorfit_solver::{self as solver, Fact, Forced, Term};
+use tensorfit_solver::Term;
 
 use super::analysis::Analysis;
-use super::value::Shape;
 
 /// A dimension with no better description.
 const UNNAMED: &str = "?";
 
 pub fn term(analysis: &Analysis<'_>, term: &Term) -> String {
+    let text = spelled(analysis, term);
+    // `? + 3` says no more than `?`.
+    if text != UNNAMED && text.contains(UNNAMED) {
+        return UNNAMED.to_owned();
+    }
+    text
+}
+
+fn spelled(analysis: &Analysis<'_>, term: &Term) -> String {
     if let Some(name) = analysis.term_name(term) {
         return name;
     }
@@ -50,7 +57,7 @@ pub fn term(analysis: &Analysis<'_>, term: &Term) -> String {
                 } else if negative {
                     text.push('-');
                 }
-                text.push_str(&self::term(analysis, &magnitude));
+                text.push_str(&spelled(analysis, &magnitude));
             }
             text
         }
@@ -63,32 +70,7 @@ pub fn term(analysis: &Analysis<'_>, term: &Term) -> String {
 
 fn operand(analysis: &Analysis<'_>, t: &Term) -> String {
     match t {
-        Term::Add(_) => format!("({})", term(analysis, t)),
-        _ => term(analysis, t),
+        Term::Add(_) => format!("({})", spelled(analysis, t)),
+        _ => spelled(analysis, t),
     }
-}
-
-/// `Tensor[batch, 8, 8, 5]` under the facts of its path.
-pub fn shape(analysis: &Analysis<'_>, shape: &Shape, facts: &[Fact]) -> String {
-    let Some(dims) = shape.dims() else {
-        return "Tensor".to_owned();
-    };
-    let mut eliminated = eliminate(facts.iter().map(|f| (f.id, f.formula.clone()))).ok();
-    let shown: Vec<String> = dims
-        .iter()
-        .map(|dim| {
-            let resolved = match eliminated.as_mut() {
-                Some(e) => e.resolve(dim).0,
-                None => dim.clone(),
-            };
-            if let Some(value) = resolved.as_const() {
-                return value.to_string();
-            }
-            if let Forced::Value(value) = solver::forced(facts, dim, analysis.limits) {
-                return value.to_string();
-            }
-            term(analysis, dim)
-        })
-        .collect();
-    format!("Tensor[{}]", shown.join(", "))
 }

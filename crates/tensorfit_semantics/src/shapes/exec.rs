@@ -23,14 +23,25 @@ use super::rules::{self, Args};
 use super::substitution::Substitution;
 use super::value::{Instance, Layer, Shape, Value};
 
-/// A binding whose shape is shown (hover, JSON `bindings`).
+mod loops;
+
+/// A tensor whose shape is shown: a binding (hover, JSON `bindings`) or
+/// an expression (hover).
 #[derive(Clone, Debug)]
-pub struct BindingRecord {
-    pub name: String,
+pub struct ShapeRecord {
+    /// The bound name; `None` for an expression.
+    pub name: Option<String>,
     pub range: TextRange,
     pub value: Value,
     pub guard: Guard,
+    /// Outermost first: the calls through which a callee's record reached
+    /// this frame. Empty for the frame's own records.
+    pub via: Vec<CallSite>,
 }
+
+/// Records kept per frame (and so per summary): enough for any real
+/// function, a bound on memory for generated ones.
+const MAX_RECORDS: usize = 20_000;
 
 /// A rank-dependent prelude operation applied to a tensor of unknown rank
 /// while summarising: kept in the summary and applied again at each call,
@@ -68,7 +79,10 @@ pub struct Frame<'f, 'a> {
     /// evaluating a struct's fields for a method's `self`).
     assume_only: bool,
     known_ranks: HashMap<u32, i64>,
-    pub bindings: Vec<BindingRecord>,
+    pub records: Vec<ShapeRecord>,
+    /// Inside a struct's field initialisers: their expressions belong to
+    /// the struct, not to the function that builds the instance.
+    constructing: usize,
     returned: bool,
     pub deferred: Vec<Deferred>,
     /// While applying a callee's deferred operation: the calls it came through.
@@ -92,7 +106,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             opening: true,
             assume_only: false,
             known_ranks: HashMap::new(),
-            bindings: Vec::new(),
+            records: Vec::new(),
+            constructing: 0,
             returned: false,
             deferred: Vec::new(),
             via_context: Vec::new(),
@@ -247,13 +262,19 @@ impl<'f, 'a> Frame<'f, 'a> {
         None
     }
 
+    /// Remembers the shape of a binding, to be shown.
     pub fn record(&mut self, name: &str, range: TextRange, value: &Value) {
-        if matches!(value, Value::Tensor(_)) {
-            self.bindings.push(BindingRecord {
-                name: name.to_owned(),
+        self.push_record(Some(name.to_owned()), range, value);
+    }
+
+    fn push_record(&mut self, name: Option<String>, range: TextRange, value: &Value) {
+        if matches!(value, Value::Tensor(_)) && self.records.len() < MAX_RECORDS {
+            self.records.push(ShapeRecord {
+                name,
                 range,
                 value: value.clone(),
                 guard: self.guard.clone(),
+                via: Vec::new(),
             });
         }
     }
@@ -376,7 +397,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let s = self.int(start);
                 let e = self.int(end);
                 let entered = Formula::lt(&s, &e);
-                self.run_loop(entered, stmt.range, |this, first| {
+                self.run_loop(entered, stmt.range, &body.stmts, |this, first| {
                     let i = if first {
                         s.clone()
                     } else {
@@ -397,7 +418,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             StmtKind::While { condition, body } => {
                 let entered = self.condition(condition);
-                self.run_loop(entered, stmt.range, |this, _| this.block(&body.stmts));
+                self.run_loop(entered, stmt.range, &body.stmts, |this, _| {
+                    this.block(&body.stmts)
+                });
             }
             StmtKind::Return(value) => {
                 let v = value.as_ref().map(|v| self.expr(v)).unwrap_or(Value::None);
@@ -552,54 +575,6 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
-    /// A loop: skipped, or entered with a first iteration and a last one
-    /// whose loop-carried variables are fresh (section 3.2 of the paper).
-    fn run_loop(
-        &mut self,
-        entered: Formula,
-        range: TextRange,
-        mut body: impl FnMut(&mut Self, bool),
-    ) {
-        if truth(&entered) == Some(false) {
-            return;
-        }
-        let before_returned = self.returned;
-        self.branch(
-            entered,
-            |this| {
-                body(this, true);
-                this.returned = false;
-                this.freshen_scopes(range);
-                body(this, false);
-                this.returned = false;
-            },
-            |_| {},
-        );
-        // A `return` inside a loop ends only the paths that enter the loop:
-        // what follows the loop is still analysed.
-        self.returned = before_returned;
-    }
-
-    /// Fresh values for everything a loop may have changed.
-    fn freshen_scopes(&mut self, range: TextRange) {
-        let mut scopes = std::mem::take(&mut self.scopes);
-        for scope in &mut scopes {
-            for slot in scope.values_mut() {
-                slot.value = match &slot.value {
-                    Value::Int(_) => Value::Int(self.fresh_int()),
-                    Value::Tensor(_) => {
-                        let base = self.analysis.vars.fresh();
-                        let shape = Shape::opaque(base);
-                        self.assume(shape.well_formed(), range);
-                        Value::Tensor(shape)
-                    }
-                    other => other.clone(),
-                };
-            }
-        }
-        self.scopes = scopes;
-    }
-
     fn bind_pattern(&mut self, pattern: &Pattern, value: Value, declared: Option<ast::Type>) {
         match pattern {
             Pattern::Name(name) => {
@@ -696,7 +671,11 @@ impl<'f, 'a> Frame<'f, 'a> {
 
     pub fn expr(&mut self, expr: &ast::Expr) -> Value {
         let value = self.expr_inner(expr);
-        self.refine(value)
+        let value = self.refine(value);
+        if self.constructing == 0 {
+            self.push_record(None, expr.range, &value);
+        }
+        value
     }
 
     fn expr_inner(&mut self, expr: &ast::Expr) -> Value {
@@ -1251,11 +1230,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                 .collect(),
         );
         let mut fields = Vec::new();
+        self.constructing += 1;
         for field in &def.fields {
             let value = self.expr(&field.value);
             self.bind(&field.name.text, value.clone(), None);
             fields.push((field.name.text.clone(), value));
         }
+        self.constructing -= 1;
         self.scopes.pop();
         Value::Instance(Rc::new(Instance {
             struct_name: name,
@@ -1374,8 +1355,45 @@ impl<'f, 'a> Frame<'f, 'a> {
                 sides: fact.sides.clone(),
             });
         }
-        let result = substitution.value(&summary.result, vars);
+        self.instantiate_records(summary, &mut substitution, &call_site);
+        let result = substitution.value(&summary.result, &self.analysis.vars);
         self.refine(result)
+    }
+
+    /// The callee's shapes as they are for this call (hover shows those
+    /// the call's arguments fix).
+    fn instantiate_records(
+        &mut self,
+        summary: &Summary,
+        substitution: &mut Substitution,
+        call_site: &CallSite,
+    ) {
+        let vars = &self.analysis.vars;
+        for record in &summary.records {
+            if self.records.len() >= MAX_RECORDS {
+                break;
+            }
+            let inner: Vec<Formula> = record
+                .guard
+                .iter()
+                .map(|g| substitution.formula(g, vars))
+                .collect();
+            if inner.iter().any(|g| g.as_const() == Some(false)) {
+                continue;
+            }
+            let mut guard = self.guard.clone();
+            guard.extend(inner.into_iter().filter(|g| g.as_const() != Some(true)));
+            let mut via = vec![call_site.clone()];
+            via.extend(record.via.iter().cloned());
+            let value = substitution.value(&record.value, vars);
+            self.records.push(ShapeRecord {
+                name: record.name.clone(),
+                range: record.range,
+                value: self.refine(value),
+                guard,
+                via,
+            });
+        }
     }
 
     /// Applies the callee's deferred operations to the substituted arguments;

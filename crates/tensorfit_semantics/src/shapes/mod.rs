@@ -9,6 +9,7 @@ mod exec;
 mod fact;
 mod program;
 mod rules;
+mod shown;
 mod substitution;
 mod value;
 mod vars;
@@ -19,20 +20,36 @@ use tensorfit_syntax::ast;
 
 use crate::module_scope::ResolvedImport;
 
-/// The shape of a binding, as hover and the JSON report show it.
+/// The shape of a binding or an expression, as hover and the JSON report
+/// show it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BindingShape {
-    pub name: String,
+pub struct ShapeInfo {
+    /// The bound name; `None` for an expression.
+    pub name: Option<String>,
     pub range: TextRange,
     /// `Struct.method`, a function name, or `None` for the script body.
     pub function: Option<String>,
+    /// The shape that holds for every call (and every path reaching here).
+    pub shape: String,
+    /// The concrete shapes at the calls whose arguments fix them.
+    pub at_calls: Vec<CallShape>,
+}
+
+/// A shape fixed by a call: `calls` leads from the outermost call (in the
+/// entry point that makes it) to the call of the function itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallShape {
+    pub calls: Vec<TextRange>,
     pub shape: String,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct ShapeReport {
     pub diagnostics: Vec<Diagnostic>,
-    pub bindings: Vec<BindingShape>,
+    /// Parameters, `let`s and assignments, in source order.
+    pub bindings: Vec<ShapeInfo>,
+    /// Every tensor-valued expression, in source order.
+    pub expressions: Vec<ShapeInfo>,
 }
 
 /// Checks every function, method and the script body of a file.
@@ -47,16 +64,45 @@ pub fn check_shapes(
         analysis.summary(entry);
     }
     analysis.check_script(&file.script);
+    let entries = analysis.reports.into_inner();
     let mut report = ShapeReport::default();
-    for entry in analysis.reports.into_inner() {
+    let mut at_calls: Vec<(TextRange, Option<String>, CallShape)> = Vec::new();
+    for entry in entries {
         report.diagnostics.extend(entry.diagnostics);
-        for (binding, shape) in entry.bindings {
-            report.bindings.push(BindingShape {
-                name: binding.name,
-                range: binding.range,
+        for shown in entry.shapes {
+            let shape = shown::format(&shown.dims);
+            if !shown.calls.is_empty() {
+                let call = CallShape {
+                    calls: shown.calls,
+                    shape,
+                };
+                at_calls.push((shown.range, shown.name, call));
+                continue;
+            }
+            let info = ShapeInfo {
+                name: shown.name,
+                range: shown.range,
                 function: entry.function.clone(),
                 shape,
-            });
+                at_calls: Vec::new(),
+            };
+            if info.name.is_some() {
+                report.bindings.push(info);
+            } else {
+                report.expressions.push(info);
+            }
+        }
+    }
+    for (range, name, call) in at_calls {
+        let list = if name.is_some() {
+            &mut report.bindings
+        } else {
+            &mut report.expressions
+        };
+        if let Some(info) = list.iter_mut().find(|i| i.range == range && i.name == name) {
+            if !info.at_calls.contains(&call) {
+                info.at_calls.push(call);
+            }
         }
     }
     report
@@ -66,5 +112,8 @@ pub fn check_shapes(
         .diagnostics
         .dedup_by(|a, b| a.range == b.range && a.message == b.message);
     report.bindings.sort_by_key(|b| b.range.start);
+    report
+        .expressions
+        .sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
     report
 }

@@ -1,0 +1,68 @@
+//! What hovering a position shows: the shape of the binding or of the
+//! innermost tensor expression there, and the concrete shapes at the calls
+//! that fix it (LANGUAGE.md §5, "How shapes are shown").
+
+use tensorfit_base::TextRange;
+use tensorfit_semantics::ShapeInfo;
+
+use crate::FileAnalysis;
+
+/// Calls listed before the rest are summarised as "and N more".
+const MAX_CALLS_SHOWN: usize = 8;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hover {
+    /// What the hover is about (the name or the expression).
+    pub range: TextRange,
+    /// Plain text, one fact per line; the first line is the shape.
+    pub text: String,
+}
+
+/// The hover at byte `offset`, if a tensor is there.
+pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
+    let covers = |range: TextRange| range.start <= offset && offset <= range.end;
+    let info = analysis
+        .bindings
+        .iter()
+        .find(|b| covers(b.range))
+        .or_else(|| {
+            analysis
+                .expressions
+                .iter()
+                .filter(|e| covers(e.range))
+                .min_by_key(|e| e.range.end - e.range.start)
+        })?;
+    Some(Hover {
+        range: info.range,
+        text: shape_text(analysis, info),
+    })
+}
+
+/// `y: Tensor[n, 2 * m]`, then one line per call that fixes the shape.
+pub fn shape_text(analysis: &FileAnalysis, info: &ShapeInfo) -> String {
+    let mut text = match &info.name {
+        Some(name) => format!("{name}: {}", info.shape),
+        None => info.shape.clone(),
+    };
+    for call in info.at_calls.iter().take(MAX_CALLS_SHOWN) {
+        let lines: Vec<String> = call
+            .calls
+            .iter()
+            .rev()
+            .map(|range| (analysis.line_index.position(range.start).line + 1).to_string())
+            .collect();
+        let place = match lines.split_first() {
+            Some((direct, [])) => format!("line {direct}"),
+            Some((direct, outer)) => format!("line {direct} (from line {})", outer.join(", ")),
+            None => continue,
+        };
+        text.push_str(&format!("\nat the call on {place}: {}", call.shape));
+    }
+    if info.at_calls.len() > MAX_CALLS_SHOWN {
+        text.push_str(&format!(
+            "\nand {} more calls",
+            info.at_calls.len() - MAX_CALLS_SHOWN
+        ));
+    }
+    text
+}

@@ -1,0 +1,193 @@
+//! Hover, data-driven: each fixture marks the cursor with `$0`; the
+//! expectation is the hovered text followed by what hover shows.
+//! Update with `UPDATE_EXPECT=1 cargo test -p tensorfit_ide --test hover`.
+
+use std::path::Path;
+
+use expect_test::{expect, Expect};
+use tensorfit_ide::{analyze_file, hover, AnalysisOptions, FileLoader};
+
+struct NoFiles;
+impl FileLoader for NoFiles {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            path.display().to_string(),
+        ))
+    }
+}
+
+fn check(fixture: &str, expect: Expect) {
+    let offset = fixture.find("$0").expect("fixture has a $0 cursor");
+    let text = fixture.replace("$0", "");
+    let analysis = analyze_file(
+        Path::new("hover.tensor"),
+        text.as_bytes(),
+        &NoFiles,
+        AnalysisOptions::default(),
+    );
+    let actual = match hover(&analysis, offset as u32) {
+        Some(h) => format!("`{}`\n{}\n", &text[h.range.as_usize()], h.text),
+        None => "no hover\n".to_owned(),
+    };
+    expect.assert_eq(&actual);
+}
+
+#[test]
+fn parameter_with_named_dimensions() {
+    check(
+        r#"
+fn f(x$0: Tensor[batch, 3]) -> Tensor {
+  return x
+}
+"#,
+        expect![[r#"
+            `x`
+            x: Tensor[batch, 3]
+        "#]],
+    );
+}
+
+#[test]
+fn expression_inside_a_function() {
+    check(
+        r#"
+fn f(x: Tensor[batch, 3], w: Tensor[3, 5]) -> Tensor {
+  return relu(x $0@ w)
+}
+"#,
+        expect![[r#"
+            `x @ w`
+            Tensor[batch, 5]
+        "#]],
+    );
+}
+
+#[test]
+fn name_use_shows_its_shape_at_that_point() {
+    check(
+        r#"
+let a = randn(2, 3)
+let b = a.t()
+let c = b$0 @ a
+"#,
+        expect![[r#"
+            `b`
+            Tensor[3, 2]
+        "#]],
+    );
+}
+
+#[test]
+fn concrete_shapes_at_each_call() {
+    check(
+        r#"
+fn double(x: Tensor[n, m]) -> Tensor {
+  let y$0 = cat([x, x], dim: 1)
+  return y
+}
+let a = double(randn(2, 3))
+let b = double(randn(4, 5))
+"#,
+        expect![[r#"
+            `y`
+            y: Tensor[n, 2 * m]
+            at the call on line 6: Tensor[2, 6]
+            at the call on line 7: Tensor[4, 10]
+        "#]],
+    );
+}
+
+#[test]
+fn calls_through_other_functions_are_followed() {
+    check(
+        r#"
+fn inner(x: Tensor) -> Tensor {
+  let y$0 = x.flatten(1)
+  return y
+}
+fn outer(x: Tensor) -> Tensor {
+  return inner(x)
+}
+let a = outer(randn(2, 3, 4))
+"#,
+        expect![[r#"
+            `y`
+            y: Tensor
+            at the call on line 7 (from line 9): Tensor[2, 12]
+        "#]],
+    );
+}
+
+#[test]
+fn struct_instances_and_sequential_blocks() {
+    check(
+        r#"
+struct Block(c: Int) {
+  conv = Conv2d(c, c * 2, kernel_size: 3, padding: 1)
+  fn forward(self, x: Tensor) -> Tensor {
+    return relu(self.conv(x$0))
+  }
+}
+let net = Sequential(Block(3), Block(6))
+let y = net(randn(1, 3, 8, 8))
+"#,
+        expect![[r#"
+            `x`
+            Tensor
+            at the call on line 9: Tensor[1, 3, 8, 8]
+            at the call on line 9: Tensor[1, 6, 8, 8]
+        "#]],
+    );
+}
+
+#[test]
+fn loop_shapes_hold_for_every_iteration() {
+    check(
+        r#"
+fn grow(x: Tensor[4, n], k: Int) -> Tensor {
+  var y = x
+  for i in 0..k {
+    y$0 = cat([y, x], dim: 1)
+  }
+  return y
+}
+"#,
+        expect![[r#"
+            `y`
+            y: Tensor[4, ?]
+        "#]],
+    );
+}
+
+#[test]
+fn a_call_that_does_not_fix_the_shape_is_not_listed() {
+    check(
+        r#"
+fn f(x: Tensor[n]) -> Tensor {
+  return x$0
+}
+fn g(k: Int) -> Tensor {
+  return f(randn(k))
+}
+let z = f(randn(5))
+"#,
+        expect![[r#"
+            `x`
+            Tensor[n]
+            at the call on line 8: Tensor[5]
+        "#]],
+    );
+}
+
+#[test]
+fn nothing_to_show_off_tensors() {
+    check(
+        r#"
+let n = 3$0
+"#,
+        expect![[r#"
+            no hover
+        "#]],
+    );
+}

@@ -1,0 +1,189 @@
+//! Loops (section 3.2 of the Tensors Fitting Perfectly paper): skipped, or
+//! entered for a first iteration with the values from before the loop and
+//! a last iteration with fresh values for what the loop assigns.
+
+use std::collections::{HashMap, HashSet};
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+use tensorfit_syntax::ast::{self, ElseBranch, ExprKind, StmtKind};
+
+use super::{Frame, Slot};
+use crate::shapes::fact::Guard;
+use crate::shapes::value::{Shape, Value};
+
+/// A frame's state, to undo a speculative run of a loop body.
+pub(super) struct Checkpoint {
+    facts: usize,
+    records: usize,
+    deferred: usize,
+    returns: usize,
+    scopes: Vec<HashMap<String, Slot>>,
+    guard: Guard,
+    known_ranks: HashMap<u32, i64>,
+    returned: bool,
+}
+
+impl<'f, 'a> Frame<'f, 'a> {
+    /// A loop: skipped, or entered with a first iteration and a last one
+    /// whose loop-carried variables are fresh (section 3.2 of the paper).
+    ///
+    /// A tensor the first iteration leaves at its rank gets fresh dimensions
+    /// of that rank for the last iteration. That is sound when the last
+    /// iteration, run from any state of those ranks, keeps them: then by
+    /// induction every iteration does. Otherwise the last iteration is run
+    /// again with shapes of unknown rank.
+    pub(super) fn run_loop(
+        &mut self,
+        entered: Formula,
+        range: TextRange,
+        body_stmts: &[ast::Stmt],
+        mut body: impl FnMut(&mut Self, bool),
+    ) {
+        if entered.as_const() == Some(false) {
+            return;
+        }
+        let before_returned = self.returned;
+        let before_loop = self.scopes.clone();
+        let mut assigned = HashSet::new();
+        assigned_names(body_stmts, &mut assigned);
+        self.branch(
+            entered,
+            |this| {
+                body(this, true);
+                this.returned = false;
+                let checkpoint = this.checkpoint();
+                let kept = this.freshen_scopes(&assigned, &before_loop, range, true);
+                body(this, false);
+                if !this.ranks_kept(&kept) {
+                    this.rollback(checkpoint);
+                    this.freshen_scopes(&assigned, &before_loop, range, false);
+                    body(this, false);
+                }
+                this.returned = false;
+            },
+            |_| {},
+        );
+        // A `return` inside a loop ends only the paths that enter the loop:
+        // what follows the loop is still analysed.
+        self.returned = before_returned;
+    }
+
+    /// Fresh values for the variables the loop assigns. With
+    /// `keep_ranks`, tensors whose rank the first iteration kept keep it;
+    /// returns those (scope depth, name, rank).
+    fn freshen_scopes(
+        &mut self,
+        assigned: &HashSet<String>,
+        before_loop: &[HashMap<String, Slot>],
+        range: TextRange,
+        keep_ranks: bool,
+    ) -> Vec<(usize, String, usize)> {
+        let mut kept = Vec::new();
+        let mut scopes = std::mem::take(&mut self.scopes);
+        for (depth, scope) in scopes.iter_mut().enumerate() {
+            for (name, slot) in scope.iter_mut().filter(|(n, _)| assigned.contains(*n)) {
+                slot.value = match &slot.value {
+                    Value::Int(_) => Value::Int(self.fresh_int()),
+                    Value::Tensor(now) => {
+                        let before = before_loop
+                            .get(depth)
+                            .and_then(|s| s.get(name))
+                            .and_then(|s| s.value.tensor_shape());
+                        let rank = now.dims().map(<[Term]>::len).filter(|r| {
+                            before.and_then(|b| b.dims().map(<[Term]>::len)) == Some(*r)
+                        });
+                        match rank.filter(|_| keep_ranks) {
+                            Some(rank) => {
+                                kept.push((depth, name.clone(), rank));
+                                let dims = (0..rank).map(|_| self.fresh_dim(range)).collect();
+                                Value::Tensor(Shape::known(dims))
+                            }
+                            None => {
+                                let base = self.analysis.vars.fresh();
+                                let shape = Shape::opaque(base);
+                                self.assume(shape.well_formed(), range);
+                                Value::Tensor(shape)
+                            }
+                        }
+                    }
+                    other => other.clone(),
+                };
+            }
+        }
+        self.scopes = scopes;
+        kept
+    }
+
+    fn ranks_kept(&self, kept: &[(usize, String, usize)]) -> bool {
+        kept.iter().all(|(depth, name, rank)| {
+            self.scopes
+                .get(*depth)
+                .and_then(|s| s.get(name))
+                .and_then(|s| s.value.tensor_shape())
+                .and_then(|shape| shape.dims().map(<[Term]>::len))
+                == Some(*rank)
+        })
+    }
+
+    fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            facts: self.facts.len(),
+            records: self.records.len(),
+            deferred: self.deferred.len(),
+            returns: self.returns.len(),
+            scopes: self.scopes.clone(),
+            guard: self.guard.clone(),
+            known_ranks: self.known_ranks.clone(),
+            returned: self.returned,
+        }
+    }
+
+    /// Forgets everything done since the checkpoint.
+    fn rollback(&mut self, checkpoint: Checkpoint) {
+        self.facts.truncate(checkpoint.facts);
+        self.records.truncate(checkpoint.records);
+        self.deferred.truncate(checkpoint.deferred);
+        self.returns.truncate(checkpoint.returns);
+        self.scopes = checkpoint.scopes;
+        self.guard = checkpoint.guard;
+        self.known_ranks = checkpoint.known_ranks;
+        self.returned = checkpoint.returned;
+    }
+}
+
+/// The variables a loop body may change: the targets of its assignments
+/// (`x = ...`, `C[i, j] = ...`), at any depth.
+fn assigned_names(stmts: &[ast::Stmt], names: &mut HashSet<String>) {
+    for stmt in stmts {
+        match &stmt.kind {
+            StmtKind::Assign { target, .. } => {
+                let mut base = target;
+                while let ExprKind::Subscript { value, .. } = &base.kind {
+                    base = value;
+                }
+                if let ExprKind::Name(name) = &base.kind {
+                    names.insert(name.clone());
+                }
+            }
+            StmtKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                assigned_names(&then_branch.stmts, names);
+                match else_branch {
+                    Some(ElseBranch::Block(block)) => assigned_names(&block.stmts, names),
+                    Some(ElseBranch::If(stmt)) => {
+                        assigned_names(std::slice::from_ref(stmt.as_ref()), names)
+                    }
+                    None => {}
+                }
+            }
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } => {
+                assigned_names(&body.stmts, names)
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! The shapes users see (hover, JSON `bindings`): each recorded tensor
+//! under the facts of its path, merged over the paths and loop iterations
+//! that reach the same place (LANGUAGE.md §5, "How shapes are shown").
+//!
+//! A function's own records give the shape that holds for every call. The
+//! records a call instantiated from a callee give the shape at that call;
+//! those are kept only when the call fixes every dimension to a number.
+
+use std::collections::{HashMap, HashSet};
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::eliminate::{eliminate, Eliminated};
+use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Term};
+
+use super::analysis::Analysis;
+use super::check::GUARD_ID_BASE;
+use super::display;
+use super::exec::ShapeRecord;
+use super::fact::{Fact, Guard};
+use super::value::{Shape, Value};
+
+/// A shape as shown: the dimensions, or `None` for an unknown rank.
+pub type Dims = Option<Vec<String>>;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShownShape {
+    /// The bound name; `None` for an expression.
+    pub name: Option<String>,
+    pub range: TextRange,
+    /// Outermost first: the calls (in the checked entry point, then in its
+    /// callees) that fix this shape. Empty for the shape that holds for
+    /// every call.
+    pub calls: Vec<TextRange>,
+    pub dims: Dims,
+}
+
+/// `Tensor[batch, 8, 8, 5]`, `Tensor` (unknown rank) or `Tensor[]`.
+pub fn format(dims: &Dims) -> String {
+    match dims {
+        None => "Tensor".to_owned(),
+        Some(dims) => format!("Tensor[{}]", dims.join(", ")),
+    }
+}
+
+/// What holds at every one of several places: dimensions shown alike are
+/// kept, others become `?`; different ranks give an unknown rank.
+pub fn merge(a: &Dims, b: &Dims) -> Dims {
+    match (a, b) {
+        (Some(a), Some(b)) if a.len() == b.len() => Some(
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| if x == y { x.clone() } else { "?".to_owned() })
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+fn is_concrete(dims: &Dims) -> bool {
+    dims.as_ref()
+        .is_some_and(|d| d.iter().all(|x| x.parse::<i64>().is_ok()))
+}
+
+/// The shapes of an entry point's records.
+pub fn show(
+    analysis: &Analysis<'_>,
+    facts: &[Fact],
+    set_aside: &HashSet<usize>,
+    records: &[ShapeRecord],
+) -> Vec<ShownShape> {
+    let mut views: HashMap<&Guard, PathView<'_, '_>> = HashMap::new();
+    // Keyed by place, name and calls; first-seen order kept.
+    type Key = (TextRange, Option<String>, Vec<TextRange>);
+    let mut places: HashMap<Key, (usize, Vec<Dims>)> = HashMap::new();
+    for record in records {
+        let Value::Tensor(shape) = &record.value else {
+            continue;
+        };
+        let view = views
+            .entry(&record.guard)
+            .or_insert_with(|| PathView::new(analysis, facts, set_aside, &record.guard));
+        let dims = view.shape(shape, record.via.is_empty());
+        let calls: Vec<TextRange> = record.via.iter().map(|c| c.range).collect();
+        let order = places.len();
+        let entry = places
+            .entry((record.range, record.name.clone(), calls))
+            .or_insert((order, Vec::new()));
+        if !entry.1.contains(&dims) {
+            entry.1.push(dims);
+        }
+    }
+    let mut places: Vec<(Key, (usize, Vec<Dims>))> = places.into_iter().collect();
+    places.sort_by_key(|(_, (order, _))| *order);
+    let mut shown = Vec::new();
+    for ((range, name, calls), (_, all)) in places {
+        let fixed = if calls.is_empty() {
+            // What holds on every path and iteration that gets here.
+            let merged = all.iter().skip(1).fold(all[0].clone(), |m, d| merge(&m, d));
+            vec![merged]
+        } else if all.iter().all(is_concrete) {
+            // One call can reach a place several times with other shapes
+            // (the blocks of a `Sequential`): each is shown.
+            all
+        } else {
+            // Some path or iteration of the call leaves it open.
+            continue;
+        };
+        for dims in fixed {
+            shown.push(ShownShape {
+                name: name.clone(),
+                range,
+                calls: calls.clone(),
+                dims,
+            });
+        }
+    }
+    shown
+}
+
+/// The facts of one path, solved once for every shape shown on it.
+struct PathView<'x, 'a> {
+    analysis: &'x Analysis<'a>,
+    facts: Vec<SolverFact>,
+    eliminated: Option<Eliminated>,
+    shown: HashMap<Term, String>,
+}
+
+impl<'x, 'a> PathView<'x, 'a> {
+    fn new(
+        analysis: &'x Analysis<'a>,
+        facts: &[Fact],
+        set_aside: &HashSet<usize>,
+        guard: &Guard,
+    ) -> Self {
+        // The facts of the paths this one extends, minus those reported as
+        // errors: shapes are shown as if the program were corrected there.
+        let facts: Vec<SolverFact> = facts
+            .iter()
+            .enumerate()
+            .filter(|(i, f)| !set_aside.contains(i) && f.guard.iter().all(|l| guard.contains(l)))
+            .map(|(i, f)| SolverFact {
+                id: i as u32,
+                formula: f.formula.clone(),
+            })
+            .chain(guard.iter().enumerate().map(|(k, l)| SolverFact {
+                id: GUARD_ID_BASE + k as u32,
+                formula: l.clone(),
+            }))
+            .collect();
+        let eliminated = eliminate(facts.iter().map(|f| (f.id, f.formula.clone()))).ok();
+        PathView {
+            analysis,
+            facts,
+            eliminated,
+            shown: HashMap::new(),
+        }
+    }
+
+    fn resolve(&mut self, term: &Term) -> Term {
+        match self.eliminated.as_mut() {
+            Some(e) => e.resolve(term).0,
+            None => term.clone(),
+        }
+    }
+
+    /// The shape's dimensions as shown. With `solve`, a dimension that
+    /// elimination leaves symbolic is asked of the solver too; without, it
+    /// stays symbolic (enough to tell whether a call fixes a shape).
+    fn shape(&mut self, shape: &Shape, solve: bool) -> Dims {
+        let shape = match &shape.rest {
+            None => shape.clone(),
+            Some(rest) => match self.resolve(&Term::rank(rest.base)).as_const() {
+                Some(rank) => shape.refine(&|base| (base == rest.base).then_some(rank)),
+                None => return None,
+            },
+        };
+        let dims = shape.dims()?;
+        Some(dims.iter().map(|d| self.dim(d, solve)).collect())
+    }
+
+    fn dim(&mut self, dim: &Term, solve: bool) -> String {
+        if let Some(known) = self.shown.get(dim) {
+            return known.clone();
+        }
+        let resolved = self.resolve(dim);
+        // The program's name for the dimension, else the dimension in terms
+        // of what is left after elimination (fewer unknowns).
+        let symbolic = |analysis: &Analysis<'_>| match analysis.term_name(dim) {
+            Some(name) => name,
+            None => display::term(analysis, &resolved),
+        };
+        let text = match resolved.as_const() {
+            Some(value) => value.to_string(),
+            None if solve => match solver::forced(&self.facts, dim, self.analysis.limits) {
+                Forced::Value(value) => value.to_string(),
+                _ => symbolic(self.analysis),
+            },
+            None => symbolic(self.analysis),
+        };
+        if solve {
+            self.shown.insert(dim.clone(), text.clone());
+        }
+        text
+    }
+}
