@@ -27,6 +27,12 @@ pub struct EntryOutcome {
 /// An entry point gets at most the time of this many solver time-outs.
 const ENTRY_BUDGET_QUERIES: u64 = 5;
 
+/// The time an entry point may spend in the solver for one task (checking
+/// it, or showing its shapes).
+pub(super) fn entry_budget(analysis: &Analysis<'_>) -> std::time::Duration {
+    std::time::Duration::from_millis(u64::from(analysis.limits.timeout_ms) * ENTRY_BUDGET_QUERIES)
+}
+
 /// Path-condition literals are given ids after the facts'.
 pub(super) const GUARD_ID_BASE: u32 = 1 << 30;
 
@@ -67,9 +73,7 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     // Checking time is bounded per entry point: past the budget, the paths
     // not yet checked are left unreported rather than delaying the answer.
     let started = std::time::Instant::now();
-    let budget = std::time::Duration::from_millis(
-        u64::from(analysis.limits.timeout_ms) * ENTRY_BUDGET_QUERIES,
-    );
+    let budget = entry_budget(analysis);
     for path in &paths {
         loop {
             if started.elapsed() > budget {

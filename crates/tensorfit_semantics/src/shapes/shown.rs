@@ -13,7 +13,7 @@ use tensorfit_solver::eliminate::{eliminate, Eliminated};
 use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Term};
 
 use super::analysis::Analysis;
-use super::check::GUARD_ID_BASE;
+use super::check::{self, GUARD_ID_BASE};
 use super::display;
 use super::exec::ShapeRecord;
 use super::fact::{Fact, Guard};
@@ -68,6 +68,8 @@ pub fn show(
     set_aside: &HashSet<usize>,
     records: &[ShapeRecord],
 ) -> Vec<ShownShape> {
+    // Past the budget, dimensions not settled by elimination stay symbolic.
+    let deadline = std::time::Instant::now() + check::entry_budget(analysis);
     let mut views: HashMap<&Guard, PathView<'_, '_>> = HashMap::new();
     // Keyed by place, name and calls; first-seen order kept.
     type Key = (TextRange, Option<String>, Vec<TextRange>);
@@ -79,7 +81,8 @@ pub fn show(
         let view = views
             .entry(&record.guard)
             .or_insert_with(|| PathView::new(analysis, facts, set_aside, &record.guard));
-        let dims = view.shape(shape, record.via.is_empty());
+        let solve = record.via.is_empty() && std::time::Instant::now() < deadline;
+        let dims = view.shape(shape, solve);
         let calls: Vec<TextRange> = record.via.iter().map(|c| c.range).collect();
         let order = places.len();
         let entry = places
