@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{Limits, ShapeInfo};
+use tensorfit_semantics::{HoleSolution, Limits, ShapeInfo};
 
 use crate::imports::{FileLoader, ImportResolver};
 
@@ -20,6 +20,8 @@ pub struct FileAnalysis {
     /// The shape of every tensor-valued expression, by position (outer
     /// expressions before the ones they contain).
     pub expressions: Vec<ShapeInfo>,
+    /// What is known of each `__`, in source order.
+    pub holes: Vec<HoleSolution>,
 }
 
 /// Settings of an analysis.
@@ -97,5 +99,6 @@ pub fn analyze_file(
         diagnostics,
         bindings: shapes.bindings,
         expressions: shapes.expressions,
+        holes: shapes.holes,
     }
 }

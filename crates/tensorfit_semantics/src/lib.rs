@@ -19,9 +19,10 @@ use tensorfit_syntax::ast;
 
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
-pub use shapes::{check_shapes, CallShape, ShapeInfo, ShapeReport};
+pub use shapes::{check_shapes, CallShape, HoleSolution, ShapeInfo, ShapeReport};
 pub use signature::{Signature, SignatureParam};
 pub use tensorfit_solver::Limits;
+pub use tensorfit_solver::ValueRange;
 
 /// Runs the name checks on one file. `imports` are the file's imports as
 /// resolved by the caller; `names_in_errors` are names seen inside syntax

@@ -9,11 +9,13 @@
 
 mod candidates;
 pub mod eliminate;
+mod range;
 pub mod term;
 mod z3_backend;
 
 use std::collections::BTreeSet;
 
+pub use range::{value_range, ValueRange};
 pub use term::{Formula, Term, VarId};
 
 use z3_backend::Answer;

@@ -12,6 +12,8 @@ pub struct SourceFile {
     pub items: Vec<Item>,
     /// The top-level statements, in order: the file's script body.
     pub script: Vec<Stmt>,
+    /// Every shape hole `__` of the file, in source order.
+    pub holes: Vec<TextRange>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -31,8 +31,11 @@ pub(crate) fn lower(tree: &Tree, text: &str) -> Lowered {
         reported_depth: false,
         diagnostics: Vec::new(),
         names_in_errors: BTreeSet::new(),
+        holes: Vec::new(),
     };
-    let file = lowerer.source_file(tree.root_node());
+    let mut file = lowerer.source_file(tree.root_node());
+    file.holes = std::mem::take(&mut lowerer.holes);
+    file.holes.sort();
     Lowered {
         file,
         diagnostics: lowerer.diagnostics,
@@ -46,6 +49,7 @@ struct Lowerer<'t> {
     reported_depth: bool,
     diagnostics: Vec<Diagnostic>,
     names_in_errors: BTreeSet<String>,
+    holes: Vec<TextRange>,
 }
 
 fn range(node: Node<'_>) -> TextRange {
@@ -566,6 +570,9 @@ impl<'t> Lowerer<'t> {
 
     fn expr(&mut self, node: Node<'_>) -> Expr {
         let kind = self.nested(node, || ExprKind::Missing, |this| this.expr_kind(node));
+        if kind == ExprKind::Hole {
+            self.holes.push(range(node));
+        }
         Expr {
             kind,
             range: range(node),

@@ -12,6 +12,8 @@ use std::io::{self, IsTerminal, Write};
 
 use tensorfit_base::{Diagnostic, LineIndex, Severity, TextRange};
 
+use tensorfit_ide::ValueRange;
+
 use super::CheckedFile;
 
 /// Colour only when writing to a terminal and `NO_COLOR` is not set.
@@ -68,6 +70,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
             }
             write_diagnostic(out, &style, file, diagnostic)?;
         }
+        write_holes(out, &style, file)?;
         if options.shapes {
             write_shapes(out, &style, file)?;
         }
@@ -82,6 +85,47 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
         counts.push(count(others, "note"));
     }
     writeln!(out, "{checked}: {}", counts.join(", "))
+}
+
+/// `hole at model.tensor:6:32 must be 320`
+fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
+    for hole in &file.analysis.holes {
+        let position = file.analysis.line_index.position(hole.range.start);
+        let place = format!(
+            "{}:{}:{}",
+            file.path,
+            position.line + 1,
+            position.character + 1
+        );
+        let examples = |examples: &[i64]| {
+            if examples.is_empty() {
+                String::new()
+            } else {
+                let listed: Vec<String> = examples.iter().map(i64::to_string).collect();
+                format!(" (examples: {})", listed.join(", "))
+            }
+        };
+        let what = match &hole.values {
+            ValueRange::Forced(value) => format!(" must be {value}"),
+            ValueRange::Range {
+                min,
+                max,
+                examples: listed,
+            } => {
+                let span = match (min, max) {
+                    (Some(min), Some(max)) => format!("any value from {min} to {max}"),
+                    (Some(min), None) => format!("any value from {min}"),
+                    (None, Some(max)) => format!("any value up to {max}"),
+                    (None, None) => "any value".to_owned(),
+                };
+                format!(": {span}{}", examples(listed))
+            }
+            ValueRange::Empty => ": no value fits every path that uses it".to_owned(),
+            ValueRange::Unknown => ": cannot be determined within the time limit".to_owned(),
+        };
+        writeln!(out, "{} at {place}{what}", style.paint("1;36", "hole"))?;
+    }
+    Ok(())
 }
 
 /// ```text

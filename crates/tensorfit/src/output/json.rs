@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 use tensorfit_base::{Diagnostic, LineIndex, Position, Severity, TextRange};
-use tensorfit_ide::ShapeInfo;
+use tensorfit_ide::{HoleSolution, ShapeInfo, ValueRange};
 
 use super::CheckedFile;
 
@@ -21,7 +21,7 @@ struct FileReport<'a> {
     bindings: Vec<BindingJson<'a>>,
     /// Filled by the hole solver and migration (holes issue); present now so
     /// that consumers can rely on the schema.
-    holes: Vec<serde_json::Value>,
+    holes: Vec<HoleJson>,
     conditions: Vec<serde_json::Value>,
     migrations: Vec<serde_json::Value>,
 }
@@ -43,6 +43,44 @@ struct CallShapeJson<'a> {
     /// The calls that lead to it, outermost first (empty for a direct call).
     via: Vec<RangeJson>,
     shape: &'a str,
+}
+
+#[derive(Serialize)]
+struct HoleJson {
+    range: RangeJson,
+    /// The forced value, or null.
+    value: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min: Option<Option<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max: Option<Option<i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    examples: Option<Vec<i64>>,
+    /// Why there is neither a value nor a range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
+}
+
+fn hole(index: &LineIndex, hole: &HoleSolution) -> HoleJson {
+    let mut json = HoleJson {
+        range: range(index, hole.range),
+        value: None,
+        min: None,
+        max: None,
+        examples: None,
+        reason: None,
+    };
+    match &hole.values {
+        ValueRange::Forced(value) => json.value = Some(*value),
+        ValueRange::Range { min, max, examples } => {
+            json.min = Some(*min);
+            json.max = Some(*max);
+            json.examples = Some(examples.clone());
+        }
+        ValueRange::Empty => json.reason = Some("no value fits every path that uses it"),
+        ValueRange::Unknown => json.reason = Some("cannot be determined within the time limit"),
+    }
+    json
 }
 
 #[derive(Serialize)]
@@ -133,7 +171,12 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
                     .iter()
                     .map(|b| binding(&file.analysis.line_index, b))
                     .collect(),
-                holes: Vec::new(),
+                holes: file
+                    .analysis
+                    .holes
+                    .iter()
+                    .map(|h| hole(&file.analysis.line_index, h))
+                    .collect(),
                 conditions: Vec::new(),
                 migrations: Vec::new(),
             })

@@ -1,7 +1,7 @@
 //! One analysis of a file: summaries of its functions, checked once each.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
 use tensorfit_base::{Diagnostic, TextRange};
@@ -11,6 +11,7 @@ use tensorfit_syntax::ast;
 use super::check;
 use super::exec::{Frame, ShapeRecord};
 use super::fact::{Explain, Fact, FactKind};
+use super::holes::{self, HolePath, Place};
 use super::program::{FunctionRef, Program};
 use super::shown::{self, ShownShape};
 use super::value::{Shape, Value};
@@ -52,6 +53,10 @@ pub struct Analysis<'a> {
     pub reports: RefCell<Vec<EntryReport>>,
     /// Names the program gives to dimensions (`let batch = x.shape[0]`).
     names: RefCell<HashMap<Term, String>>,
+    /// The paths of every entry point that mention a hole.
+    pub hole_paths: RefCell<Vec<HolePath>>,
+    /// Where errors were reported, in any entry point.
+    pub set_aside_places: RefCell<HashSet<Place>>,
 }
 
 impl<'a> Analysis<'a> {
@@ -64,6 +69,8 @@ impl<'a> Analysis<'a> {
             summaries: RefCell::new(HashMap::new()),
             reports: RefCell::new(Vec::new()),
             names: RefCell::new(HashMap::new()),
+            hole_paths: RefCell::new(Vec::new()),
+            set_aside_places: RefCell::new(HashSet::new()),
         }
     }
 
@@ -93,6 +100,25 @@ impl<'a> Analysis<'a> {
 
     pub fn hole_vars(&self) -> Vec<VarId> {
         self.holes.borrow().values().copied().collect()
+    }
+
+    pub fn holes_by_range(&self) -> BTreeMap<TextRange, VarId> {
+        self.holes.borrow().clone()
+    }
+
+    /// What later questions (holes) need of a checked entry point.
+    fn remember(&self, facts: &[Fact], outcome: &check::EntryOutcome) {
+        self.set_aside_places.borrow_mut().extend(
+            outcome
+                .set_aside
+                .iter()
+                .map(|i| (facts[*i].function.clone(), facts[*i].range)),
+        );
+        self.hole_paths.borrow_mut().extend(holes::paths_with_holes(
+            self,
+            facts,
+            &outcome.consistent,
+        ));
     }
 
     /// The summary of `function`, computing (and checking) it on first use.
@@ -165,6 +191,7 @@ impl<'a> Analysis<'a> {
         let end_var = self.vars.now();
         let facts = std::mem::take(&mut frame.facts);
         let outcome = check::check_entry(self, &facts);
+        self.remember(&facts, &outcome);
         let records = if function.local {
             let records = std::mem::take(&mut frame.records);
             let shapes = shown::show(self, &facts, &outcome.set_aside, &records);
@@ -203,6 +230,7 @@ impl<'a> Analysis<'a> {
         frame.body(script);
         let facts = std::mem::take(&mut frame.facts);
         let outcome = check::check_entry(self, &facts);
+        self.remember(&facts, &outcome);
         let shapes = shown::show(self, &facts, &outcome.set_aside, &frame.records);
         self.reports.borrow_mut().push(EntryReport {
             function: None,

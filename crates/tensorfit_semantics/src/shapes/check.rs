@@ -22,6 +22,9 @@ pub struct EntryOutcome {
     pub diagnostics: Vec<Diagnostic>,
     /// Indices of the facts errors were reported at.
     pub set_aside: HashSet<usize>,
+    /// The paths that can run once the errors are set aside: their branch
+    /// conditions and the indices of the facts that hold on them.
+    pub consistent: Vec<(Guard, Vec<usize>)>,
 }
 
 /// An entry point gets at most the time of this many solver time-outs.
@@ -70,6 +73,7 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     let mut set_aside = HashSet::new();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut reported_ranges: HashSet<(TextRange, bool)> = HashSet::new();
+    let mut consistent = Vec::new();
     // Checking time is bounded per entry point: past the budget, the paths
     // not yet checked are left unreported rather than delaying the answer.
     let started = std::time::Instant::now();
@@ -80,6 +84,7 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
                 return EntryOutcome {
                     diagnostics,
                     set_aside,
+                    consistent,
                 };
             }
             let active: Vec<usize> = (0..facts.len())
@@ -91,8 +96,13 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
                 break;
             }
             let all = solver_facts(facts, active.iter().copied(), path);
-            let Outcome::Unsat(core) = solver::check(&all, analysis.limits) else {
-                break;
+            let core = match solver::check(&all, analysis.limits) {
+                Outcome::Unsat(core) => core,
+                Outcome::Sat => {
+                    consistent.push((path.clone(), active));
+                    break;
+                }
+                Outcome::Unknown => break,
             };
             let Some(chosen) = core
                 .iter()
@@ -121,6 +131,7 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     EntryOutcome {
         diagnostics,
         set_aside,
+        consistent,
     }
 }
 

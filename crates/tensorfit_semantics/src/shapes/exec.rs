@@ -779,6 +779,32 @@ impl<'f, 'a> Frame<'f, 'a> {
                 );
                 Value::Int(shape.dim(i).unwrap_or_else(|| self.fresh_int()))
             }
+            // `x[i]`: PyTorch's basic indexing selects along dimension 0.
+            Value::Tensor(shape) => {
+                let shape = self.refine_shape(shape);
+                self.require(
+                    shape.index_in_range(0),
+                    FactKind::Precondition,
+                    range,
+                    Explain::Text {
+                        template: format!("cannot index {subject}: it has no dimensions"),
+                        terms: vec![],
+                    },
+                );
+                let size = shape.dim(0).unwrap_or_else(|| self.fresh_int());
+                self.require(
+                    Formula::and([Formula::le(&Term::neg(&size), &i), Formula::lt(&i, &size)]),
+                    FactKind::Precondition,
+                    range,
+                    Explain::Text {
+                        template: format!(
+                            "index {{}} is out of range for dimension 0 of {subject}, of size {{}}"
+                        ),
+                        terms: vec![i.clone(), size.clone()],
+                    },
+                );
+                Value::Tensor(shape.slice(1, 0))
+            }
             Value::List(items) | Value::Tuple(items) => match i.as_const() {
                 Some(k) if k >= 0 => items.get(k as usize).cloned().unwrap_or(Value::Unknown),
                 Some(k) => items

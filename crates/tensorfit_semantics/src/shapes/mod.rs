@@ -7,6 +7,7 @@ mod describe;
 mod display;
 mod exec;
 mod fact;
+mod holes;
 mod program;
 mod rules;
 mod shown;
@@ -19,6 +20,8 @@ use tensorfit_solver::Limits;
 use tensorfit_syntax::ast;
 
 use crate::module_scope::ResolvedImport;
+
+pub use holes::HoleSolution;
 
 /// The shape of a binding or an expression, as hover and the JSON report
 /// show it.
@@ -50,6 +53,8 @@ pub struct ShapeReport {
     pub bindings: Vec<ShapeInfo>,
     /// Every tensor-valued expression, in source order.
     pub expressions: Vec<ShapeInfo>,
+    /// Every `__` of the file, in source order.
+    pub holes: Vec<HoleSolution>,
 }
 
 /// Checks every function, method and the script body of a file.
@@ -64,8 +69,19 @@ pub fn check_shapes(
         analysis.summary(entry);
     }
     analysis.check_script(&file.script);
+    let deadline = std::time::Instant::now() + check::entry_budget(&analysis);
+    let holes = holes::solve(
+        &analysis,
+        &file.holes,
+        &analysis.hole_paths.borrow(),
+        &analysis.set_aside_places.borrow(),
+        deadline,
+    );
     let entries = analysis.reports.into_inner();
-    let mut report = ShapeReport::default();
+    let mut report = ShapeReport {
+        holes,
+        ..ShapeReport::default()
+    };
     let mut at_calls: Vec<(TextRange, Option<String>, CallShape)> = Vec::new();
     for entry in entries {
         report.diagnostics.extend(entry.diagnostics);

@@ -1050,6 +1050,20 @@ fn reshape(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange)
         .map(|(i, _)| i)
         .collect();
     let text = args.text("input");
+    // Every size but the inferred one is a real size: positive (a symbolic
+    // size that were -1 would be a second inferred dimension).
+    for (i, size) in target.iter().enumerate() {
+        if holes.contains(&i) {
+            continue;
+        }
+        require(
+            frame,
+            Formula::ge(size, &Term::int(1)),
+            range,
+            format!("`{name}`: size {{}} in position {i} is not a positive size"),
+            vec![size.clone()],
+        );
+    }
     let shown: Vec<String> = target
         .iter()
         .map(|t| {

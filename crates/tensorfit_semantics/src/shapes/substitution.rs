@@ -20,12 +20,27 @@ pub struct Substitution {
     pub shapes: HashMap<VarId, Shape>,
     /// Variables created by the summary: renamed fresh on first sight.
     pub internal: HashSet<VarId>,
+    /// When set, every variable but these is renamed (to copy a set of
+    /// facts apart from another, sharing only these).
+    pub keep_only: Option<HashSet<VarId>>,
     renamed: HashMap<VarId, VarId>,
 }
 
 impl Substitution {
+    /// Renames every variable except `keep`.
+    pub fn apart_from(keep: HashSet<VarId>) -> Substitution {
+        Substitution {
+            keep_only: Some(keep),
+            ..Substitution::default()
+        }
+    }
+
     fn rename(&mut self, var: VarId, vars: &VarGen) -> VarId {
-        if !self.internal.contains(&var) {
+        let renamed = match &self.keep_only {
+            Some(keep) => !keep.contains(&var),
+            None => self.internal.contains(&var),
+        };
+        if !renamed {
             return var;
         }
         *self

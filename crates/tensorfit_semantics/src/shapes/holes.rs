@@ -1,0 +1,249 @@
+//! Shape holes (LANGUAGE.md §9; section 3.8 of Tensors Fitting
+//! Perfectly): each `__` is one unknown constant of the program, shared by
+//! every path and call that reaches it.
+//!
+//! Every path that can run (in any entry point) and mentions a hole adds its
+//! facts, copied apart from the other paths so that they share only the
+//! holes: each path is a different run of the program, with its own values,
+//! and the hole must fit all of them. The facts errors were reported at are
+//! left out everywhere (by function and place), so an error elsewhere does
+//! not stop hole filling. Holes that share a path are solved together.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Instant;
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{self as solver, Fact as SolverFact, Formula, Term, ValueRange, VarId};
+
+use super::analysis::Analysis;
+use super::fact::{Fact, Guard};
+use super::substitution::Substitution;
+
+/// Where a fact is stated: the function (`None`: the script) and the place.
+pub type Place = (Option<String>, TextRange);
+
+/// The facts of one path that can run, kept because some mention a hole.
+pub struct HolePath {
+    facts: Vec<(Place, Formula)>,
+    guard: Guard,
+    holes: Vec<VarId>,
+}
+
+/// What is known of one hole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HoleSolution {
+    pub range: TextRange,
+    pub values: ValueRange,
+}
+
+fn holes_in(formula: &Formula, holes: &HashSet<VarId>, found: &mut Vec<VarId>) {
+    formula.visit_atoms(&mut |atom| {
+        if let Term::Var(v) = atom {
+            if holes.contains(v) && !found.contains(v) {
+                found.push(*v);
+            }
+        }
+    });
+}
+
+/// The paths of an entry point that mention a hole, with their facts.
+pub fn paths_with_holes(
+    analysis: &Analysis<'_>,
+    facts: &[Fact],
+    consistent: &[(Guard, Vec<usize>)],
+) -> Vec<HolePath> {
+    let holes: HashSet<VarId> = analysis.hole_vars().into_iter().collect();
+    if holes.is_empty() {
+        return Vec::new();
+    }
+    let mut result = Vec::new();
+    for (guard, active) in consistent {
+        let mut found = Vec::new();
+        for i in active {
+            holes_in(&facts[*i].formula, &holes, &mut found);
+        }
+        if found.is_empty() {
+            continue;
+        }
+        result.push(HolePath {
+            facts: active
+                .iter()
+                .map(|i| {
+                    let f = &facts[*i];
+                    ((f.function.clone(), f.range), f.formula.clone())
+                })
+                .collect(),
+            guard: guard.clone(),
+            holes: found,
+        });
+    }
+    result
+}
+
+/// Solves every hole of the file. `set_aside` holds the places errors were
+/// reported at, in any entry point.
+pub fn solve(
+    analysis: &Analysis<'_>,
+    ranges: &[TextRange],
+    paths: &[HolePath],
+    set_aside: &HashSet<Place>,
+    deadline: Instant,
+) -> Vec<HoleSolution> {
+    let vars: BTreeMap<TextRange, VarId> = analysis.holes_by_range();
+    let hole_set: HashSet<VarId> = vars.values().copied().collect();
+
+    // Holes that share a path are solved together: group the paths into
+    // connected components through their holes.
+    let mut component: HashMap<VarId, usize> = HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (p, path) in paths.iter().enumerate() {
+        let mut joined: Vec<usize> = path
+            .holes
+            .iter()
+            .filter_map(|h| component.get(h).copied())
+            .collect();
+        joined.sort_unstable();
+        joined.dedup();
+        let target = match joined.first() {
+            Some(first) => *first,
+            None => {
+                groups.push(Vec::new());
+                groups.len() - 1
+            }
+        };
+        for other in joined.iter().skip(1) {
+            let moved = std::mem::take(&mut groups[*other]);
+            groups[target].extend(moved);
+            for group in component.values_mut() {
+                if *group == *other {
+                    *group = target;
+                }
+            }
+        }
+        groups[target].push(p);
+        for h in &path.holes {
+            component.insert(*h, target);
+        }
+    }
+
+    let mut groups_solved: HashMap<usize, Settled> = HashMap::new();
+    let mut solutions = Vec::new();
+    for range in ranges {
+        let Some(var) = vars.get(range) else {
+            // Never evaluated (e.g. in a struct nothing builds): nothing
+            // constrains it.
+            solutions.push(HoleSolution {
+                range: *range,
+                values: ValueRange::Range {
+                    min: None,
+                    max: None,
+                    examples: Vec::new(),
+                },
+            });
+            continue;
+        };
+        let values = match component.get(var) {
+            Some(group) => {
+                let settled = groups_solved.entry(*group).or_insert_with(|| {
+                    let facts =
+                        copied_apart(analysis, &groups[*group], paths, set_aside, &hole_set);
+                    settle(analysis, facts, &hole_set, deadline)
+                });
+                if settled.conflicting.contains(var) {
+                    ValueRange::Empty
+                } else if settled.undecided {
+                    ValueRange::Unknown
+                } else {
+                    solver::value_range(&settled.facts, &Term::var(*var), analysis.limits, deadline)
+                }
+            }
+            None => solver::value_range(&[], &Term::var(*var), analysis.limits, deadline),
+        };
+        solutions.push(HoleSolution {
+            range: *range,
+            values,
+        });
+    }
+    solutions
+}
+
+/// The facts of a group of holes once the conflicts between paths are
+/// taken out.
+struct Settled {
+    facts: Vec<SolverFact>,
+    /// Holes no value of which fits every path.
+    conflicting: HashSet<VarId>,
+    /// The solver could not tell whether the paths agree.
+    undecided: bool,
+}
+
+/// Conflicts are cores spanning several paths (each path can run on its
+/// own), joined by holes. Each core's holes have no fitting value; its
+/// facts are taken out so that the other holes can still be solved.
+fn settle(
+    analysis: &Analysis<'_>,
+    mut facts: Vec<SolverFact>,
+    holes: &HashSet<VarId>,
+    deadline: Instant,
+) -> Settled {
+    /// Conflicts looked for before giving up on a group.
+    const MAX_CONFLICTS: usize = 16;
+    let mut conflicting = HashSet::new();
+    for _ in 0..MAX_CONFLICTS {
+        if Instant::now() > deadline {
+            break;
+        }
+        match solver::check(&facts, analysis.limits) {
+            solver::Outcome::Sat => {
+                return Settled {
+                    facts,
+                    conflicting,
+                    undecided: false,
+                }
+            }
+            solver::Outcome::Unknown => break,
+            solver::Outcome::Unsat(core) => {
+                let mut found = Vec::new();
+                for fact in facts.iter().filter(|f| core.contains(&f.id)) {
+                    holes_in(&fact.formula, holes, &mut found);
+                }
+                conflicting.extend(found);
+                facts.retain(|f| !core.contains(&f.id));
+            }
+        }
+    }
+    Settled {
+        facts,
+        conflicting,
+        undecided: true,
+    }
+}
+
+/// The facts of `members` (minus those set aside), each path renamed apart
+/// from the others except for the holes.
+fn copied_apart(
+    analysis: &Analysis<'_>,
+    members: &[usize],
+    paths: &[HolePath],
+    set_aside: &HashSet<Place>,
+    holes: &HashSet<VarId>,
+) -> Vec<SolverFact> {
+    let mut facts = Vec::new();
+    for p in members {
+        let path = &paths[*p];
+        let mut renaming = Substitution::apart_from(holes.clone());
+        let formulas = path
+            .facts
+            .iter()
+            .filter(|(place, _)| !set_aside.contains(place))
+            .map(|(_, f)| f)
+            .chain(path.guard.iter());
+        for formula in formulas {
+            facts.push(SolverFact {
+                id: facts.len() as u32,
+                formula: renaming.formula(formula, &analysis.vars),
+            });
+        }
+    }
+    facts
+}
