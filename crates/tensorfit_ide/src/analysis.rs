@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{HoleSolution, Limits, ShapeInfo};
+use tensorfit_semantics::{DecidedCondition, HoleSolution, Limits, ShapeInfo};
 
 use crate::imports::{FileLoader, ImportResolver};
 
@@ -22,6 +22,8 @@ pub struct FileAnalysis {
     pub expressions: Vec<ShapeInfo>,
     /// What is known of each `__`, in source order.
     pub holes: Vec<HoleSolution>,
+    /// Branch conditions on shapes with one possible outcome.
+    pub conditions: Vec<DecidedCondition>,
 }
 
 /// Settings of an analysis.
@@ -100,5 +102,6 @@ pub fn analyze_file(
         bindings: shapes.bindings,
         expressions: shapes.expressions,
         holes: shapes.holes,
+        conditions: shapes.conditions,
     }
 }

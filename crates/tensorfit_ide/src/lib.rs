@@ -9,4 +9,4 @@ mod imports;
 pub use analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 pub use hover::{hover, shape_text, Hover};
 pub use imports::{FileLoader, FsLoader};
-pub use tensorfit_semantics::{CallShape, HoleSolution, ShapeInfo, ValueRange};
+pub use tensorfit_semantics::{CallShape, DecidedCondition, HoleSolution, ShapeInfo, ValueRange};

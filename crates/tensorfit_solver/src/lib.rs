@@ -161,7 +161,8 @@ pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
     }
 }
 
-fn check_unminimized(facts: &[Fact], limits: Limits) -> Outcome {
+/// Like [`check`], without minimising the core: for yes/no questions.
+pub fn check_unminimized(facts: &[Fact], limits: Limits) -> Outcome {
     let all: Vec<&Fact> = facts.iter().collect();
     raw_check(&all, &[], limits).0
 }

@@ -22,7 +22,7 @@ struct FileReport<'a> {
     /// Filled by the hole solver and migration (holes issue); present now so
     /// that consumers can rely on the schema.
     holes: Vec<HoleJson>,
-    conditions: Vec<serde_json::Value>,
+    conditions: Vec<ConditionJson>,
     migrations: Vec<serde_json::Value>,
 }
 
@@ -43,6 +43,15 @@ struct CallShapeJson<'a> {
     /// The calls that lead to it, outermost first (empty for a direct call).
     via: Vec<RangeJson>,
     shape: &'a str,
+}
+
+#[derive(Serialize)]
+struct ConditionJson {
+    range: RangeJson,
+    always: bool,
+    /// The branch that never runs (null for an always-true `if` without
+    /// `else`).
+    dead_branch: Option<RangeJson>,
 }
 
 #[derive(Serialize)]
@@ -177,7 +186,16 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
                     .iter()
                     .map(|h| hole(&file.analysis.line_index, h))
                     .collect(),
-                conditions: Vec::new(),
+                conditions: file
+                    .analysis
+                    .conditions
+                    .iter()
+                    .map(|c| ConditionJson {
+                        range: range(&file.analysis.line_index, c.range),
+                        always: c.always,
+                        dead_branch: c.dead_branch.map(|r| range(&file.analysis.line_index, r)),
+                    })
+                    .collect(),
                 migrations: Vec::new(),
             })
             .collect(),

@@ -9,6 +9,7 @@ use tensorfit_solver::{Formula, Limits, Term, VarId};
 use tensorfit_syntax::ast;
 
 use super::check;
+use super::conditions::{self, DecidedCondition};
 use super::exec::{Frame, ShapeRecord};
 use super::fact::{Explain, Fact, FactKind};
 use super::holes::{self, HolePath, Place};
@@ -41,6 +42,7 @@ pub struct EntryReport {
     pub function: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
     pub shapes: Vec<ShownShape>,
+    pub conditions: Vec<DecidedCondition>,
 }
 
 pub struct Analysis<'a> {
@@ -195,10 +197,13 @@ impl<'a> Analysis<'a> {
         let records = if function.local {
             let records = std::mem::take(&mut frame.records);
             let shapes = shown::show(self, &facts, &outcome.set_aside, &records);
+            let conditions =
+                conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions);
             self.reports.borrow_mut().push(EntryReport {
                 function: Some(key.clone()),
                 diagnostics: outcome.diagnostics,
                 shapes,
+                conditions,
             });
             records
         } else {
@@ -232,10 +237,12 @@ impl<'a> Analysis<'a> {
         let outcome = check::check_entry(self, &facts);
         self.remember(&facts, &outcome);
         let shapes = shown::show(self, &facts, &outcome.set_aside, &frame.records);
+        let conditions = conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions);
         self.reports.borrow_mut().push(EntryReport {
             function: None,
             diagnostics: outcome.diagnostics,
             shapes,
+            conditions,
         });
     }
 }

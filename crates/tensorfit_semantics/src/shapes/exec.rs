@@ -16,6 +16,7 @@ use tensorfit_syntax::ast::{
 };
 
 use super::analysis::{Analysis, Summary};
+use super::conditions::ConditionRecord;
 use super::describe::describe;
 use super::fact::{CallSite, Explain, Fact, FactKind, Guard};
 use super::program::FunctionRef;
@@ -83,6 +84,10 @@ pub struct Frame<'f, 'a> {
     /// Inside a struct's field initialisers: their expressions belong to
     /// the struct, not to the function that builds the instance.
     constructing: usize,
+    /// The `if`s met, for decided conditions.
+    pub conditions: Vec<ConditionRecord>,
+    /// Shapes, ranks and sizes read so far (tells conditions on shapes).
+    shape_reads: usize,
     returned: bool,
     pub deferred: Vec<Deferred>,
     /// While applying a callee's deferred operation: the calls it came through.
@@ -108,6 +113,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             known_ranks: HashMap::new(),
             records: Vec::new(),
             constructing: 0,
+            conditions: Vec::new(),
+            shape_reads: 0,
             returned: false,
             deferred: Vec::new(),
             via_context: Vec::new(),
@@ -377,7 +384,22 @@ impl<'f, 'a> Frame<'f, 'a> {
                 then_branch,
                 else_branch,
             } => {
+                let reads_before = self.shape_reads;
                 let c = self.condition(condition);
+                if self.constructing == 0 {
+                    self.conditions.push(ConditionRecord {
+                        range: condition.range,
+                        statement: stmt.range,
+                        then_branch: then_branch.range,
+                        else_branch: else_branch.as_ref().map(|e| match e {
+                            ast::ElseBranch::Block(block) => block.range,
+                            ast::ElseBranch::If(nested) => nested.range,
+                        }),
+                        formula: c.clone(),
+                        guard: self.guard.clone(),
+                        reads_shapes: self.shape_reads > reads_before,
+                    });
+                }
                 self.branch(
                     c,
                     |this| this.block(&then_branch.stmts),
@@ -818,6 +840,9 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     fn field(&mut self, value: &Value, name: &str) -> Value {
+        if matches!((value, name), (Value::Tensor(_), "shape" | "rank")) {
+            self.shape_reads += 1;
+        }
         match (value, name) {
             (Value::Tensor(shape), "shape") => Value::Shape(shape.clone()),
             (Value::Tensor(shape), "rank") => Value::Int(shape.rank()),
@@ -1171,6 +1196,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         bound: Vec<(String, Value, String)>,
         range: TextRange,
     ) -> Value {
+        if matches!(name, "size" | "dim" | "numel") {
+            self.shape_reads += 1;
+        }
         let infers_a_size = bound.iter().any(|(n, v, _)| {
             n == "shape"
                 && v.as_dims()

@@ -3,6 +3,7 @@
 
 mod analysis;
 mod check;
+mod conditions;
 mod describe;
 mod display;
 mod exec;
@@ -21,6 +22,7 @@ use tensorfit_syntax::ast;
 
 use crate::module_scope::ResolvedImport;
 
+pub use conditions::DecidedCondition;
 pub use holes::HoleSolution;
 
 /// The shape of a binding or an expression, as hover and the JSON report
@@ -55,6 +57,8 @@ pub struct ShapeReport {
     pub expressions: Vec<ShapeInfo>,
     /// Every `__` of the file, in source order.
     pub holes: Vec<HoleSolution>,
+    /// Branch conditions on shapes with one possible outcome.
+    pub conditions: Vec<DecidedCondition>,
 }
 
 /// Checks every function, method and the script body of a file.
@@ -85,6 +89,10 @@ pub fn check_shapes(
     let mut at_calls: Vec<(TextRange, Option<String>, CallShape)> = Vec::new();
     for entry in entries {
         report.diagnostics.extend(entry.diagnostics);
+        for decided in entry.conditions {
+            report.diagnostics.push(decided_hint(&decided));
+            report.conditions.push(decided);
+        }
         for shown in entry.shapes {
             let shape = shown::format(&shown.dims);
             if !shown.calls.is_empty() {
@@ -128,8 +136,28 @@ pub fn check_shapes(
         .diagnostics
         .dedup_by(|a, b| a.range == b.range && a.message == b.message);
     report.bindings.sort_by_key(|b| b.range.start);
+    report.conditions.sort_by_key(|c| c.range);
     report
         .expressions
         .sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
     report
+}
+
+fn decided_hint(decided: &DecidedCondition) -> Diagnostic {
+    let outcome = if decided.always { "true" } else { "false" };
+    let consequence = match (decided.always, decided.dead_branch.is_some()) {
+        (true, true) => ": the `else` branch never runs",
+        (true, false) => "",
+        (false, true) if decided.live_branch.is_some() => ": the `if` branch never runs",
+        (false, _) => ": the `if` never runs its body",
+    };
+    let mut hint = Diagnostic::new(
+        tensorfit_base::Code::DecidedCondition,
+        decided.range,
+        format!("this condition is always {outcome}{consequence}"),
+    );
+    if let Some(dead) = decided.dead_branch {
+        hint = hint.with_related(dead, "this branch never runs");
+    }
+    hint
 }

@@ -16,6 +16,7 @@ use crate::shapes::value::{Shape, Value};
 pub(super) struct Checkpoint {
     facts: usize,
     records: usize,
+    conditions: usize,
     deferred: usize,
     returns: usize,
     scopes: Vec<HashMap<String, Slot>>,
@@ -130,6 +131,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         Checkpoint {
             facts: self.facts.len(),
             records: self.records.len(),
+            conditions: self.conditions.len(),
             deferred: self.deferred.len(),
             returns: self.returns.len(),
             scopes: self.scopes.clone(),
@@ -143,6 +145,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     fn rollback(&mut self, checkpoint: Checkpoint) {
         self.facts.truncate(checkpoint.facts);
         self.records.truncate(checkpoint.records);
+        self.conditions.truncate(checkpoint.conditions);
         self.deferred.truncate(checkpoint.deferred);
         self.returns.truncate(checkpoint.returns);
         self.scopes = checkpoint.scopes;
