@@ -1,7 +1,8 @@
 //! `cargo bench -p tensorfit`: the time of a cold `check` (parse, names,
 //! shapes, solving) of every example model and corpus file, in process.
-//! Reports the median and the fastest of several runs; numbers are recorded
-//! in docs/benchmarks.md.
+//! Reports the median and the fastest of several runs, and the median
+//! without holes, migrations and decided conditions (to show what those
+//! cost); numbers are recorded in docs/benchmarks.md.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -35,8 +36,8 @@ fn main() {
     // `cargo bench` passes `--bench`; a filter argument selects files.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     println!(
-        "{:<40} {:>12} {:>12} {:>8}",
-        "file", "median", "fastest", "errors"
+        "{:<40} {:>12} {:>12} {:>16} {:>8}",
+        "file", "median", "fastest", "without §9", "diags"
     );
     for path in files() {
         let name = path
@@ -47,21 +48,30 @@ fn main() {
             continue;
         }
         let bytes = std::fs::read(&path).expect("read");
-        let mut times: Vec<Duration> = Vec::with_capacity(RUNS);
-        let mut errors = 0;
-        for _ in 0..RUNS {
-            let started = Instant::now();
-            let analysis = analyze_file(&path, &bytes, &FsLoader, AnalysisOptions::default());
-            times.push(started.elapsed());
-            errors = analysis.diagnostics.len();
-        }
-        times.sort();
+        let run = |options: AnalysisOptions| {
+            let mut times: Vec<Duration> = Vec::with_capacity(RUNS);
+            let mut diagnostics = 0;
+            for _ in 0..RUNS {
+                let started = Instant::now();
+                let analysis = analyze_file(&path, &bytes, &FsLoader, options);
+                times.push(started.elapsed());
+                diagnostics = analysis.diagnostics.len();
+            }
+            times.sort();
+            (times, diagnostics)
+        };
+        let (times, diagnostics) = run(AnalysisOptions::default());
+        let (without, _) = run(AnalysisOptions {
+            questions: false,
+            ..AnalysisOptions::default()
+        });
         println!(
-            "{:<40} {:>9.1} ms {:>9.1} ms {:>8}",
+            "{:<40} {:>9.1} ms {:>9.1} ms {:>13.1} ms {:>8}",
             name,
             times[RUNS / 2].as_secs_f64() * 1e3,
             times[0].as_secs_f64() * 1e3,
-            errors
+            without[RUNS / 2].as_secs_f64() * 1e3,
+            diagnostics
         );
     }
 }

@@ -19,6 +19,7 @@ pub fn run(options: &CheckOptions) -> ExitCode {
             Ok(bytes) => {
                 let options = AnalysisOptions {
                     timeout_ms: options.timeout_ms.min(u64::from(u32::MAX)) as u32,
+                    ..AnalysisOptions::default()
                 };
                 let analysis = analyze_file(&path, &bytes, &FsLoader, options);
                 files.push(CheckedFile {

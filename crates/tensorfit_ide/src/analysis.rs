@@ -3,7 +3,9 @@
 use std::path::Path;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{DecidedCondition, HoleSolution, Limits, ShapeInfo};
+use tensorfit_semantics::{
+    DecidedCondition, HoleSolution, Limits, Migration, ShapeInfo, ShapeOptions,
+};
 
 use crate::imports::{FileLoader, ImportResolver};
 
@@ -24,6 +26,8 @@ pub struct FileAnalysis {
     pub holes: Vec<HoleSolution>,
     /// Branch conditions on shapes with one possible outcome.
     pub conditions: Vec<DecidedCondition>,
+    /// One per parameter written with `?` or as a bare `Tensor`.
+    pub migrations: Vec<Migration>,
 }
 
 /// Settings of an analysis.
@@ -31,11 +35,16 @@ pub struct FileAnalysis {
 pub struct AnalysisOptions {
     /// The solver's time limit per query.
     pub timeout_ms: u32,
+    /// Solve holes, migrations and decided conditions too.
+    pub questions: bool,
 }
 
 impl Default for AnalysisOptions {
     fn default() -> Self {
-        AnalysisOptions { timeout_ms: 2000 }
+        AnalysisOptions {
+            timeout_ms: 2000,
+            questions: true,
+        }
     }
 }
 
@@ -83,7 +92,14 @@ pub fn analyze_file(
     // A defect in the shape engine must cost the user the shape check of
     // this file, not the editor session or the CI run.
     let shapes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        tensorfit_semantics::check_shapes(&parse.file, &imports, limits)
+        tensorfit_semantics::check_shapes(
+            &parse.file,
+            &imports,
+            ShapeOptions {
+                limits,
+                questions: options.questions,
+            },
+        )
     }));
     let shapes = shapes.unwrap_or_else(|_| {
         diagnostics.push(Diagnostic::new(
@@ -103,5 +119,6 @@ pub fn analyze_file(
         expressions: shapes.expressions,
         holes: shapes.holes,
         conditions: shapes.conditions,
+        migrations: shapes.migrations,
     }
 }

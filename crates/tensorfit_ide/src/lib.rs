@@ -3,10 +3,16 @@
 //! analysis grows, holes, decided conditions and migrations). No LSP, no JSON.
 
 mod analysis;
+mod fixes;
 mod hover;
 mod imports;
+mod migration;
 
 pub use analysis::{analyze_file, AnalysisOptions, FileAnalysis};
+pub use fixes::{fixes, Fix, TextEdit};
 pub use hover::{hover, shape_text, Hover};
 pub use imports::{FileLoader, FsLoader};
-pub use tensorfit_semantics::{CallShape, DecidedCondition, HoleSolution, ShapeInfo, ValueRange};
+pub use migration::reason_text;
+pub use tensorfit_semantics::{
+    CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeInfo, ValueRange,
+};

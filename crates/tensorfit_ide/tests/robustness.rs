@@ -151,7 +151,10 @@ fn check_survives(label: &str, bytes: Vec<u8>) {
                 Path::new("fuzz.tensor"),
                 &input,
                 &NoFiles,
-                AnalysisOptions { timeout_ms: 200 },
+                AnalysisOptions {
+                    timeout_ms: 200,
+                    questions: true,
+                },
             );
             // The engine's panics are caught and reported as internal
             // errors; here they are failures.

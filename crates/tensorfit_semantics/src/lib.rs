@@ -19,7 +19,10 @@ use tensorfit_syntax::ast;
 
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
-pub use shapes::{check_shapes, CallShape, DecidedCondition, HoleSolution, ShapeInfo, ShapeReport};
+pub use shapes::{
+    check_shapes, CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeInfo,
+    ShapeOptions, ShapeReport,
+};
 pub use signature::{Signature, SignatureParam};
 pub use tensorfit_solver::Limits;
 pub use tensorfit_solver::ValueRange;

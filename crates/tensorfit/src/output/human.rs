@@ -71,6 +71,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
             write_diagnostic(out, &style, file, diagnostic)?;
         }
         write_holes(out, &style, file)?;
+        write_migrations(out, &style, file)?;
         if options.shapes {
             write_shapes(out, &style, file)?;
         }
@@ -85,6 +86,37 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
         counts.push(count(others, "note"));
     }
     writeln!(out, "{checked}: {}", counts.join(", "))
+}
+
+/// `migration at model.tensor:29:22: x of ConvExample3.forward can be
+/// Tensor[?, 4, ?, ?]; a static annotation exists, e.g. Tensor[8, 4, 8, 8]`
+fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
+    for migration in &file.analysis.migrations {
+        let position = file.analysis.line_index.position(migration.range.start);
+        let place = format!(
+            "{}:{}:{}",
+            file.path,
+            position.line + 1,
+            position.character + 1
+        );
+        let verdict = match (
+            &migration.example,
+            tensorfit_ide::reason_text(&file.analysis, migration),
+        ) {
+            (Some(example), _) => format!("a static annotation exists, e.g. {example}"),
+            (None, Some(reason)) => format!("no static annotation: {reason}"),
+            (None, None) => "whether a static annotation exists could not be determined".to_owned(),
+        };
+        writeln!(
+            out,
+            "{} at {place}: `{}` of `{}` is {}; {verdict}",
+            style.paint("1;36", "migration"),
+            migration.parameter,
+            migration.function,
+            migration.annotation
+        )?;
+    }
+    Ok(())
 }
 
 /// `hole at model.tensor:6:32 must be 320`

@@ -23,7 +23,7 @@ struct FileReport<'a> {
     /// that consumers can rely on the schema.
     holes: Vec<HoleJson>,
     conditions: Vec<ConditionJson>,
-    migrations: Vec<serde_json::Value>,
+    migrations: Vec<MigrationJson<'a>>,
 }
 
 #[derive(Serialize)]
@@ -43,6 +43,20 @@ struct CallShapeJson<'a> {
     /// The calls that lead to it, outermost first (empty for a direct call).
     via: Vec<RangeJson>,
     shape: &'a str,
+}
+
+#[derive(Serialize)]
+struct MigrationJson<'a> {
+    range: RangeJson,
+    function: &'a str,
+    parameter: &'a str,
+    annotation: &'a str,
+    #[serde(rename = "static")]
+    is_static: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    example: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -196,7 +210,20 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
                         dead_branch: c.dead_branch.map(|r| range(&file.analysis.line_index, r)),
                     })
                     .collect(),
-                migrations: Vec::new(),
+                migrations: file
+                    .analysis
+                    .migrations
+                    .iter()
+                    .map(|m| MigrationJson {
+                        range: range(&file.analysis.line_index, m.range),
+                        function: &m.function,
+                        parameter: &m.parameter,
+                        annotation: &m.annotation,
+                        is_static: m.is_static(),
+                        example: m.example.as_deref(),
+                        reason: tensorfit_ide::reason_text(&file.analysis, m),
+                    })
+                    .collect(),
             })
             .collect(),
     };

@@ -13,6 +13,7 @@ use super::conditions::{self, DecidedCondition};
 use super::exec::{Frame, ShapeRecord};
 use super::fact::{Explain, Fact, FactKind};
 use super::holes::{self, HolePath, Place};
+use super::migration::{self, Migration};
 use super::program::{FunctionRef, Program};
 use super::shown::{self, ShownShape};
 use super::value::{Shape, Value};
@@ -49,6 +50,8 @@ pub struct Analysis<'a> {
     pub program: Program<'a>,
     pub vars: VarGen,
     pub limits: Limits,
+    /// Holes, migrations and decided conditions are wanted.
+    pub questions: bool,
     holes: RefCell<BTreeMap<TextRange, VarId>>,
     /// `None` while the function is being summarised (a recursive call).
     summaries: RefCell<HashMap<String, Option<Rc<Summary>>>>,
@@ -59,20 +62,24 @@ pub struct Analysis<'a> {
     pub hole_paths: RefCell<Vec<HolePath>>,
     /// Where errors were reported, in any entry point.
     pub set_aside_places: RefCell<HashSet<Place>>,
+    /// The migrations of the file's functions' parameters.
+    pub migrations: RefCell<Vec<Migration>>,
 }
 
 impl<'a> Analysis<'a> {
-    pub fn new(program: Program<'a>, limits: Limits) -> Self {
+    pub fn new(program: Program<'a>, limits: Limits, questions: bool) -> Self {
         Analysis {
             program,
             vars: VarGen::default(),
             limits,
+            questions,
             holes: RefCell::new(BTreeMap::new()),
             summaries: RefCell::new(HashMap::new()),
             reports: RefCell::new(Vec::new()),
             names: RefCell::new(HashMap::new()),
             hole_paths: RefCell::new(Vec::new()),
             set_aside_places: RefCell::new(HashSet::new()),
+            migrations: RefCell::new(Vec::new()),
         }
     }
 
@@ -108,8 +115,36 @@ impl<'a> Analysis<'a> {
         self.holes.borrow().clone()
     }
 
+    /// Concrete annotations for the migrations of `function`'s parameters,
+    /// found by calling its summary (so only once the summary exists).
+    fn find_migration_examples(&self, function: FunctionRef<'a>, summary: &Summary) {
+        let key = function.key();
+        let mut pending: Vec<Migration> = {
+            let mut all = self.migrations.borrow_mut();
+            let (mine, others): (Vec<Migration>, Vec<Migration>) =
+                all.drain(..).partition(|m| m.function == key);
+            *all = others;
+            mine
+        };
+        for migration in &mut pending {
+            let Some((_, placeholder)) = summary
+                .params
+                .iter()
+                .find(|(n, _)| *n == migration.parameter)
+            else {
+                continue;
+            };
+            let ranks = migration::candidate_ranks(placeholder, migration.forced_rank);
+            migration::find_example(self, function, summary, migration, &ranks);
+        }
+        self.migrations.borrow_mut().extend(pending);
+    }
+
     /// What later questions (holes) need of a checked entry point.
     fn remember(&self, facts: &[Fact], outcome: &check::EntryOutcome) {
+        if !self.questions {
+            return;
+        }
         self.set_aside_places.borrow_mut().extend(
             outcome
                 .set_aside
@@ -134,6 +169,9 @@ impl<'a> Analysis<'a> {
         self.summaries
             .borrow_mut()
             .insert(key, Some(summary.clone()));
+        if function.local && self.questions {
+            self.find_migration_examples(function, &summary);
+        }
         Some(summary)
     }
 
@@ -197,8 +235,20 @@ impl<'a> Analysis<'a> {
         let records = if function.local {
             let records = std::mem::take(&mut frame.records);
             let shapes = shown::show(self, &facts, &outcome.set_aside, &records);
-            let conditions =
-                conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions);
+            let conditions = match self.questions {
+                true => conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions),
+                false => Vec::new(),
+            };
+            let migrations = function
+                .function
+                .params
+                .iter()
+                .filter(|p| self.questions && !p.is_self && migration::is_gradual(p.ty.as_ref()))
+                .filter_map(|p| {
+                    let (_, value) = params.iter().find(|(n, _)| *n == p.name.text)?;
+                    migration::migrate(self, &key, p, value, &facts)
+                });
+            self.migrations.borrow_mut().extend(migrations);
             self.reports.borrow_mut().push(EntryReport {
                 function: Some(key.clone()),
                 diagnostics: outcome.diagnostics,
@@ -237,7 +287,10 @@ impl<'a> Analysis<'a> {
         let outcome = check::check_entry(self, &facts);
         self.remember(&facts, &outcome);
         let shapes = shown::show(self, &facts, &outcome.set_aside, &frame.records);
-        let conditions = conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions);
+        let conditions = match self.questions {
+            true => conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions),
+            false => Vec::new(),
+        };
         self.reports.borrow_mut().push(EntryReport {
             function: None,
             diagnostics: outcome.diagnostics,

@@ -138,7 +138,7 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
 /// The message of a failing fact, with the values the rest of the
 /// contradiction forces on its terms. Where terms stay symbolic, one
 /// assignment of the program's names shows the clash in numbers.
-fn explain(analysis: &Analysis<'_>, explain: &Explain, rest: &[SolverFact]) -> String {
+pub(super) fn explain(analysis: &Analysis<'_>, explain: &Explain, rest: &[SolverFact]) -> String {
     let forced = |term: &Term| -> Option<i64> {
         term.as_const()
             .or_else(|| match solver::forced(rest, term, analysis.limits) {

@@ -1246,7 +1246,14 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     /// Records a deferred operation; its result is a fresh opaque shape.
-    fn defer(&mut self, op: &str, args: Vec<(String, Value, String)>, range: TextRange) -> Value {
+    /// Keeps a rank-dependent operation in the summary, to be applied at
+    /// each call; its result stands for the operation's until then.
+    pub fn defer(
+        &mut self,
+        op: &str,
+        args: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
         let result = self.analysis.vars.fresh();
         let shape = Shape::opaque(result);
         self.assume(shape.well_formed(), range);

@@ -9,6 +9,7 @@ mod display;
 mod exec;
 mod fact;
 mod holes;
+mod migration;
 mod program;
 mod rules;
 mod shown;
@@ -24,6 +25,7 @@ use crate::module_scope::ResolvedImport;
 
 pub use conditions::DecidedCondition;
 pub use holes::HoleSolution;
+pub use migration::{Migration, Requirement};
 
 /// The shape of a binding or an expression, as hover and the JSON report
 /// show it.
@@ -59,31 +61,47 @@ pub struct ShapeReport {
     pub holes: Vec<HoleSolution>,
     /// Branch conditions on shapes with one possible outcome.
     pub conditions: Vec<DecidedCondition>,
+    /// One per parameter written with `?` or as a bare `Tensor`.
+    pub migrations: Vec<Migration>,
+}
+
+/// What a shape check computes beyond errors and shapes.
+#[derive(Clone, Copy, Debug)]
+pub struct ShapeOptions {
+    pub limits: Limits,
+    /// Solve holes, migrations and decided conditions (LANGUAGE.md §9).
+    pub questions: bool,
 }
 
 /// Checks every function, method and the script body of a file.
 pub fn check_shapes(
     file: &ast::SourceFile,
     imports: &[ResolvedImport],
-    limits: Limits,
+    options: ShapeOptions,
 ) -> ShapeReport {
     let program = program::Program::new(file, imports);
-    let analysis = analysis::Analysis::new(program, limits);
+    let analysis = analysis::Analysis::new(program, options.limits, options.questions);
     for entry in program::Program::local_entry_points(file) {
         analysis.summary(entry);
     }
     analysis.check_script(&file.script);
     let deadline = std::time::Instant::now() + check::entry_budget(&analysis);
-    let holes = holes::solve(
-        &analysis,
-        &file.holes,
-        &analysis.hole_paths.borrow(),
-        &analysis.set_aside_places.borrow(),
-        deadline,
-    );
+    let holes = if options.questions {
+        holes::solve(
+            &analysis,
+            &file.holes,
+            &analysis.hole_paths.borrow(),
+            &analysis.set_aside_places.borrow(),
+            deadline,
+        )
+    } else {
+        Vec::new()
+    };
+    let migrations = analysis.migrations.take();
     let entries = analysis.reports.into_inner();
     let mut report = ShapeReport {
         holes,
+        migrations,
         ..ShapeReport::default()
     };
     let mut at_calls: Vec<(TextRange, Option<String>, CallShape)> = Vec::new();
@@ -137,6 +155,7 @@ pub fn check_shapes(
         .dedup_by(|a, b| a.range == b.range && a.message == b.message);
     report.bindings.sort_by_key(|b| b.range.start);
     report.conditions.sort_by_key(|c| c.range);
+    report.migrations.sort_by_key(|m| m.range);
     report
         .expressions
         .sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));

@@ -30,6 +30,10 @@ impl Args {
             .unwrap_or(&Value::Unknown)
     }
 
+    pub fn items(&self) -> &[(String, Value, String)] {
+        &self.items
+    }
+
     pub fn text(&self, name: &str) -> String {
         self.items
             .iter()
@@ -1041,7 +1045,13 @@ fn reshape(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange)
     let target = target.dims()?.to_vec();
     let numel = match input.dims() {
         Some(dims) => product(dims),
-        None => frame.fresh_dim(range),
+        None => {
+            // The element count of a tensor of unknown rank cannot be
+            // stated; the operation is checked again at each call, where
+            // the rank is known. Its result does not depend on the rank.
+            frame.defer(name, args.items().to_vec(), range);
+            frame.fresh_dim(range)
+        }
     };
     let holes: Vec<usize> = target
         .iter()

@@ -1,0 +1,194 @@
+//! The fixes the analysis can offer, as plain text edits: fill a hole,
+//! annotate a gradual parameter, remove a branch that never runs. The
+//! language server turns them into code actions; tests apply them to text.
+
+use tensorfit_base::TextRange;
+use tensorfit_semantics::{DecidedCondition, Migration, ValueRange};
+
+use crate::FileAnalysis;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextEdit {
+    pub range: TextRange,
+    pub new_text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    /// Where the fix is offered (the hole, the parameter, the condition).
+    pub target: TextRange,
+    pub edits: Vec<TextEdit>,
+    /// The fix to apply when there is one obvious choice.
+    pub preferred: bool,
+}
+
+/// Every fix of the file, by position.
+pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
+    let mut fixes = Vec::new();
+    for hole in &analysis.holes {
+        let fill = |value: i64, title: String, preferred: bool| Fix {
+            title,
+            target: hole.range,
+            edits: vec![TextEdit {
+                range: hole.range,
+                new_text: value.to_string(),
+            }],
+            preferred,
+        };
+        match &hole.values {
+            ValueRange::Forced(value) => {
+                fixes.push(fill(*value, format!("Fill the hole with {value}"), true));
+            }
+            ValueRange::Range { examples, .. } => {
+                for value in examples {
+                    fixes.push(fill(
+                        *value,
+                        format!("Fill the hole with {value} (one of several values that fit)"),
+                        false,
+                    ));
+                }
+            }
+            ValueRange::Empty | ValueRange::Unknown => {}
+        }
+    }
+    for migration in &analysis.migrations {
+        fixes.extend(migration_fixes(analysis, migration));
+    }
+    for condition in &analysis.conditions {
+        fixes.push(remove_dead_branch(&analysis.text, condition));
+    }
+    fixes.sort_by_key(|f| f.target.start);
+    fixes
+}
+
+fn migration_fixes(analysis: &FileAnalysis, migration: &Migration) -> Vec<Fix> {
+    let written = &analysis.text[migration.type_range.as_usize()];
+    let annotate = |annotation: &str, title: String, preferred: bool| Fix {
+        title,
+        target: migration.range,
+        edits: vec![TextEdit {
+            range: migration.type_range,
+            new_text: annotation.to_owned(),
+        }],
+        preferred,
+    };
+    let mut fixes = Vec::new();
+    let determined = without_whitespace(&migration.annotation) != without_whitespace(written);
+    if determined {
+        fixes.push(annotate(
+            &migration.annotation,
+            format!(
+                "Annotate `{}` as {}",
+                migration.parameter, migration.annotation
+            ),
+            migration.example.is_none(),
+        ));
+    }
+    if let Some(example) = &migration.example {
+        if without_whitespace(example) != without_whitespace(written) {
+            fixes.push(annotate(
+                example,
+                format!(
+                    "Annotate `{}` with the static shape {example}",
+                    migration.parameter
+                ),
+                !determined,
+            ));
+        }
+    }
+    fixes
+}
+
+fn without_whitespace(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Replaces the `if` with the branch that always runs (its statements,
+/// re-indented to the `if`'s level), or deletes it when nothing runs.
+fn remove_dead_branch(text: &str, condition: &DecidedCondition) -> Fix {
+    let statement = condition.statement;
+    let title = match condition.dead_branch {
+        Some(_) => "Remove the branch that never runs".to_owned(),
+        None => "Remove the condition that is always true".to_owned(),
+    };
+    let edit = match condition.live_branch {
+        Some(live) => TextEdit {
+            range: statement,
+            new_text: unwrap_branch(text, live, statement),
+        },
+        None => {
+            // The whole `if` goes, with its line when it is alone on it.
+            let line_start = text[..statement.start as usize]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            let alone = text[line_start..statement.start as usize]
+                .chars()
+                .all(char::is_whitespace);
+            let after = &text[statement.end as usize..];
+            let line_end = match after.find('\n') {
+                Some(i) if after[..i].trim().is_empty() => statement.end as usize + i + 1,
+                _ => statement.end as usize,
+            };
+            let start = if alone {
+                line_start
+            } else {
+                statement.start as usize
+            };
+            TextEdit {
+                range: TextRange::new(start, line_end),
+                new_text: String::new(),
+            }
+        }
+    };
+    Fix {
+        title,
+        target: condition.range,
+        edits: vec![edit],
+        preferred: true,
+    }
+}
+
+/// The statements of a branch at the indentation of `statement`: a block's
+/// inside without its braces, or an `else if` statement as it is.
+fn unwrap_branch(text: &str, branch: TextRange, statement: TextRange) -> String {
+    let branch_text = &text[branch.as_usize()];
+    let indent: String = {
+        let line_start = text[..statement.start as usize]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        text[line_start..statement.start as usize]
+            .chars()
+            .take_while(|c| c.is_whitespace())
+            .collect()
+    };
+    let inner = match (branch_text.strip_prefix('{'), branch_text.ends_with('}')) {
+        (Some(rest), true) => &rest[..rest.len() - 1],
+        _ => return branch_text.to_owned(),
+    };
+    let lines: Vec<&str> = inner.lines().skip_while(|l| l.trim().is_empty()).collect();
+    let lines: Vec<&str> = {
+        let mut lines = lines;
+        while lines.last().is_some_and(|l| l.trim().is_empty()) {
+            lines.pop();
+        }
+        lines
+    };
+    let common = lines
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if !line.trim().is_empty() {
+                out.push_str(&indent);
+            }
+        }
+        out.push_str(line.get(common..).unwrap_or(line.trim_start()).trim_end());
+    }
+    out
+}

@@ -1,0 +1,194 @@
+//! Fixes, data-driven: the fix offered at the `$0` cursor whose title
+//! contains the given words is applied; the expectation is its title and
+//! the resulting text. Update with `UPDATE_EXPECT=1`.
+
+use std::path::Path;
+
+use expect_test::{expect, Expect};
+use tensorfit_ide::{analyze_file, fixes, AnalysisOptions, FileLoader};
+
+struct NoFiles;
+impl FileLoader for NoFiles {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            path.display().to_string(),
+        ))
+    }
+}
+
+fn check(fixture: &str, title: &str, expect: Expect) {
+    let offset = fixture.find("$0").expect("fixture has a $0 cursor") as u32;
+    let text = fixture.replace("$0", "");
+    let analysis = analyze_file(
+        Path::new("fix.tensor"),
+        text.as_bytes(),
+        &NoFiles,
+        AnalysisOptions::default(),
+    );
+    let all = fixes(&analysis);
+    let Some(fix) = all
+        .iter()
+        .find(|f| f.target.start <= offset && offset <= f.target.end && f.title.contains(title))
+    else {
+        let titles: Vec<&str> = all.iter().map(|f| f.title.as_str()).collect();
+        panic!("no fix `{title}` at the cursor; fixes: {titles:?}");
+    };
+    let mut result = text.clone();
+    let mut edits = fix.edits.clone();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    for edit in edits {
+        result.replace_range(edit.range.as_usize(), &edit.new_text);
+    }
+    expect.assert_eq(&format!("{}\n---{result}", fix.title));
+}
+
+#[test]
+fn fill_a_forced_hole() {
+    check(
+        r#"
+let x = randn([20, 10])
+let y = randn([$0__, 3])
+let z = matmul(x, y)
+"#,
+        "Fill",
+        expect![[r#"
+            Fill the hole with 10
+            ---
+            let x = randn([20, 10])
+            let y = randn([10, 3])
+            let z = matmul(x, y)
+        "#]],
+    );
+}
+
+#[test]
+fn fill_a_hole_with_one_of_its_values() {
+    check(
+        r#"
+let grid = zeros([12]).reshape($0__, -1)
+"#,
+        "with 2",
+        expect![[r#"
+            Fill the hole with 2 (one of several values that fit)
+            ---
+            let grid = zeros([12]).reshape(2, -1)
+        "#]],
+    );
+}
+
+#[test]
+fn annotate_what_the_body_determines() {
+    check(
+        r#"
+fn project(x$0: Tensor[?, ?], w: Tensor[16, 4]) -> Tensor {
+  return x @ w
+}
+"#,
+        "as",
+        expect![[r#"
+            Annotate `x` as Tensor[?, 16]
+            ---
+            fn project(x: Tensor[?, 16], w: Tensor[16, 4]) -> Tensor {
+              return x @ w
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn annotate_with_a_static_shape_within_the_where_clauses() {
+    check(
+        r#"
+fn bounded(x$0: Tensor) -> Tensor where x.rank == 2, x.shape[0] >= 7, x.shape[1] <= 2 {
+  return relu(x)
+}
+"#,
+        "static",
+        expect![[r#"
+            Annotate `x` with the static shape Tensor[7, 1]
+            ---
+            fn bounded(x: Tensor[7, 1]) -> Tensor where x.rank == 2, x.shape[0] >= 7, x.shape[1] <= 2 {
+              return relu(x)
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn remove_an_else_that_never_runs() {
+    check(
+        r#"
+fn f(x: Tensor) {
+  if $0x.shape[0] == 2 {
+    let a = relu(x)
+    assert x.shape[1] == 3
+  } else {
+    assert x.shape[1] == 8
+  }
+  assert x.shape[0] == 2
+}
+"#,
+        "Remove",
+        expect![[r#"
+            Remove the branch that never runs
+            ---
+            fn f(x: Tensor) {
+              let a = relu(x)
+              assert x.shape[1] == 3
+              assert x.shape[0] == 2
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn remove_an_if_that_never_runs() {
+    check(
+        r#"
+fn f(x: Tensor[2, 3]) {
+  let y = relu(x)
+  if $0x.shape[0] == 5 {
+    assert x.shape[1] == 7
+  }
+  let z = relu(y)
+}
+"#,
+        "Remove",
+        expect![[r#"
+            Remove the branch that never runs
+            ---
+            fn f(x: Tensor[2, 3]) {
+              let y = relu(x)
+              let z = relu(y)
+            }
+        "#]],
+    );
+}
+
+#[test]
+fn keep_the_else_branch_of_an_always_false_condition() {
+    check(
+        r#"
+struct R {
+  fn forward(self, x: Tensor) -> Tensor {
+    if $0x.reshape(100).size()[0] < 100 {
+      return dropout(x, p: 0.5)
+    } else {
+      return relu(x)
+    }
+  }
+}
+"#,
+        "Remove",
+        expect![[r#"
+            Remove the branch that never runs
+            ---
+            struct R {
+              fn forward(self, x: Tensor) -> Tensor {
+                return relu(x)
+              }
+            }
+        "#]],
+    );
+}
