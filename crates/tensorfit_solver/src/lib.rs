@@ -8,6 +8,7 @@
 //! cannot decide, the answer is `Unknown` and callers report nothing.
 
 mod candidates;
+pub mod components;
 pub mod eliminate;
 mod range;
 pub mod term;

@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 
 use tensorfit_base::{Code, Diagnostic, TextRange};
-use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Outcome, Term};
+use tensorfit_solver::{self as solver, components, Fact as SolverFact, Forced, Outcome, Term};
 
 use super::analysis::Analysis;
 use super::display;
@@ -78,54 +78,90 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     // not yet checked are left unreported rather than delaying the answer.
     let started = std::time::Instant::now();
     let budget = entry_budget(analysis);
-    for path in &paths {
-        loop {
-            if started.elapsed() > budget {
-                return EntryOutcome {
-                    diagnostics,
-                    set_aside,
-                    consistent,
-                };
-            }
-            let active: Vec<usize> = (0..facts.len())
-                .filter(|i| !set_aside.contains(i) && guard_implies(path, &facts[*i].guard))
-                .collect();
-            let weaker = active.iter().copied().filter(|i| &facts[*i].guard != path);
-            let feasibility = solver_facts(facts, weaker, path);
-            if solver::check(&feasibility, analysis.limits) != Outcome::Sat {
-                break;
-            }
-            let all = solver_facts(facts, active.iter().copied(), path);
-            let core = match solver::check(&all, analysis.limits) {
-                Outcome::Unsat(core) => core,
-                Outcome::Sat => {
-                    consistent.push((path.clone(), active));
-                    break;
-                }
-                Outcome::Unknown => break,
-            };
-            let Some(chosen) = core
+    'paths: for path in &paths {
+        let active: Vec<usize> = (0..facts.len())
+            .filter(|i| !set_aside.contains(i) && guard_implies(path, &facts[*i].guard))
+            .collect();
+        let items = solver_facts(facts, active.iter().copied(), path);
+        // Independent groups of facts are checked apart: a script of many
+        // unrelated lines is many small problems.
+        let groups = components::components(items.iter().map(|f| &f.formula));
+        // Feasibility: the weaker paths' facts allow this path's conditions.
+        for group in &groups {
+            let weaker: Vec<SolverFact> = group
                 .iter()
-                .filter(|id| **id < GUARD_ID_BASE)
-                .map(|id| *id as usize)
-                .filter(|i| facts[*i].kind != FactKind::Assumption)
-                .max()
-            else {
-                break;
-            };
-            set_aside.insert(chosen);
-            let rest: Vec<SolverFact> = all
-                .iter()
-                .filter(|f| core.contains(&f.id) && f.id != chosen as u32)
+                .map(|k| &items[*k])
+                .filter(|f| f.id >= GUARD_ID_BASE || &facts[f.id as usize].guard != path)
                 .cloned()
                 .collect();
-            report(
-                analysis,
-                &facts[chosen],
-                &rest,
-                &mut diagnostics,
-                &mut reported_ranges,
-            );
+            let has_literal = weaker.iter().any(|f| f.id >= GUARD_ID_BASE);
+            if has_literal && solver::check(&weaker, analysis.limits) != Outcome::Sat {
+                continue 'paths;
+            }
+        }
+        let mut decided = true;
+        for group in &groups {
+            let own = group.iter().any(|k| {
+                let id = items[*k].id;
+                id < GUARD_ID_BASE && &facts[id as usize].guard == path
+            });
+            if !own {
+                // Only weaker facts: checked on their own path already.
+                continue;
+            }
+            loop {
+                if started.elapsed() > budget {
+                    return EntryOutcome {
+                        diagnostics,
+                        set_aside,
+                        consistent,
+                    };
+                }
+                let all: Vec<SolverFact> = group
+                    .iter()
+                    .map(|k| &items[*k])
+                    .filter(|f| f.id >= GUARD_ID_BASE || !set_aside.contains(&(f.id as usize)))
+                    .cloned()
+                    .collect();
+                let core = match solver::check(&all, analysis.limits) {
+                    Outcome::Unsat(core) => core,
+                    Outcome::Sat => break,
+                    Outcome::Unknown => {
+                        decided = false;
+                        break;
+                    }
+                };
+                let Some(chosen) = core
+                    .iter()
+                    .filter(|id| **id < GUARD_ID_BASE)
+                    .map(|id| *id as usize)
+                    .filter(|i| facts[*i].kind != FactKind::Assumption)
+                    .max()
+                else {
+                    decided = false;
+                    break;
+                };
+                set_aside.insert(chosen);
+                let rest: Vec<SolverFact> = all
+                    .iter()
+                    .filter(|f| core.contains(&f.id) && f.id != chosen as u32)
+                    .cloned()
+                    .collect();
+                report(
+                    analysis,
+                    &facts[chosen],
+                    &rest,
+                    &mut diagnostics,
+                    &mut reported_ranges,
+                );
+            }
+        }
+        if decided {
+            let holding = active
+                .into_iter()
+                .filter(|i| !set_aside.contains(i))
+                .collect();
+            consistent.push((path.clone(), holding));
         }
     }
     EntryOutcome {

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
 use tensorfit_base::TextRange;
+use tensorfit_solver::components::Partition;
 use tensorfit_solver::{self as solver, Fact as SolverFact, Formula, Term, ValueRange, VarId};
 
 use super::analysis::Analysis;
@@ -154,7 +155,9 @@ pub fn solve(
                 } else if settled.undecided {
                     ValueRange::Unknown
                 } else {
-                    solver::value_range(&settled.facts, &Term::var(*var), analysis.limits, deadline)
+                    let hole = Term::var(*var);
+                    let facts = settled.partition.facts_about(&settled.facts, &hole);
+                    solver::value_range(&facts, &hole, analysis.limits, deadline)
                 }
             }
             None => solver::value_range(&[], &Term::var(*var), analysis.limits, deadline),
@@ -171,6 +174,7 @@ pub fn solve(
 /// taken out.
 struct Settled {
     facts: Vec<SolverFact>,
+    partition: Partition,
     /// Holes no value of which fits every path.
     conflicting: HashSet<VarId>,
     /// The solver could not tell whether the paths agree.
@@ -196,6 +200,7 @@ fn settle(
         match solver::check(&facts, analysis.limits) {
             solver::Outcome::Sat => {
                 return Settled {
+                    partition: Partition::new(&facts),
                     facts,
                     conflicting,
                     undecided: false,
@@ -213,6 +218,7 @@ fn settle(
         }
     }
     Settled {
+        partition: Partition::new(&facts),
         facts,
         conflicting,
         undecided: true,

@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use tensorfit_base::TextRange;
+use tensorfit_solver::components::Partition;
 use tensorfit_solver::eliminate::{eliminate, Eliminated};
 use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Term};
 
@@ -124,6 +125,8 @@ pub fn show(
 struct PathView<'x, 'a> {
     analysis: &'x Analysis<'a>,
     facts: Vec<SolverFact>,
+    /// The facts' independent groups: a dimension is asked of its own.
+    partition: Partition,
     eliminated: Option<Eliminated>,
     shown: HashMap<Term, String>,
 }
@@ -153,6 +156,7 @@ impl<'x, 'a> PathView<'x, 'a> {
         let eliminated = eliminate(facts.iter().map(|f| (f.id, f.formula.clone()))).ok();
         PathView {
             analysis,
+            partition: Partition::new(&facts),
             facts,
             eliminated,
             shown: HashMap::new(),
@@ -194,7 +198,11 @@ impl<'x, 'a> PathView<'x, 'a> {
         };
         let text = match resolved.as_const() {
             Some(value) => value.to_string(),
-            None if solve => match solver::forced(&self.facts, dim, self.analysis.limits) {
+            None if solve => match solver::forced(
+                &self.partition.facts_about(&self.facts, dim),
+                dim,
+                self.analysis.limits,
+            ) {
                 Forced::Value(value) => value.to_string(),
                 _ => symbolic(self.analysis),
             },
