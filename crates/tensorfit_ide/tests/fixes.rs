@@ -192,3 +192,69 @@ struct R {
         "#]],
     );
 }
+
+/// Q2: writing a proposed static annotation into the program must not make
+/// the function fail (its `where` clauses included; callers passing other
+/// shapes may). Checked on every migration of the migration programs.
+#[test]
+fn static_examples_check_cleanly_once_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let files = [
+        root.join("../shared/corpus/seeds/05_gradual_migration.tensor"),
+        root.join("tests/programs/migration/annotations.tensor"),
+    ];
+    // Errors from the parameter to the end of the function's body.
+    let errors = |text: &str, from: usize| {
+        let body = from + text[from..].find('{').expect("a body");
+        let mut depth = 0;
+        let mut end = text.len();
+        for (i, c) in text[body..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = body + i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        analyze_file(
+            Path::new("migrated.tensor"),
+            text.as_bytes(),
+            &NoFiles,
+            AnalysisOptions::default(),
+        )
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == tensorfit_base::Severity::Error)
+        .filter(|d| (from..end).contains(&(d.range.start as usize)))
+        .count()
+    };
+    let mut checked = 0;
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("read a migration program");
+        let analysis = analyze_file(&path, text.as_bytes(), &NoFiles, AnalysisOptions::default());
+        for migration in &analysis.migrations {
+            let Some(example) = &migration.example else {
+                continue;
+            };
+            let from = migration.range.start as usize;
+            let before = errors(&text, from);
+            let mut migrated = text.clone();
+            migrated.replace_range(migration.type_range.as_usize(), example);
+            assert_eq!(
+                errors(&migrated, from),
+                before,
+                "{}: annotating `{}` of `{}` as {example} adds errors",
+                path.display(),
+                migration.parameter,
+                migration.function
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "only {checked} examples were checked");
+}
