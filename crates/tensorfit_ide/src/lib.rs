@@ -11,7 +11,7 @@ mod migration;
 pub use analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 pub use fixes::{fixes, Fix, TextEdit};
 pub use hover::{hover, shape_text, Hover};
-pub use imports::{FileLoader, FsLoader};
+pub use imports::{FileLoader, FsLoader, NoImports};
 pub use migration::reason_text;
 pub use tensorfit_semantics::{
     CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeInfo, ValueRange,

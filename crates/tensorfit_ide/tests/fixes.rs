@@ -5,17 +5,7 @@
 use std::path::Path;
 
 use expect_test::{expect, Expect};
-use tensorfit_ide::{analyze_file, fixes, AnalysisOptions, FileLoader};
-
-struct NoFiles;
-impl FileLoader for NoFiles {
-    fn load(&self, path: &Path) -> std::io::Result<String> {
-        Err(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            path.display().to_string(),
-        ))
-    }
-}
+use tensorfit_ide::{analyze_file, fixes, AnalysisOptions, NoImports};
 
 fn check(fixture: &str, title: &str, expect: Expect) {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor") as u32;
@@ -23,7 +13,7 @@ fn check(fixture: &str, title: &str, expect: Expect) {
     let analysis = analyze_file(
         Path::new("fix.tensor"),
         text.as_bytes(),
-        &NoFiles,
+        &NoImports,
         AnalysisOptions::default(),
     );
     let all = fixes(&analysis);
@@ -224,7 +214,7 @@ fn static_examples_check_cleanly_once_written() {
         analyze_file(
             Path::new("migrated.tensor"),
             text.as_bytes(),
-            &NoFiles,
+            &NoImports,
             AnalysisOptions::default(),
         )
         .diagnostics
@@ -236,7 +226,12 @@ fn static_examples_check_cleanly_once_written() {
     let mut checked = 0;
     for path in files {
         let text = std::fs::read_to_string(&path).expect("read a migration program");
-        let analysis = analyze_file(&path, text.as_bytes(), &NoFiles, AnalysisOptions::default());
+        let analysis = analyze_file(
+            &path,
+            text.as_bytes(),
+            &NoImports,
+            AnalysisOptions::default(),
+        );
         for migration in &analysis.migrations {
             let Some(example) = &migration.example else {
                 continue;

@@ -5,17 +5,7 @@
 use std::path::Path;
 
 use expect_test::{expect, Expect};
-use tensorfit_ide::{analyze_file, hover, AnalysisOptions, FileLoader};
-
-struct NoFiles;
-impl FileLoader for NoFiles {
-    fn load(&self, path: &Path) -> std::io::Result<String> {
-        Err(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            path.display().to_string(),
-        ))
-    }
-}
+use tensorfit_ide::{analyze_file, hover, AnalysisOptions, NoImports};
 
 fn check(fixture: &str, expect: Expect) {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor");
@@ -23,7 +13,7 @@ fn check(fixture: &str, expect: Expect) {
     let analysis = analyze_file(
         Path::new("hover.tensor"),
         text.as_bytes(),
-        &NoFiles,
+        &NoImports,
         AnalysisOptions::default(),
     );
     let actual = match hover(&analysis, offset as u32) {

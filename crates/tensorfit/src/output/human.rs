@@ -92,13 +92,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
 /// Tensor[?, 4, ?, ?]; a static annotation exists, e.g. Tensor[8, 4, 8, 8]`
 fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
     for migration in &file.analysis.migrations {
-        let position = file.analysis.line_index.position(migration.range.start);
-        let place = format!(
-            "{}:{}:{}",
-            file.path,
-            position.line + 1,
-            position.character + 1
-        );
+        let place = place(file, migration.range.start);
         let verdict = match (
             &migration.example,
             tensorfit_ide::reason_text(&file.analysis, migration),
@@ -122,13 +116,7 @@ fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> 
 /// `hole at model.tensor:6:32 must be 320`
 fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
     for hole in &file.analysis.holes {
-        let position = file.analysis.line_index.position(hole.range.start);
-        let place = format!(
-            "{}:{}:{}",
-            file.path,
-            position.line + 1,
-            position.character + 1
-        );
+        let place = place(file, hole.range.start);
         let examples = |examples: &[i64]| {
             if examples.is_empty() {
                 String::new()
@@ -166,32 +154,34 @@ fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::R
 /// ```
 fn write_shapes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
     for binding in &file.analysis.bindings {
-        let position = file.analysis.line_index.position(binding.range.start);
         let text = tensorfit_ide::shape_text(&file.analysis, binding);
         let mut lines = text.lines();
         let first = lines.next().unwrap_or_default();
-        let place = match &binding.function {
+        let in_function = match &binding.function {
             Some(function) => format!(" (in {function})"),
             None => String::new(),
         };
         writeln!(
             out,
-            "{}: {first}{place}",
-            style.paint(
-                "1",
-                &format!(
-                    "{}:{}:{}",
-                    file.path,
-                    position.line + 1,
-                    position.character + 1
-                )
-            )
+            "{}: {first}{in_function}",
+            style.paint("1", &place(file, binding.range.start))
         )?;
         for line in lines {
             writeln!(out, "    {line}")?;
         }
     }
     Ok(())
+}
+
+/// `model.tensor:6:31`, with 1-based line and column as editors show them.
+fn place(file: &CheckedFile, offset: u32) -> String {
+    let position = file.analysis.line_index.position(offset);
+    format!(
+        "{}:{}:{}",
+        file.path,
+        position.line + 1,
+        position.character + 1
+    )
 }
 
 fn count(n: usize, noun: &str) -> String {

@@ -1367,17 +1367,10 @@ impl<'f, 'a> Frame<'f, 'a> {
         self.resolve_deferred(summary, &mut substitution, &call_site);
         let vars = &self.analysis.vars;
         for fact in &summary.facts {
-            let mut guard = self.guard.clone();
-            let inner: Vec<Formula> = fact
-                .guard
-                .iter()
-                .map(|g| substitution.formula(g, vars))
-                .collect();
-            if inner.iter().any(|g| g.as_const() == Some(false)) {
+            let Some(guard) = self.guard_at_call(&fact.guard, &mut substitution) else {
                 // A branch this call never takes (e.g. on a struct's Bool).
                 continue;
-            }
-            guard.extend(inner.into_iter().filter(|g| g.as_const() != Some(true)));
+            };
             let formula = substitution.formula(&fact.formula, vars);
             let explain = match &fact.explain {
                 Explain::Equal { what, left, right } => Explain::Equal {
@@ -1421,6 +1414,21 @@ impl<'f, 'a> Frame<'f, 'a> {
         self.refine(result)
     }
 
+    /// A callee's path condition at this call: the caller's, then the
+    /// callee's substituted; `None` when the call never takes that path.
+    fn guard_at_call(&self, inner: &Guard, substitution: &mut Substitution) -> Option<Guard> {
+        let inner: Vec<Formula> = inner
+            .iter()
+            .map(|g| substitution.formula(g, &self.analysis.vars))
+            .collect();
+        if inner.iter().any(|g| g.as_const() == Some(false)) {
+            return None;
+        }
+        let mut guard = self.guard.clone();
+        guard.extend(inner.into_iter().filter(|g| g.as_const() != Some(true)));
+        Some(guard)
+    }
+
     /// The callee's shapes as they are for this call (hover shows those
     /// the call's arguments fix).
     fn instantiate_records(
@@ -1434,16 +1442,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             if self.records.len() >= MAX_RECORDS {
                 break;
             }
-            let inner: Vec<Formula> = record
-                .guard
-                .iter()
-                .map(|g| substitution.formula(g, vars))
-                .collect();
-            if inner.iter().any(|g| g.as_const() == Some(false)) {
+            let Some(guard) = self.guard_at_call(&record.guard, substitution) else {
                 continue;
-            }
-            let mut guard = self.guard.clone();
-            guard.extend(inner.into_iter().filter(|g| g.as_const() != Some(true)));
+            };
             let mut via = vec![call_site.clone()];
             via.extend(record.via.iter().cloned());
             let value = substitution.value(&record.value, vars);

@@ -7,7 +7,8 @@
 //! holes: each path is a different run of the program, with its own values,
 //! and the hole must fit all of them. The facts errors were reported at are
 //! left out everywhere (by function and place), so an error elsewhere does
-//! not stop hole filling. Holes that share a path are solved together.
+//! not stop hole filling. Holes whose facts are linked (through a path that
+//! mentions both) are solved together.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
@@ -27,7 +28,6 @@ pub type Place = (Option<String>, TextRange);
 pub struct HolePath {
     facts: Vec<(Place, Formula)>,
     guard: Guard,
-    holes: Vec<VarId>,
 }
 
 /// What is known of one hole.
@@ -75,7 +75,6 @@ pub fn paths_with_holes(
                 })
                 .collect(),
             guard: guard.clone(),
-            holes: found,
         });
     }
     result
@@ -92,82 +91,49 @@ pub fn solve(
 ) -> Vec<HoleSolution> {
     let vars: BTreeMap<TextRange, VarId> = analysis.holes_by_range();
     let hole_set: HashSet<VarId> = vars.values().copied().collect();
-
-    // Holes that share a path are solved together: group the paths into
-    // connected components through their holes.
-    let mut component: HashMap<VarId, usize> = HashMap::new();
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for (p, path) in paths.iter().enumerate() {
-        let mut joined: Vec<usize> = path
-            .holes
-            .iter()
-            .filter_map(|h| component.get(h).copied())
-            .collect();
-        joined.sort_unstable();
-        joined.dedup();
-        let target = match joined.first() {
-            Some(first) => *first,
-            None => {
-                groups.push(Vec::new());
-                groups.len() - 1
-            }
-        };
-        for other in joined.iter().skip(1) {
-            let moved = std::mem::take(&mut groups[*other]);
-            groups[target].extend(moved);
-            for group in component.values_mut() {
-                if *group == *other {
-                    *group = target;
-                }
-            }
-        }
-        groups[target].push(p);
-        for h in &path.holes {
-            component.insert(*h, target);
-        }
-    }
-
-    let mut groups_solved: HashMap<usize, Settled> = HashMap::new();
-    let mut solutions = Vec::new();
-    for range in ranges {
-        let Some(var) = vars.get(range) else {
-            // Never evaluated (e.g. in a struct nothing builds): nothing
-            // constrains it.
-            solutions.push(HoleSolution {
-                range: *range,
-                values: ValueRange::Range {
+    let facts = copied_apart(analysis, paths, set_aside, &hole_set);
+    // The copies share only holes, so the components of their facts are
+    // exactly the groups of holes that must be solved together.
+    let partition = Partition::new(&facts);
+    let mut settled_groups: HashMap<u32, Settled> = HashMap::new();
+    ranges
+        .iter()
+        .map(|range| {
+            let values = match vars.get(range) {
+                // Never evaluated (e.g. in a struct nothing builds):
+                // nothing constrains it.
+                None => ValueRange::Range {
                     min: None,
                     max: None,
                     examples: Vec::new(),
                 },
-            });
-            continue;
-        };
-        let values = match component.get(var) {
-            Some(group) => {
-                let settled = groups_solved.entry(*group).or_insert_with(|| {
-                    let facts =
-                        copied_apart(analysis, &groups[*group], paths, set_aside, &hole_set);
-                    settle(analysis, facts, &hole_set, deadline)
-                });
-                if settled.conflicting.contains(var) {
-                    ValueRange::Empty
-                } else if settled.undecided {
-                    ValueRange::Unknown
-                } else {
+                Some(var) => {
                     let hole = Term::var(*var);
-                    let facts = settled.partition.facts_about(&settled.facts, &hole);
-                    solver::value_range(&facts, &hole, analysis.limits, deadline)
+                    let group = partition.facts_about(&facts, &hole);
+                    match group.first().map(|f| f.id) {
+                        None => solver::value_range(&[], &hole, analysis.limits, deadline),
+                        Some(key) => {
+                            let settled = settled_groups
+                                .entry(key)
+                                .or_insert_with(|| settle(analysis, group, &hole_set, deadline));
+                            if settled.conflicting.contains(var) {
+                                ValueRange::Empty
+                            } else if settled.undecided {
+                                ValueRange::Unknown
+                            } else {
+                                let mine = settled.partition.facts_about(&settled.facts, &hole);
+                                solver::value_range(&mine, &hole, analysis.limits, deadline)
+                            }
+                        }
+                    }
                 }
+            };
+            HoleSolution {
+                range: *range,
+                values,
             }
-            None => solver::value_range(&[], &Term::var(*var), analysis.limits, deadline),
-        };
-        solutions.push(HoleSolution {
-            range: *range,
-            values,
-        });
-    }
-    solutions
+        })
+        .collect()
 }
 
 /// The facts of a group of holes once the conflicts between paths are
@@ -225,18 +191,16 @@ fn settle(
     }
 }
 
-/// The facts of `members` (minus those set aside), each path renamed apart
-/// from the others except for the holes.
+/// The facts of every path (minus those set aside), each path renamed
+/// apart from the others except for the holes.
 fn copied_apart(
     analysis: &Analysis<'_>,
-    members: &[usize],
     paths: &[HolePath],
     set_aside: &HashSet<Place>,
     holes: &HashSet<VarId>,
 ) -> Vec<SolverFact> {
     let mut facts = Vec::new();
-    for p in members {
-        let path = &paths[*p];
+    for path in paths {
         let mut renaming = Substitution::apart_from(holes.clone());
         let formulas = path
             .facts
