@@ -3,9 +3,7 @@
 use std::path::Path;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{
-    DecidedCondition, HoleSolution, Limits, Migration, ShapeInfo, ShapeOptions,
-};
+use tensorfit_semantics::{Limits, ShapeFindings, ShapeOptions};
 
 use crate::imports::{FileLoader, ImportResolver};
 
@@ -17,17 +15,9 @@ pub struct FileAnalysis {
     pub text: String,
     /// Sorted by position.
     pub diagnostics: Vec<Diagnostic>,
-    /// The shape of every tensor binding, by position.
-    pub bindings: Vec<ShapeInfo>,
-    /// The shape of every tensor-valued expression, by position (outer
-    /// expressions before the ones they contain).
-    pub expressions: Vec<ShapeInfo>,
-    /// What is known of each `__`, in source order.
-    pub holes: Vec<HoleSolution>,
-    /// Branch conditions on shapes with one possible outcome.
-    pub conditions: Vec<DecidedCondition>,
-    /// One per parameter written with `?` or as a bare `Tensor`.
-    pub migrations: Vec<Migration>,
+    /// Shapes of bindings and expressions, holes, decided conditions and
+    /// migrations.
+    pub shapes: ShapeFindings,
 }
 
 /// Settings of an analysis.
@@ -115,10 +105,6 @@ pub fn analyze_file(
         line_index: LineIndex::new(&text),
         text,
         diagnostics,
-        bindings: shapes.bindings,
-        expressions: shapes.expressions,
-        holes: shapes.holes,
-        conditions: shapes.conditions,
-        migrations: shapes.migrations,
+        shapes: shapes.findings,
     }
 }

@@ -22,11 +22,13 @@ pub struct Hover {
 pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     let covers = |range: TextRange| range.start <= offset && offset <= range.end;
     let info = analysis
+        .shapes
         .bindings
         .iter()
         .find(|b| covers(b.range))
         .or_else(|| {
             analysis
+                .shapes
                 .expressions
                 .iter()
                 .filter(|e| covers(e.range))

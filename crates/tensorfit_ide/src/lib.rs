@@ -14,5 +14,6 @@ pub use hover::{hover, shape_text, Hover};
 pub use imports::{FileLoader, FsLoader, NoImports};
 pub use migration::reason_text;
 pub use tensorfit_semantics::{
-    CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeInfo, ValueRange,
+    CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeFindings, ShapeInfo,
+    ValueRange,
 };

@@ -232,7 +232,7 @@ fn static_examples_check_cleanly_once_written() {
             &NoImports,
             AnalysisOptions::default(),
         );
-        for migration in &analysis.migrations {
+        for migration in &analysis.shapes.migrations {
             let Some(example) = &migration.example else {
                 continue;
             };

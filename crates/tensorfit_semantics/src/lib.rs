@@ -20,8 +20,8 @@ use tensorfit_syntax::ast;
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
 pub use shapes::{
-    check_shapes, CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeInfo,
-    ShapeOptions, ShapeReport,
+    check_shapes, CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeFindings,
+    ShapeInfo, ShapeOptions, ShapeReport,
 };
 pub use signature::{Signature, SignatureParam};
 pub use tensorfit_solver::Limits;

@@ -91,7 +91,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
 /// `migration at model.tensor:29:22: x of ConvExample3.forward can be
 /// Tensor[?, 4, ?, ?]; a static annotation exists, e.g. Tensor[8, 4, 8, 8]`
 fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
-    for migration in &file.analysis.migrations {
+    for migration in &file.analysis.shapes.migrations {
         let place = place(file, migration.range.start);
         let verdict = match (
             &migration.example,
@@ -115,7 +115,7 @@ fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> 
 
 /// `hole at model.tensor:6:32 must be 320`
 fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
-    for hole in &file.analysis.holes {
+    for hole in &file.analysis.shapes.holes {
         let place = place(file, hole.range.start);
         let examples = |examples: &[i64]| {
             if examples.is_empty() {
@@ -153,7 +153,7 @@ fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::R
 ///     at the call on line 58: Tensor[16, 64, 56, 56]
 /// ```
 fn write_shapes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
-    for binding in &file.analysis.bindings {
+    for binding in &file.analysis.shapes.bindings {
         let text = tensorfit_ide::shape_text(&file.analysis, binding);
         let mut lines = text.lines();
         let first = lines.next().unwrap_or_default();

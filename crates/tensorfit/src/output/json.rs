@@ -175,57 +175,48 @@ fn binding<'a>(index: &LineIndex, b: &'a ShapeInfo) -> BindingJson<'a> {
     }
 }
 
+fn file_report(file: &CheckedFile) -> FileReport<'_> {
+    let analysis = &file.analysis;
+    let index = &analysis.line_index;
+    let shapes = &analysis.shapes;
+    FileReport {
+        path: &file.path,
+        diagnostics: analysis
+            .diagnostics
+            .iter()
+            .map(|d| diagnostic(file, d))
+            .collect(),
+        bindings: shapes.bindings.iter().map(|b| binding(index, b)).collect(),
+        holes: shapes.holes.iter().map(|h| hole(index, h)).collect(),
+        conditions: shapes
+            .conditions
+            .iter()
+            .map(|c| ConditionJson {
+                range: range(index, c.range),
+                always: c.always,
+                dead_branch: c.dead_branch.map(|r| range(index, r)),
+            })
+            .collect(),
+        migrations: shapes
+            .migrations
+            .iter()
+            .map(|m| MigrationJson {
+                range: range(index, m.range),
+                function: &m.function,
+                parameter: &m.parameter,
+                annotation: &m.annotation,
+                is_static: m.is_static(),
+                example: m.example.as_deref(),
+                reason: tensorfit_ide::reason_text(analysis, m),
+            })
+            .collect(),
+    }
+}
+
 pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
     let report = Report {
         version: 1,
-        files: files
-            .iter()
-            .map(|file| FileReport {
-                path: &file.path,
-                diagnostics: file
-                    .analysis
-                    .diagnostics
-                    .iter()
-                    .map(|d| diagnostic(file, d))
-                    .collect(),
-                bindings: file
-                    .analysis
-                    .bindings
-                    .iter()
-                    .map(|b| binding(&file.analysis.line_index, b))
-                    .collect(),
-                holes: file
-                    .analysis
-                    .holes
-                    .iter()
-                    .map(|h| hole(&file.analysis.line_index, h))
-                    .collect(),
-                conditions: file
-                    .analysis
-                    .conditions
-                    .iter()
-                    .map(|c| ConditionJson {
-                        range: range(&file.analysis.line_index, c.range),
-                        always: c.always,
-                        dead_branch: c.dead_branch.map(|r| range(&file.analysis.line_index, r)),
-                    })
-                    .collect(),
-                migrations: file
-                    .analysis
-                    .migrations
-                    .iter()
-                    .map(|m| MigrationJson {
-                        range: range(&file.analysis.line_index, m.range),
-                        function: &m.function,
-                        parameter: &m.parameter,
-                        annotation: &m.annotation,
-                        is_static: m.is_static(),
-                        example: m.example.as_deref(),
-                        reason: tensorfit_ide::reason_text(&file.analysis, m),
-                    })
-                    .collect(),
-            })
-            .collect(),
+        files: files.iter().map(file_report).collect(),
     };
     serde_json::to_writer_pretty(&mut *out, &report)?;
     writeln!(out)

@@ -115,31 +115,6 @@ impl<'a> Analysis<'a> {
         self.holes.borrow().clone()
     }
 
-    /// Concrete annotations for the migrations of `function`'s parameters,
-    /// found by calling its summary (so only once the summary exists).
-    fn find_migration_examples(&self, function: FunctionRef<'a>, summary: &Summary) {
-        let key = function.key();
-        let mut pending: Vec<Migration> = {
-            let mut all = self.migrations.borrow_mut();
-            let (mine, others): (Vec<Migration>, Vec<Migration>) =
-                all.drain(..).partition(|m| m.function == key);
-            *all = others;
-            mine
-        };
-        for migration in &mut pending {
-            let Some((_, placeholder)) = summary
-                .params
-                .iter()
-                .find(|(n, _)| *n == migration.parameter)
-            else {
-                continue;
-            };
-            let ranks = migration::candidate_ranks(placeholder, migration.forced_rank);
-            migration::find_example(self, function, summary, migration, &ranks);
-        }
-        self.migrations.borrow_mut().extend(pending);
-    }
-
     /// What later questions (holes) need of a checked entry point.
     fn remember(&self, facts: &[Fact], outcome: &check::EntryOutcome) {
         if !self.questions {
@@ -165,17 +140,30 @@ impl<'a> Analysis<'a> {
             return known.clone();
         }
         self.summaries.borrow_mut().insert(key.clone(), None);
-        let summary = Rc::new(self.summarise(function));
+        let (summary, mut migrations) = self.summarise(function);
+        let summary = Rc::new(summary);
         self.summaries
             .borrow_mut()
             .insert(key, Some(summary.clone()));
-        if function.local && self.questions {
-            self.find_migration_examples(function, &summary);
+        // Examples are found by calling the summary, so only now.
+        for migration in &mut migrations {
+            let Some((_, placeholder)) = summary
+                .params
+                .iter()
+                .find(|(n, _)| *n == migration.parameter)
+            else {
+                continue;
+            };
+            let ranks = migration::candidate_ranks(placeholder, migration.forced_rank);
+            migration::find_example(self, function, &summary, migration, &ranks);
         }
+        self.migrations.borrow_mut().extend(migrations);
         Some(summary)
     }
 
-    fn summarise(&self, function: FunctionRef<'a>) -> Summary {
+    /// The function's summary, and the migrations of its parameters still
+    /// without examples.
+    fn summarise(&self, function: FunctionRef<'a>) -> (Summary, Vec<Migration>) {
         let key = function.key();
         let first_var = self.vars.now();
         let mut frame = Frame::new(self, Some(key.clone()));
@@ -232,6 +220,7 @@ impl<'a> Analysis<'a> {
         let facts = std::mem::take(&mut frame.facts);
         let outcome = check::check_entry(self, &facts);
         self.remember(&facts, &outcome);
+        let mut migrations = Vec::new();
         let records = if function.local {
             let records = std::mem::take(&mut frame.records);
             let shapes = shown::show(self, &facts, &outcome.set_aside, &records);
@@ -239,7 +228,7 @@ impl<'a> Analysis<'a> {
                 true => conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions),
                 false => Vec::new(),
             };
-            let migrations = function
+            migrations = function
                 .function
                 .params
                 .iter()
@@ -247,8 +236,8 @@ impl<'a> Analysis<'a> {
                 .filter_map(|p| {
                     let (_, value) = params.iter().find(|(n, _)| *n == p.name.text)?;
                     migration::migrate(self, &key, p, value, &facts)
-                });
-            self.migrations.borrow_mut().extend(migrations);
+                })
+                .collect();
             self.reports.borrow_mut().push(EntryReport {
                 function: Some(key.clone()),
                 diagnostics: outcome.diagnostics,
@@ -267,7 +256,7 @@ impl<'a> Analysis<'a> {
             .map(|(_, f)| f)
             .collect();
         let deferred = std::mem::take(&mut frame.deferred);
-        Summary {
+        let summary = Summary {
             function: Some(key),
             params,
             deferred,
@@ -276,7 +265,8 @@ impl<'a> Analysis<'a> {
             records,
             first_var,
             end_var,
-        }
+        };
+        (summary, migrations)
     }
 
     /// Checks the script body (top-level statements).

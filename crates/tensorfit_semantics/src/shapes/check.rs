@@ -43,7 +43,8 @@ fn guard_implies(path: &Guard, guard: &Guard) -> bool {
     guard.iter().all(|literal| path.contains(literal))
 }
 
-fn solver_facts(
+/// The facts at `indices` and the path's conditions, as the solver takes them.
+pub(super) fn solver_facts(
     facts: &[Fact],
     indices: impl Iterator<Item = usize>,
     path: &Guard,

@@ -9,7 +9,8 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{self as solver, Fact as SolverFact, Formula, Outcome};
 
 use super::analysis::Analysis;
-use super::fact::{Fact, Guard};
+use super::check::GUARD_ID_BASE;
+use super::fact::{as_implications, Fact, Guard};
 
 /// An `if` met while executing an entry point.
 #[derive(Clone, Debug)]
@@ -41,9 +42,8 @@ pub struct DecidedCondition {
     pub live_branch: Option<TextRange>,
 }
 
-/// Ids of the branch's own condition, after the facts'.
+/// The id of the branch's own condition, after the facts' and the path's.
 const CONDITION_ID: u32 = u32::MAX - 1;
-const GUARD_ID_BASE: u32 = 1 << 30;
 
 /// The verdict of one record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,21 +104,13 @@ fn verdict(
     let negated = Formula::not(&record.formula);
     // The facts that do not depend on this branch, each under its own path
     // condition, and the path condition of the `if` itself.
-    let mut context: Vec<SolverFact> = facts
-        .iter()
-        .enumerate()
-        .filter(|(i, f)| {
-            !set_aside.contains(i)
-                && !f
-                    .guard
-                    .iter()
-                    .any(|l| *l == record.formula || *l == negated)
-        })
-        .map(|(i, f)| SolverFact {
-            id: i as u32,
-            formula: Formula::implies(&Formula::and(f.guard.iter().cloned()), &f.formula),
-        })
-        .collect();
+    let mut context = as_implications(facts.iter().enumerate().filter(|(i, f)| {
+        !set_aside.contains(i)
+            && !f
+                .guard
+                .iter()
+                .any(|l| *l == record.formula || *l == negated)
+    }));
     context.extend(record.guard.iter().enumerate().map(|(k, l)| SolverFact {
         id: GUARD_ID_BASE + k as u32,
         formula: l.clone(),

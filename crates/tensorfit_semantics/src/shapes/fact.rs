@@ -1,7 +1,7 @@
 //! The facts symbolic execution records, with what is needed to report them.
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::{Formula, Term};
+use tensorfit_solver::{Fact as SolverFact, Formula, Term};
 
 /// A path condition: the conjunction of the branch conditions (already
 /// negated for `else` branches) under which a fact must hold.
@@ -66,4 +66,17 @@ pub struct Fact {
     pub via: Vec<CallSite>,
     /// Where the values the fact talks about were defined (same function).
     pub sides: Vec<(TextRange, String)>,
+}
+
+/// Facts of every path at once, each as "its path condition implies it"
+/// (id = index). For questions about a whole entry point (migration,
+/// decided conditions) rather than about one path.
+pub fn as_implications<'f>(facts: impl IntoIterator<Item = (usize, &'f Fact)>) -> Vec<SolverFact> {
+    facts
+        .into_iter()
+        .map(|(i, f)| SolverFact {
+            id: i as u32,
+            formula: Formula::implies(&Formula::and(f.guard.iter().cloned()), &f.formula),
+        })
+        .collect()
 }

@@ -9,13 +9,13 @@
 //! including those reported as errors: an annotation must make them hold.
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Formula, Outcome, Term};
+use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Outcome, Term};
 use tensorfit_syntax::ast;
 
 use super::analysis::{Analysis, Summary};
 use super::display;
 use super::exec::Frame;
-use super::fact::{Explain, Fact, FactKind};
+use super::fact::{as_implications, Explain, Fact, FactKind};
 use super::program::FunctionRef;
 use super::value::{Shape, Value};
 
@@ -79,14 +79,7 @@ pub fn migrate(
         return None;
     };
     let type_range = param.ty.as_ref()?.range;
-    let encoded: Vec<SolverFact> = facts
-        .iter()
-        .enumerate()
-        .map(|(i, f)| SolverFact {
-            id: i as u32,
-            formula: Formula::implies(&Formula::and(f.guard.iter().cloned()), &f.formula),
-        })
-        .collect();
+    let encoded = as_implications(facts.iter().enumerate());
     let limits = analysis.limits;
     let forced_rank = match &shape.rest {
         Some(rest) => match solver::forced(&encoded, &Term::rank(rest.base), limits) {
@@ -163,15 +156,7 @@ pub fn find_example(
             })
             .collect();
         frame.call_summary(function, bound, migration.range, &migration.parameter);
-        let encoded: Vec<SolverFact> = frame
-            .facts
-            .iter()
-            .enumerate()
-            .map(|(i, f)| SolverFact {
-                id: i as u32,
-                formula: Formula::implies(&Formula::and(f.guard.iter().cloned()), &f.formula),
-            })
-            .collect();
+        let encoded = as_implications(frame.facts.iter().enumerate());
         if let Some(values) = solver::model(&encoded, &dims, analysis.limits) {
             let shown: Vec<String> = values.iter().map(i64::to_string).collect();
             migration.example = Some(format!("Tensor[{}]", shown.join(", ")));

@@ -53,6 +53,13 @@ pub struct CallShape {
 #[derive(Clone, Debug, Default)]
 pub struct ShapeReport {
     pub diagnostics: Vec<Diagnostic>,
+    pub findings: ShapeFindings,
+}
+
+/// What the shape check finds besides diagnostics: the data hover, the
+/// JSON report and the fixes are made of.
+#[derive(Clone, Debug, Default)]
+pub struct ShapeFindings {
     /// Parameters, `let`s and assignments, in source order.
     pub bindings: Vec<ShapeInfo>,
     /// Every tensor-valued expression, in source order.
@@ -99,17 +106,18 @@ pub fn check_shapes(
     };
     let migrations = analysis.migrations.take();
     let entries = analysis.reports.into_inner();
-    let mut report = ShapeReport {
+    let mut diagnostics = Vec::new();
+    let mut findings = ShapeFindings {
         holes,
         migrations,
-        ..ShapeReport::default()
+        ..ShapeFindings::default()
     };
     let mut at_calls: Vec<(TextRange, Option<String>, CallShape)> = Vec::new();
     for entry in entries {
-        report.diagnostics.extend(entry.diagnostics);
+        diagnostics.extend(entry.diagnostics);
         for decided in entry.conditions {
-            report.diagnostics.push(decided_hint(&decided));
-            report.conditions.push(decided);
+            diagnostics.push(decided_hint(&decided));
+            findings.conditions.push(decided);
         }
         for shown in entry.shapes {
             let shape = shown::format(&shown.dims);
@@ -129,17 +137,17 @@ pub fn check_shapes(
                 at_calls: Vec::new(),
             };
             if info.name.is_some() {
-                report.bindings.push(info);
+                findings.bindings.push(info);
             } else {
-                report.expressions.push(info);
+                findings.expressions.push(info);
             }
         }
     }
     for (range, name, call) in at_calls {
         let list = if name.is_some() {
-            &mut report.bindings
+            &mut findings.bindings
         } else {
-            &mut report.expressions
+            &mut findings.expressions
         };
         if let Some(info) = list.iter_mut().find(|i| i.range == range && i.name == name) {
             if !info.at_calls.contains(&call) {
@@ -147,19 +155,18 @@ pub fn check_shapes(
             }
         }
     }
-    report
-        .diagnostics
-        .sort_by_key(|d| (d.range.start, d.range.end));
-    report
-        .diagnostics
-        .dedup_by(|a, b| a.range == b.range && a.message == b.message);
-    report.bindings.sort_by_key(|b| b.range.start);
-    report.conditions.sort_by_key(|c| c.range);
-    report.migrations.sort_by_key(|m| m.range);
-    report
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    diagnostics.dedup_by(|a, b| a.range == b.range && a.message == b.message);
+    findings.bindings.sort_by_key(|b| b.range.start);
+    findings.conditions.sort_by_key(|c| c.range);
+    findings.migrations.sort_by_key(|m| m.range);
+    findings
         .expressions
         .sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
-    report
+    ShapeReport {
+        diagnostics,
+        findings,
+    }
 }
 
 fn decided_hint(decided: &DecidedCondition) -> Diagnostic {

@@ -14,7 +14,7 @@ use tensorfit_solver::eliminate::{eliminate, Eliminated};
 use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Term};
 
 use super::analysis::Analysis;
-use super::check::{self, GUARD_ID_BASE};
+use super::check;
 use super::display;
 use super::exec::ShapeRecord;
 use super::fact::{Fact, Guard};
@@ -140,19 +140,10 @@ impl<'x, 'a> PathView<'x, 'a> {
     ) -> Self {
         // The facts of the paths this one extends, minus those reported as
         // errors: shapes are shown as if the program were corrected there.
-        let facts: Vec<SolverFact> = facts
-            .iter()
-            .enumerate()
-            .filter(|(i, f)| !set_aside.contains(i) && f.guard.iter().all(|l| guard.contains(l)))
-            .map(|(i, f)| SolverFact {
-                id: i as u32,
-                formula: f.formula.clone(),
-            })
-            .chain(guard.iter().enumerate().map(|(k, l)| SolverFact {
-                id: GUARD_ID_BASE + k as u32,
-                formula: l.clone(),
-            }))
-            .collect();
+        let active = (0..facts.len()).filter(|i| {
+            !set_aside.contains(i) && facts[*i].guard.iter().all(|l| guard.contains(l))
+        });
+        let facts = check::solver_facts(facts, active, guard);
         let eliminated = eliminate(facts.iter().map(|f| (f.id, f.formula.clone()))).ok();
         PathView {
             analysis,
