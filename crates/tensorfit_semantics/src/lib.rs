@@ -20,8 +20,9 @@ use tensorfit_syntax::ast;
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
 pub use shapes::{
-    check_shapes, CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeFindings,
-    ShapeInfo, ShapeOptions, ShapeReport,
+    analyse_function, analyse_script, assemble, check_shapes, entry_keys, CallShape,
+    DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution, Migration, Place,
+    Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport, Summary, SummarySource,
 };
 pub use signature::{Signature, SignatureParam};
 pub use tensorfit_solver::Limits;

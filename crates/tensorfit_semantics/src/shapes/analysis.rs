@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use tensorfit_base::{Diagnostic, TextRange};
 use tensorfit_solver::{Formula, Limits, Term, VarId};
@@ -22,6 +22,11 @@ use super::vars::VarGen;
 /// What a function means to its callers: placeholders for its parameters,
 /// the facts its body states about them (minus those that fail on their
 /// own, which are reported inside the function), and its result.
+///
+/// A summary is self-contained: its variables are those of the analysis
+/// that made it (`first_var..end_var`, named in `var_names`) and holes, so
+/// that it can be cached and instantiated by other analyses.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
     /// The summarised function (for facts of deferred operations).
     pub function: Option<String>,
@@ -36,9 +41,19 @@ pub struct Summary {
     /// Variables created while summarising, renamed at each call.
     pub first_var: VarId,
     pub end_var: VarId,
+    pub var_names: Arc<BTreeMap<VarId, String>>,
+}
+
+/// Where an analysis gets the summaries of the checked file's functions
+/// from: a cache shared by every analysis of the file (the incremental
+/// database, or a memo for a one-off check). `None` for a function that is
+/// being summarised (a recursive call) or that does not exist.
+pub trait SummarySource {
+    fn summary(&self, key: &str) -> Option<Arc<Summary>>;
 }
 
 /// The outcome of checking one entry point.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct EntryReport {
     pub function: Option<String>,
     pub diagnostics: Vec<Diagnostic>,
@@ -52,9 +67,12 @@ pub struct Analysis<'a> {
     pub limits: Limits,
     /// Holes, migrations and decided conditions are wanted.
     pub questions: bool,
+    /// Summaries of the file's own functions; imported ones are made here.
+    source: Option<&'a dyn SummarySource>,
+    /// The holes this analysis evaluated.
     holes: RefCell<BTreeMap<TextRange, VarId>>,
     /// `None` while the function is being summarised (a recursive call).
-    summaries: RefCell<HashMap<String, Option<Rc<Summary>>>>,
+    summaries: RefCell<HashMap<String, Option<Arc<Summary>>>>,
     pub reports: RefCell<Vec<EntryReport>>,
     /// Names the program gives to dimensions (`let batch = x.shape[0]`).
     names: RefCell<HashMap<Term, String>>,
@@ -67,12 +85,18 @@ pub struct Analysis<'a> {
 }
 
 impl<'a> Analysis<'a> {
-    pub fn new(program: Program<'a>, limits: Limits, questions: bool) -> Self {
+    pub fn new(
+        program: Program<'a>,
+        limits: Limits,
+        questions: bool,
+        source: Option<&'a dyn SummarySource>,
+    ) -> Self {
         Analysis {
             program,
             vars: VarGen::default(),
             limits,
             questions,
+            source,
             holes: RefCell::new(BTreeMap::new()),
             summaries: RefCell::new(HashMap::new()),
             reports: RefCell::new(Vec::new()),
@@ -83,14 +107,14 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// The unknown of the hole at `range`: one per hole, shared by every
-    /// call, as a hole is a constant of the program.
+    /// The unknown of the hole at `range`: the same in every analysis and
+    /// every call, as a hole is a constant of the program.
     pub fn hole(&self, range: TextRange) -> VarId {
         *self
             .holes
             .borrow_mut()
             .entry(range)
-            .or_insert_with(|| self.vars.named("__"))
+            .or_insert_with(|| self.vars.hole(range))
     }
 
     /// Remembers that the program calls `term` `name` (the first name wins).
@@ -105,10 +129,6 @@ impl<'a> Analysis<'a> {
 
     pub fn term_name(&self, term: &Term) -> Option<String> {
         self.names.borrow().get(term).cloned()
-    }
-
-    pub fn hole_vars(&self) -> Vec<VarId> {
-        self.holes.borrow().values().copied().collect()
     }
 
     pub fn holes_by_range(&self) -> BTreeMap<TextRange, VarId> {
@@ -126,22 +146,31 @@ impl<'a> Analysis<'a> {
                 .iter()
                 .map(|i| (facts[*i].function.clone(), facts[*i].range)),
         );
-        self.hole_paths.borrow_mut().extend(holes::paths_with_holes(
-            self,
-            facts,
-            &outcome.consistent,
-        ));
+        self.hole_paths
+            .borrow_mut()
+            .extend(holes::paths_with_holes(facts, &outcome.consistent));
     }
 
-    /// The summary of `function`, computing (and checking) it on first use.
-    pub fn summary(&self, function: FunctionRef<'a>) -> Option<Rc<Summary>> {
+    /// The summary of `function`: this analysis's own (being made, or made),
+    /// the source's for the file's functions, or made here (imports).
+    pub fn summary(&self, function: FunctionRef<'a>) -> Option<Arc<Summary>> {
         let key = function.key();
         if let Some(known) = self.summaries.borrow().get(&key) {
             return known.clone();
         }
+        if let (true, Some(source)) = (function.local, self.source) {
+            return source.summary(&key);
+        }
+        Some(self.summarise_here(function))
+    }
+
+    /// Summarises `function` in this analysis (checking it, and finding
+    /// the migrations of its parameters).
+    pub fn summarise_here(&self, function: FunctionRef<'a>) -> Arc<Summary> {
+        let key = function.key();
         self.summaries.borrow_mut().insert(key.clone(), None);
         let (summary, mut migrations) = self.summarise(function);
-        let summary = Rc::new(summary);
+        let summary = Arc::new(summary);
         self.summaries
             .borrow_mut()
             .insert(key, Some(summary.clone()));
@@ -158,7 +187,7 @@ impl<'a> Analysis<'a> {
             migration::find_example(self, function, &summary, migration, &ranks);
         }
         self.migrations.borrow_mut().extend(migrations);
-        Some(summary)
+        summary
     }
 
     /// The function's summary, and the migrations of its parameters still
@@ -265,6 +294,7 @@ impl<'a> Analysis<'a> {
             records,
             first_var,
             end_var,
+            var_names: Arc::new(self.vars.names_between(first_var, end_var)),
         };
         (summary, migrations)
     }

@@ -7,7 +7,7 @@
 //! through the callee's [`Summary`], instantiated by substitution.
 
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
@@ -28,7 +28,7 @@ mod loops;
 
 /// A tensor whose shape is shown: a binding (hover, JSON `bindings`) or
 /// an expression (hover).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ShapeRecord {
     /// The bound name; `None` for an expression.
     pub name: Option<String>,
@@ -47,7 +47,7 @@ const MAX_RECORDS: usize = 20_000;
 /// A rank-dependent prelude operation applied to a tensor of unknown rank
 /// while summarising: kept in the summary and applied again at each call,
 /// once the arguments' ranks are known (as the paper's summaries keep calls).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Deferred {
     pub op: String,
     pub args: Vec<(String, Value, String)>,
@@ -1223,7 +1223,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             Some(ast::TypeKind::Named(ty)) if ty.text == name
         );
         if constructs_layer {
-            return Value::Layer(Rc::new(Layer {
+            return Value::Layer(Arc::new(Layer {
                 kind: name.to_owned(),
                 args: args.into_pairs(),
             }));
@@ -1299,7 +1299,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         self.constructing -= 1;
         self.scopes.pop();
-        Value::Instance(Rc::new(Instance {
+        Value::Instance(Arc::new(Instance {
             struct_name: name,
             params,
             fields,
@@ -1347,9 +1347,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         let (callee, range) = (call_site.callee.as_str(), call_site.range);
         let mut substitution = Substitution::default();
         substitution.internal = (summary.first_var..summary.end_var).collect();
-        for hole in self.analysis.hole_vars() {
-            substitution.internal.remove(&hole);
-        }
+        substitution.names = Some(summary.var_names.clone());
         for (name, placeholder) in &summary.params {
             let Some((_, actual, text)) = bound.iter().find(|(n, _, _)| n == name) else {
                 continue;

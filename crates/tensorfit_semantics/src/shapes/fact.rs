@@ -23,7 +23,7 @@ pub enum FactKind {
 
 /// How to explain a failing fact in the program's terms. Terms are shown
 /// with the values the rest of the contradiction forces on them.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Explain {
     /// `{what}: {left} = 10 but {right} = 30`
     Equal {
@@ -42,7 +42,7 @@ pub enum Explain {
 }
 
 /// A call through which a callee's fact reached the checked entry point.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CallSite {
     /// The call, in the caller.
     pub range: TextRange,
@@ -51,7 +51,7 @@ pub struct CallSite {
     pub text: String,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Fact {
     pub guard: Guard,
     pub formula: Formula,

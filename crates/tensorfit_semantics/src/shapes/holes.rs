@@ -20,11 +20,13 @@ use tensorfit_solver::{self as solver, Fact as SolverFact, Formula, Term, ValueR
 use super::analysis::Analysis;
 use super::fact::{Fact, Guard};
 use super::substitution::Substitution;
+use super::vars::is_hole;
 
 /// Where a fact is stated: the function (`None`: the script) and the place.
 pub type Place = (Option<String>, TextRange);
 
 /// The facts of one path that can run, kept because some mention a hole.
+#[derive(Clone, Debug, PartialEq)]
 pub struct HolePath {
     facts: Vec<(Place, Formula)>,
     guard: Guard,
@@ -37,10 +39,10 @@ pub struct HoleSolution {
     pub values: ValueRange,
 }
 
-fn holes_in(formula: &Formula, holes: &HashSet<VarId>, found: &mut Vec<VarId>) {
+fn holes_in(formula: &Formula, found: &mut Vec<VarId>) {
     formula.visit_atoms(&mut |atom| {
         if let Term::Var(v) = atom {
-            if holes.contains(v) && !found.contains(v) {
+            if is_hole(*v) && !found.contains(v) {
                 found.push(*v);
             }
         }
@@ -48,20 +50,12 @@ fn holes_in(formula: &Formula, holes: &HashSet<VarId>, found: &mut Vec<VarId>) {
 }
 
 /// The paths of an entry point that mention a hole, with their facts.
-pub fn paths_with_holes(
-    analysis: &Analysis<'_>,
-    facts: &[Fact],
-    consistent: &[(Guard, Vec<usize>)],
-) -> Vec<HolePath> {
-    let holes: HashSet<VarId> = analysis.hole_vars().into_iter().collect();
-    if holes.is_empty() {
-        return Vec::new();
-    }
+pub fn paths_with_holes(facts: &[Fact], consistent: &[(Guard, Vec<usize>)]) -> Vec<HolePath> {
     let mut result = Vec::new();
     for (guard, active) in consistent {
         let mut found = Vec::new();
         for i in active {
-            holes_in(&facts[*i].formula, &holes, &mut found);
+            holes_in(&facts[*i].formula, &mut found);
         }
         if found.is_empty() {
             continue;
@@ -80,16 +74,18 @@ pub fn paths_with_holes(
     result
 }
 
-/// Solves every hole of the file. `set_aside` holds the places errors were
-/// reported at, in any entry point.
+/// Solves every hole of the file. `evaluated` are the holes some analysis
+/// reached; `set_aside` holds the places errors were reported at, in any
+/// entry point.
 pub fn solve(
     analysis: &Analysis<'_>,
     ranges: &[TextRange],
+    evaluated: &BTreeMap<TextRange, VarId>,
     paths: &[HolePath],
     set_aside: &HashSet<Place>,
     deadline: Instant,
 ) -> Vec<HoleSolution> {
-    let vars: BTreeMap<TextRange, VarId> = analysis.holes_by_range();
+    let vars = evaluated;
     let hole_set: HashSet<VarId> = vars.values().copied().collect();
     let facts = copied_apart(analysis, paths, set_aside, &hole_set);
     // The copies share only holes, so the components of their facts are
@@ -115,7 +111,7 @@ pub fn solve(
                         Some(key) => {
                             let settled = settled_groups
                                 .entry(key)
-                                .or_insert_with(|| settle(analysis, group, &hole_set, deadline));
+                                .or_insert_with(|| settle(analysis, group, deadline));
                             if settled.conflicting.contains(var) {
                                 ValueRange::Empty
                             } else if settled.undecided {
@@ -150,12 +146,7 @@ struct Settled {
 /// Conflicts are cores spanning several paths (each path can run on its
 /// own), joined by holes. Each core's holes have no fitting value; its
 /// facts are taken out so that the other holes can still be solved.
-fn settle(
-    analysis: &Analysis<'_>,
-    mut facts: Vec<SolverFact>,
-    holes: &HashSet<VarId>,
-    deadline: Instant,
-) -> Settled {
+fn settle(analysis: &Analysis<'_>, mut facts: Vec<SolverFact>, deadline: Instant) -> Settled {
     /// Conflicts looked for before giving up on a group.
     const MAX_CONFLICTS: usize = 16;
     let mut conflicting = HashSet::new();
@@ -176,7 +167,7 @@ fn settle(
             solver::Outcome::Unsat(core) => {
                 let mut found = Vec::new();
                 for fact in facts.iter().filter(|f| core.contains(&f.id)) {
-                    holes_in(&fact.formula, holes, &mut found);
+                    holes_in(&fact.formula, &mut found);
                 }
                 conflicting.extend(found);
                 facts.retain(|f| !core.contains(&f.id));

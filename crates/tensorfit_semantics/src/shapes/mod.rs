@@ -17,14 +17,19 @@ mod substitution;
 mod value;
 mod vars;
 
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
 use tensorfit_base::{Diagnostic, TextRange};
-use tensorfit_solver::Limits;
+use tensorfit_solver::{Limits, VarId};
 use tensorfit_syntax::ast;
 
 use crate::module_scope::ResolvedImport;
 
+pub use analysis::{EntryReport, Summary, SummarySource};
 pub use conditions::DecidedCondition;
-pub use holes::HoleSolution;
+pub use holes::{HolePath, HoleSolution, Place};
 pub use migration::{Migration, Requirement};
 
 /// The shape of a binding or an expression, as hover and the JSON report
@@ -80,57 +85,196 @@ pub struct ShapeOptions {
     pub questions: bool,
 }
 
-/// Checks every function, method and the script body of a file.
+/// What analysing one function (or the script body) gives: its summary for
+/// its callers, its own report, and what the file-wide questions need.
+/// Ranges are those of the file the analysis was given.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FunctionOutcome {
+    /// `None` for the script body and for a key that names nothing.
+    pub summary: Option<Arc<Summary>>,
+    pub report: EntryReport,
+    pub migrations: Vec<Migration>,
+    /// The paths that mention a hole, for [`assemble`].
+    pub hole_paths: Vec<HolePath>,
+    /// Where errors were reported, left out of hole solving.
+    pub set_aside: Vec<Place>,
+    /// The holes the analysis evaluated.
+    pub holes: BTreeMap<TextRange, VarId>,
+}
+
+/// Analyses the function or method `key` (see [`FunctionRef::key`]) of
+/// `file`, taking the summaries of the file's other functions from `source`.
+pub fn analyse_function(
+    file: &ast::SourceFile,
+    imports: &[ResolvedImport],
+    key: &str,
+    options: ShapeOptions,
+    source: &dyn SummarySource,
+) -> FunctionOutcome {
+    let program = program::Program::new(file, imports);
+    let Some(function) = program.by_key(key) else {
+        return FunctionOutcome::default();
+    };
+    let analysis =
+        analysis::Analysis::new(program, options.limits, options.questions, Some(source));
+    let summary = analysis.summarise_here(function);
+    outcome_of(analysis, Some(summary))
+}
+
+/// Analyses the script body (the file's top-level statements).
+pub fn analyse_script(
+    file: &ast::SourceFile,
+    imports: &[ResolvedImport],
+    options: ShapeOptions,
+    source: &dyn SummarySource,
+) -> FunctionOutcome {
+    let program = program::Program::new(file, imports);
+    let analysis =
+        analysis::Analysis::new(program, options.limits, options.questions, Some(source));
+    analysis.check_script(&file.script);
+    outcome_of(analysis, None)
+}
+
+fn outcome_of(analysis: analysis::Analysis<'_>, summary: Option<Arc<Summary>>) -> FunctionOutcome {
+    let holes = analysis.holes_by_range();
+    let mut set_aside: Vec<Place> = analysis.set_aside_places.take().into_iter().collect();
+    set_aside.sort();
+    FunctionOutcome {
+        summary,
+        // Functions summarised here for other files report nothing.
+        report: analysis.reports.take().pop().unwrap_or_default(),
+        migrations: analysis.migrations.take(),
+        hole_paths: analysis.hole_paths.take(),
+        set_aside,
+        holes,
+    }
+}
+
+/// The names of the functions and methods [`analyse_function`] takes, in
+/// source order.
+pub fn entry_keys(file: &ast::SourceFile) -> Vec<String> {
+    program::Program::local_entry_points(file)
+        .iter()
+        .map(|f| f.key())
+        .collect()
+}
+
+/// Checks every function, method and the script body of a file, at once.
+/// The incremental database does the same function by function.
 pub fn check_shapes(
     file: &ast::SourceFile,
     imports: &[ResolvedImport],
     options: ShapeOptions,
 ) -> ShapeReport {
-    let program = program::Program::new(file, imports);
-    let analysis = analysis::Analysis::new(program, options.limits, options.questions);
-    for entry in program::Program::local_entry_points(file) {
-        analysis.summary(entry);
+    let memo = Memo {
+        file,
+        imports,
+        options,
+        outcomes: RefCell::new(HashMap::new()),
+        order: RefCell::new(Vec::new()),
+    };
+    for key in entry_keys(file) {
+        memo.summary(&key);
     }
-    analysis.check_script(&file.script);
-    let deadline = std::time::Instant::now() + check::entry_budget(&analysis);
+    let script = analyse_script(file, imports, options, &memo);
+    let outcomes = memo.outcomes.borrow();
+    let mut all: Vec<&FunctionOutcome> = memo
+        .order
+        .borrow()
+        .iter()
+        .filter_map(|key| outcomes.get(key)?.as_ref())
+        .collect();
+    all.push(&script);
+    assemble(file, imports, &all, options)
+}
+
+/// Summaries for a one-off check: each function analysed once, on first use.
+struct Memo<'f> {
+    file: &'f ast::SourceFile,
+    imports: &'f [ResolvedImport],
+    options: ShapeOptions,
+    /// `None` while the function is being analysed.
+    outcomes: RefCell<HashMap<String, Option<FunctionOutcome>>>,
+    order: RefCell<Vec<String>>,
+}
+
+impl SummarySource for Memo<'_> {
+    fn summary(&self, key: &str) -> Option<Arc<Summary>> {
+        if let Some(known) = self.outcomes.borrow().get(key) {
+            return known.as_ref()?.summary.clone();
+        }
+        self.outcomes.borrow_mut().insert(key.to_owned(), None);
+        let outcome = analyse_function(self.file, self.imports, key, self.options, self);
+        let summary = outcome.summary.clone();
+        self.outcomes
+            .borrow_mut()
+            .insert(key.to_owned(), Some(outcome));
+        self.order.borrow_mut().push(key.to_owned());
+        summary
+    }
+}
+
+/// Puts the outcomes of a file's analyses together: solves its holes and
+/// gathers diagnostics and shapes.
+pub fn assemble(
+    file: &ast::SourceFile,
+    imports: &[ResolvedImport],
+    outcomes: &[&FunctionOutcome],
+    options: ShapeOptions,
+) -> ShapeReport {
     let holes = if options.questions {
+        // The paths are copied apart from one another before they meet, so
+        // this analysis's fresh variables cannot clash with theirs.
+        let program = program::Program::new(file, imports);
+        let analysis = analysis::Analysis::new(program, options.limits, true, None);
+        let deadline = std::time::Instant::now() + check::entry_budget(&analysis);
+        let mut evaluated = BTreeMap::new();
+        let mut paths = Vec::new();
+        let mut set_aside = HashSet::new();
+        for outcome in outcomes {
+            evaluated.extend(outcome.holes.iter().map(|(r, v)| (*r, *v)));
+            paths.extend(outcome.hole_paths.iter().cloned());
+            set_aside.extend(outcome.set_aside.iter().cloned());
+        }
         holes::solve(
             &analysis,
             &file.holes,
-            &analysis.hole_paths.borrow(),
-            &analysis.set_aside_places.borrow(),
+            &evaluated,
+            &paths,
+            &set_aside,
             deadline,
         )
     } else {
         Vec::new()
     };
-    let migrations = analysis.migrations.take();
-    let entries = analysis.reports.into_inner();
     let mut diagnostics = Vec::new();
     let mut findings = ShapeFindings {
         holes,
-        migrations,
+        migrations: outcomes
+            .iter()
+            .flat_map(|o| o.migrations.iter().cloned())
+            .collect(),
         ..ShapeFindings::default()
     };
     let mut at_calls: Vec<(TextRange, Option<String>, CallShape)> = Vec::new();
-    for entry in entries {
-        diagnostics.extend(entry.diagnostics);
-        for decided in entry.conditions {
-            diagnostics.push(decided_hint(&decided));
-            findings.conditions.push(decided);
+    for entry in outcomes.iter().map(|o| &o.report) {
+        diagnostics.extend(entry.diagnostics.iter().cloned());
+        for decided in &entry.conditions {
+            diagnostics.push(decided_hint(decided));
+            findings.conditions.push(decided.clone());
         }
-        for shown in entry.shapes {
+        for shown in &entry.shapes {
             let shape = shown::format(&shown.dims);
             if !shown.calls.is_empty() {
                 let call = CallShape {
-                    calls: shown.calls,
+                    calls: shown.calls.clone(),
                     shape,
                 };
-                at_calls.push((shown.range, shown.name, call));
+                at_calls.push((shown.range, shown.name.clone(), call));
                 continue;
             }
             let info = ShapeInfo {
-                name: shown.name,
+                name: shown.name.clone(),
                 range: shown.range,
                 function: entry.function.clone(),
                 shape,

@@ -107,6 +107,14 @@ impl<'a> Program<'a> {
         })
     }
 
+    /// The function or method with this key (see [`FunctionRef::key`]).
+    pub fn by_key(&self, key: &str) -> Option<FunctionRef<'a>> {
+        match key.split_once('.') {
+            Some((owner, method)) => self.method(owner, method),
+            None => self.functions.get(key).copied(),
+        }
+    }
+
     /// Whether the function or method with this key (see [`FunctionRef::key`])
     /// is declared in the checked file, so that its ranges are this file's.
     pub fn is_local(&self, key: &str) -> bool {

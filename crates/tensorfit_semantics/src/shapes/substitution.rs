@@ -6,7 +6,8 @@
 //! variable the summary created to a fresh one, so that two calls never
 //! share their internals. Holes are program constants and stay as they are.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 use tensorfit_solver::{Formula, Term, VarId};
 
@@ -23,6 +24,9 @@ pub struct Substitution {
     /// When set, every variable but these is renamed (to copy a set of
     /// facts apart from another, sharing only these).
     pub keep_only: Option<HashSet<VarId>>,
+    /// The names of the renamed variables, when they come from a summary
+    /// made by another analysis (whose names this one does not know).
+    pub names: Option<Arc<BTreeMap<VarId, String>>>,
     renamed: HashMap<VarId, VarId>,
 }
 
@@ -43,10 +47,11 @@ impl Substitution {
         if !renamed {
             return var;
         }
-        *self
-            .renamed
-            .entry(var)
-            .or_insert_with(|| vars.fresh_like(var))
+        let names = &self.names;
+        *self.renamed.entry(var).or_insert_with(|| match names {
+            Some(names) => vars.fresh_with(names.get(&var).cloned()),
+            None => vars.fresh_like(var),
+        })
     }
 
     pub fn term(&mut self, term: &Term, vars: &VarGen) -> Term {

@@ -1,6 +1,6 @@
 //! Symbolic values: what the analysis knows about each value of a program.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use tensorfit_solver::{Formula, Term, VarId};
 
@@ -289,8 +289,8 @@ pub enum Value {
     Shape(Shape),
     Tuple(Vec<Value>),
     List(Vec<Value>),
-    Layer(Rc<Layer>),
-    Instance(Rc<Instance>),
+    Layer(Arc<Layer>),
+    Instance(Arc<Instance>),
     /// Nothing is known: every use of it is unconstrained.
     Unknown,
 }
@@ -341,7 +341,7 @@ impl Value {
                 Value::Tuple(items.iter().map(|v| v.map_terms(f, g, h)).collect())
             }
             Value::List(items) => Value::List(items.iter().map(|v| v.map_terms(f, g, h)).collect()),
-            Value::Layer(layer) => Value::Layer(Rc::new(Layer {
+            Value::Layer(layer) => Value::Layer(Arc::new(Layer {
                 kind: layer.kind.clone(),
                 args: layer
                     .args
@@ -349,7 +349,7 @@ impl Value {
                     .map(|(n, v)| (n.clone(), v.map_terms(f, g, h)))
                     .collect(),
             })),
-            Value::Instance(instance) => Value::Instance(Rc::new(Instance {
+            Value::Instance(instance) => Value::Instance(Arc::new(Instance {
                 struct_name: instance.struct_name.clone(),
                 params: instance
                     .params
