@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use tensorfit_base::Diagnostic;
 
-pub use lower::MAX_NESTING;
+pub use lower::{Placement, MAX_NESTING};
 
 /// The result of parsing one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,9 +28,31 @@ pub struct Parse {
 
 /// Parses a Tensor source text.
 pub fn parse(text: &str) -> Parse {
-    let tree = parse_tree(text, None);
-    let mut diagnostics = syntax_errors::collect(&tree, text);
-    let mut lowered = lower::lower(&tree, text);
+    lower_tree(&parse_tree(text, None), text)
+}
+
+/// Lowers an already parsed text with its items moved where `placement`
+/// says (the incremental database gives each function offsets of its own,
+/// so that editing one function does not move the others). Diagnostics are
+/// those of [`parse`], so none are returned.
+pub fn lower_placed(
+    tree: &tree_sitter::Tree,
+    text: &str,
+    placement: Placement<'_>,
+) -> ast::SourceFile {
+    lower::lower_with(tree, text, Some(placement)).file
+}
+
+/// Parses `text`, keeping the tree (for incremental reparsing).
+pub fn parse_with_tree(text: &str, old: Option<&tree_sitter::Tree>) -> (Parse, tree_sitter::Tree) {
+    let tree = parse_tree(text, old);
+    (lower_tree(&tree, text), tree)
+}
+
+/// Syntax diagnostics and the lowered tree of a parsed text.
+pub fn lower_tree(tree: &tree_sitter::Tree, text: &str) -> Parse {
+    let mut diagnostics = syntax_errors::collect(tree, text);
+    let mut lowered = lower::lower(tree, text);
     diagnostics.append(&mut lowered.diagnostics);
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     Parse {

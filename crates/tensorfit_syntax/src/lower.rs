@@ -24,9 +24,19 @@ pub(crate) struct Lowered {
     pub names_in_errors: BTreeSet<String>,
 }
 
+/// Where an item (a top-level item or a method, given by its range) is to
+/// start in the lowered tree, if not where it is in the text.
+pub type Placement<'p> = &'p dyn Fn(TextRange) -> Option<usize>;
+
 pub(crate) fn lower(tree: &Tree, text: &str) -> Lowered {
+    lower_with(tree, text, None)
+}
+
+pub(crate) fn lower_with(tree: &Tree, text: &str, placement: Option<Placement<'_>>) -> Lowered {
     let mut lowerer = Lowerer {
         text,
+        placement,
+        shift: 0,
         depth: 0,
         reported_depth: false,
         diagnostics: Vec::new(),
@@ -45,15 +55,14 @@ pub(crate) fn lower(tree: &Tree, text: &str) -> Lowered {
 
 struct Lowerer<'t> {
     text: &'t str,
+    placement: Option<Placement<'t>>,
+    /// Added to the offsets of the item being lowered (see [`Placement`]).
+    shift: isize,
     depth: u32,
     reported_depth: bool,
     diagnostics: Vec<Diagnostic>,
     names_in_errors: BTreeSet<String>,
     holes: Vec<TextRange>,
-}
-
-fn range(node: Node<'_>) -> TextRange {
-    TextRange::new(node.start_byte(), node.end_byte())
 }
 
 fn named_children<'tree>(node: Node<'tree>) -> Vec<Node<'tree>> {
@@ -68,6 +77,29 @@ fn is_broken(node: Node<'_>) -> bool {
 }
 
 impl<'t> Lowerer<'t> {
+    fn offset(&self, byte: usize) -> usize {
+        byte.saturating_add_signed(self.shift)
+    }
+
+    fn range(&self, node: Node<'_>) -> TextRange {
+        TextRange::new(self.offset(node.start_byte()), self.offset(node.end_byte()))
+    }
+
+    /// Lowers an item, with the offsets its placement gives it.
+    fn placed<T>(&mut self, node: Node<'_>, lower: impl FnOnce(&mut Self) -> T) -> T {
+        let Some(placement) = self.placement else {
+            return lower(self);
+        };
+        let saved = self.shift;
+        let at = TextRange::new(node.start_byte(), node.end_byte());
+        if let Some(start) = placement(at) {
+            self.shift = start as isize - node.start_byte() as isize;
+        }
+        let result = lower(self);
+        self.shift = saved;
+        result
+    }
+
     fn text_of(&self, node: Node<'_>) -> &'t str {
         self.text
             .get(node.start_byte()..node.end_byte())
@@ -84,7 +116,7 @@ impl<'t> Lowerer<'t> {
         }
         Some(Name {
             text: self.text_of(node).to_owned(),
-            range: range(node),
+            range: self.range(node),
         })
     }
 
@@ -128,7 +160,7 @@ impl<'t> Lowerer<'t> {
                 self.reported_depth = true;
                 self.diagnostics.push(Diagnostic::new(
                     Code::NestingTooDeep,
-                    TextRange::empty(node.start_byte()),
+                    TextRange::empty(self.offset(node.start_byte())),
                     format!(
                         "nested more than {MAX_NESTING} levels deep; the checker ignores what is nested deeper"
                     ),
@@ -153,7 +185,7 @@ impl<'t> Lowerer<'t> {
                 | "function_definition"
                 | "extern_function"
                 | "struct_definition" => {
-                    if let Some(item) = self.item(child) {
+                    if let Some(item) = self.placed(child, |this| this.item(child)) {
                         file.items.push(item);
                     }
                 }
@@ -173,7 +205,7 @@ impl<'t> Lowerer<'t> {
                 name: self.name(node.child_by_field_name("name")),
                 ty: node.child_by_field_name("type").map(|t| self.ty(t)),
                 value: self.expr_field(node, "value"),
-                range: range(node),
+                range: self.range(node),
             }),
             "import_declaration" => {
                 let path_node = node.child_by_field_name("path");
@@ -181,8 +213,10 @@ impl<'t> Lowerer<'t> {
                     path: path_node
                         .filter(|p| !is_broken(*p))
                         .map(|p| self.string_value(p)),
-                    path_range: path_node.map(range).unwrap_or_else(|| range(node)),
-                    range: range(node),
+                    path_range: path_node
+                        .map(|p| self.range(p))
+                        .unwrap_or_else(|| self.range(node)),
+                    range: self.range(node),
                 })
             }
             "function_definition" | "extern_function" => Item::Function(self.function(node)),
@@ -221,7 +255,7 @@ impl<'t> Lowerer<'t> {
                     },
                 })
             },
-            range: range(node),
+            range: self.range(node),
         }
     }
 
@@ -234,11 +268,11 @@ impl<'t> Lowerer<'t> {
                     variadic: false,
                     name: Name {
                         text: "self".to_owned(),
-                        range: range(child),
+                        range: self.range(child),
                     },
                     ty: None,
                     default: None,
-                    range: range(child),
+                    range: self.range(child),
                 }),
                 "parameter" => {
                     let Some(name) = self.name(child.child_by_field_name("name")) else {
@@ -250,7 +284,7 @@ impl<'t> Lowerer<'t> {
                         name,
                         ty: child.child_by_field_name("type").map(|t| self.ty(t)),
                         default: child.child_by_field_name("default").map(|d| self.expr(d)),
-                        range: range(child),
+                        range: self.range(child),
                     });
                 }
                 _ if child.is_error() => self.remember_error_names(child),
@@ -268,7 +302,7 @@ impl<'t> Lowerer<'t> {
                 .map(|p| self.params(p)),
             fields: Vec::new(),
             methods: Vec::new(),
-            range: range(node),
+            range: self.range(node),
         };
         if let Some(body) = node.child_by_field_name("body") {
             for member in named_children(body) {
@@ -281,10 +315,13 @@ impl<'t> Lowerer<'t> {
                             name,
                             ty: member.child_by_field_name("type").map(|t| self.ty(t)),
                             value: self.expr_field(member, "value"),
-                            range: range(member),
+                            range: self.range(member),
                         });
                     }
-                    "function_definition" => result.methods.push(self.function(member)),
+                    "function_definition" => {
+                        let method = self.placed(member, |this| this.function(member));
+                        result.methods.push(method);
+                    }
                     _ if member.is_error() => self.remember_error_names(member),
                     _ => {}
                 }
@@ -335,13 +372,13 @@ impl<'t> Lowerer<'t> {
         );
         Type {
             kind,
-            range: range(node),
+            range: self.range(node),
         }
     }
 
     fn dim(&mut self, node: Node<'_>) -> Dim {
         match node.kind() {
-            "unknown_dimension" => Dim::Unknown(range(node)),
+            "unknown_dimension" => Dim::Unknown(self.range(node)),
             "segment" => {
                 let name = self.name(node.child_by_field_name("name"));
                 let args = self.segment_args(node);
@@ -349,9 +386,9 @@ impl<'t> Lowerer<'t> {
                     Some(name) => Dim::Segment {
                         name,
                         args,
-                        range: range(node),
+                        range: self.range(node),
                     },
-                    None => Dim::Expr(Expr::missing(range(node))),
+                    None => Dim::Expr(Expr::missing(self.range(node))),
                 }
             }
             _ => Dim::Expr(self.expr(node)),
@@ -385,7 +422,7 @@ impl<'t> Lowerer<'t> {
         });
         Block {
             stmts,
-            range: range(node),
+            range: self.range(node),
         }
     }
 
@@ -464,14 +501,15 @@ impl<'t> Lowerer<'t> {
         };
         Some(Stmt {
             kind,
-            range: range(node),
+            range: self.range(node),
         })
     }
 
     fn if_statement(&mut self, node: Node<'_>) -> StmtKind {
+        let whole = self.range(node);
         self.nested(
             node,
-            || StmtKind::Expr(Expr::missing(range(node))),
+            || StmtKind::Expr(Expr::missing(whole)),
             |this| {
                 let else_branch = node.child_by_field_name("alternative").and_then(|alt| {
                     if alt.kind() == "if_statement" {
@@ -518,7 +556,7 @@ impl<'t> Lowerer<'t> {
         match node.kind() {
             "identifier" => match self.name(Some(node)) {
                 Some(name) => Pattern::Name(name),
-                None => Pattern::Missing(range(node)),
+                None => Pattern::Missing(self.range(node)),
             },
             "tuple_pattern" => {
                 let elements = self.nested(node, Vec::new, |this| {
@@ -529,7 +567,7 @@ impl<'t> Lowerer<'t> {
                 });
                 Pattern::Tuple {
                     elements,
-                    range: range(node),
+                    range: self.range(node),
                 }
             }
             "index_pattern" => {
@@ -544,17 +582,17 @@ impl<'t> Lowerer<'t> {
                         Pattern::Index {
                             name,
                             indices,
-                            range: range(node),
+                            range: self.range(node),
                         }
                     }
-                    None => Pattern::Missing(range(node)),
+                    None => Pattern::Missing(self.range(node)),
                 }
             }
             _ => {
                 if node.is_error() {
                     self.remember_error_names(node);
                 }
-                Pattern::Missing(range(node))
+                Pattern::Missing(self.range(node))
             }
         }
     }
@@ -571,11 +609,11 @@ impl<'t> Lowerer<'t> {
     fn expr(&mut self, node: Node<'_>) -> Expr {
         let kind = self.nested(node, || ExprKind::Missing, |this| this.expr_kind(node));
         if kind == ExprKind::Hole {
-            self.holes.push(range(node));
+            self.holes.push(self.range(node));
         }
         Expr {
             kind,
-            range: range(node),
+            range: self.range(node),
         }
     }
 
@@ -610,7 +648,7 @@ impl<'t> Lowerer<'t> {
                         .map(|a| Arg {
                             name: self.name(a.child_by_field_name("name")),
                             value: self.expr_field(a, "value"),
-                            range: range(a),
+                            range: self.range(a),
                         })
                         .collect(),
                     None => Vec::new(),
@@ -636,7 +674,7 @@ impl<'t> Lowerer<'t> {
                         match self.text_of(f).replace('_', "").parse() {
                             Ok(index) => ExprKind::Field {
                                 value,
-                                field: FieldName::Index(index, range(f)),
+                                field: FieldName::Index(index, self.range(f)),
                             },
                             Err(_) => {
                                 self.invalid_literal(f, "tuple index");
@@ -702,7 +740,7 @@ impl<'t> Lowerer<'t> {
             }
             "shape_assertion" => {
                 let (pattern, pattern_range) = match node.child_by_field_name("shape") {
-                    Some(list) => (self.exprs(named_children(list)), range(list)),
+                    Some(list) => (self.exprs(named_children(list)), self.range(list)),
                     None => (Vec::new(), TextRange::empty(node.end_byte())),
                 };
                 ExprKind::ShapeAssert {
@@ -764,7 +802,7 @@ impl<'t> Lowerer<'t> {
     fn invalid_literal(&mut self, node: Node<'_>, what: &str) {
         self.diagnostics.push(Diagnostic::new(
             Code::InvalidLiteral,
-            range(node),
+            self.range(node),
             format!(
                 "{what} literal `{}` is too large (the limit is {})",
                 self.text_of(node),
@@ -932,5 +970,35 @@ mod tests {
             .unwrap();
         let codes: Vec<_> = parse.diagnostics.iter().map(|d| d.code.as_str()).collect();
         assert_eq!(codes, ["nesting-too-deep"]);
+    }
+
+    #[test]
+    fn placed_items_and_methods_move_and_the_script_stays() {
+        let text = "let a = __\nfn f(x: Int) -> Int { return __ }\nstruct S { fn m(self) -> Int { return 1 } }\n";
+        let tree = crate::parse_tree(text, None);
+        let f_at = text.find("fn f").unwrap() as u32;
+        let m_at = text.find("fn m").unwrap() as u32;
+        let placement = |at: tensorfit_base::TextRange| match at.start {
+            start if start == f_at => Some(1000),
+            start if start == m_at => Some(5000),
+            _ => None,
+        };
+        let file = crate::lower_placed(&tree, text, &placement);
+        let Item::Function(f) = &file.items[0] else {
+            panic!("expected the function first");
+        };
+        assert_eq!(f.range.start, 1000);
+        assert_eq!(f.name.as_ref().unwrap().range.start, 1003);
+        let Item::Struct(s) = &file.items[1] else {
+            panic!("expected the struct second");
+        };
+        assert_eq!(s.range.start as usize, text.find("struct").unwrap());
+        assert_eq!(s.methods[0].range.start, 5000);
+        // The script's hole keeps its offset; the function's moves with it.
+        let hole_in_f = text[f_at as usize..].find("__").unwrap() as u32;
+        assert_eq!(
+            file.holes.iter().map(|h| h.start).collect::<Vec<_>>(),
+            vec![text.find("__").unwrap() as u32, 1000 + hole_in_f]
+        );
     }
 }
