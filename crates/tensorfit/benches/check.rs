@@ -53,7 +53,7 @@ fn main() {
             let mut diagnostics = 0;
             for _ in 0..RUNS {
                 let started = Instant::now();
-                let analysis = analyze_file(&path, &bytes, &FsLoader, options);
+                let analysis = analyze_file(&path, &bytes, std::sync::Arc::new(FsLoader), options);
                 times.push(started.elapsed());
                 diagnostics = analysis.diagnostics.len();
             }

@@ -21,7 +21,7 @@ pub fn run(options: &CheckOptions) -> ExitCode {
                     timeout_ms: options.timeout_ms.min(u64::from(u32::MAX)) as u32,
                     ..AnalysisOptions::default()
                 };
-                let analysis = analyze_file(&path, &bytes, &FsLoader, options);
+                let analysis = analyze_file(&path, &bytes, std::sync::Arc::new(FsLoader), options);
                 files.push(CheckedFile {
                     path: display_path(&path),
                     analysis,

@@ -1,11 +1,12 @@
 //! Checking one file.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{Limits, ShapeFindings, ShapeOptions};
 
-use crate::imports::{FileLoader, ImportResolver};
+use tensorfit_db::{FileLoader, Host};
 
 /// Everything tensorfit finds in one file.
 #[derive(Clone, Debug)]
@@ -48,7 +49,7 @@ struct SourceDecodeError {
 pub fn analyze_file(
     path: &Path,
     bytes: &[u8],
-    loader: &dyn FileLoader,
+    loader: Arc<dyn FileLoader>,
     options: AnalysisOptions,
 ) -> FileAnalysis {
     let (text, decode_error) = match std::str::from_utf8(bytes) {
@@ -60,8 +61,7 @@ pub fn analyze_file(
             }),
         ),
     };
-    let parse = tensorfit_syntax::parse(&text);
-    let mut diagnostics = parse.diagnostics;
+    let mut diagnostics = Vec::new();
     if let Some(error) = decode_error {
         // The lossy text has the same prefix, so the offset is valid in it.
         diagnostics.push(Diagnostic::new(
@@ -70,41 +70,22 @@ pub fn analyze_file(
             "the file is not valid UTF-8 here; invalid bytes were read as U+FFFD",
         ));
     }
-    let imports = ImportResolver::new(loader).resolve(path, &parse.file);
-    diagnostics.extend(tensorfit_semantics::check_names(
-        &parse.file,
-        &imports,
-        &parse.names_in_errors,
-    ));
-    let limits = Limits {
-        timeout_ms: options.timeout_ms,
+    let options = ShapeOptions {
+        limits: Limits {
+            timeout_ms: options.timeout_ms,
+        },
+        questions: options.questions,
     };
-    // A defect in the shape engine must cost the user the shape check of
-    // this file, not the editor session or the CI run.
-    let shapes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        tensorfit_semantics::check_shapes(
-            &parse.file,
-            &imports,
-            ShapeOptions {
-                limits,
-                questions: options.questions,
-            },
-        )
-    }));
-    let shapes = shapes.unwrap_or_else(|_| {
-        diagnostics.push(Diagnostic::new(
-            Code::InternalError,
-            TextRange::empty(0),
-            "tensorfit failed while checking the shapes of this file; shapes are not checked (please report this)",
-        ));
-        Default::default()
-    });
-    diagnostics.extend(shapes.diagnostics);
+    let mut host = Host::new(loader, options);
+    let file = host.set_text(path, &text);
+    let report = tensorfit_db::queries::file_report(host.db(), file);
+    diagnostics.extend(report.diagnostics.iter().cloned());
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    diagnostics.dedup();
     FileAnalysis {
         line_index: LineIndex::new(&text),
         text,
         diagnostics,
-        shapes: shapes.findings,
+        shapes: report.findings.clone(),
     }
 }

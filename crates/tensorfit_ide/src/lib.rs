@@ -5,14 +5,13 @@
 mod analysis;
 mod fixes;
 mod hover;
-mod imports;
 mod migration;
 
 pub use analysis::{analyze_file, AnalysisOptions, FileAnalysis};
 pub use fixes::{fixes, Fix, TextEdit};
 pub use hover::{hover, shape_text, Hover};
-pub use imports::{FileLoader, FsLoader, NoImports};
 pub use migration::reason_text;
+pub use tensorfit_db::{FileLoader, FsLoader, NoImports};
 pub use tensorfit_semantics::{
     CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeFindings, ShapeInfo,
     ValueRange,

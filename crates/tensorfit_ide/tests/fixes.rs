@@ -13,7 +13,7 @@ fn check(fixture: &str, title: &str, expect: Expect) {
     let analysis = analyze_file(
         Path::new("fix.tensor"),
         text.as_bytes(),
-        &NoImports,
+        std::sync::Arc::new(NoImports),
         AnalysisOptions::default(),
     );
     let all = fixes(&analysis);
@@ -214,7 +214,7 @@ fn static_examples_check_cleanly_once_written() {
         analyze_file(
             Path::new("migrated.tensor"),
             text.as_bytes(),
-            &NoImports,
+            std::sync::Arc::new(NoImports),
             AnalysisOptions::default(),
         )
         .diagnostics
@@ -229,7 +229,7 @@ fn static_examples_check_cleanly_once_written() {
         let analysis = analyze_file(
             &path,
             text.as_bytes(),
-            &NoImports,
+            std::sync::Arc::new(NoImports),
             AnalysisOptions::default(),
         );
         for migration in &analysis.shapes.migrations {

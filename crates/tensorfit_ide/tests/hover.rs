@@ -13,7 +13,7 @@ fn check(fixture: &str, expect: Expect) {
     let analysis = analyze_file(
         Path::new("hover.tensor"),
         text.as_bytes(),
-        &NoImports,
+        std::sync::Arc::new(NoImports),
         AnalysisOptions::default(),
     );
     let actual = match hover(&analysis, offset as u32) {

@@ -150,7 +150,7 @@ fn check_survives(label: &str, bytes: Vec<u8>) {
             let analysis = analyze_file(
                 Path::new("fuzz.tensor"),
                 &input,
-                &NoFiles,
+                std::sync::Arc::new(NoFiles),
                 AnalysisOptions {
                     timeout_ms: 200,
                     questions: true,

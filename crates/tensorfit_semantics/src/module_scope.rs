@@ -11,7 +11,7 @@ use crate::signature::Signature;
 
 /// An `import` of the checked file, resolved by the caller (which owns file
 /// access): the imported file's syntax, or why it could not be had.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ResolvedImport {
     /// The range of the import's path literal in the checked file.
     pub range: TextRange,
@@ -20,7 +20,7 @@ pub struct ResolvedImport {
     pub outcome: ImportOutcome,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ImportOutcome {
     Loaded(std::sync::Arc<ast::SourceFile>),
     NotFound {

@@ -28,7 +28,7 @@ pub struct Fact {
     pub formula: Formula,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
     /// Per solver query.
     pub timeout_ms: u32,

@@ -55,7 +55,7 @@ pub struct CallShape {
     pub shape: String,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShapeReport {
     pub diagnostics: Vec<Diagnostic>,
     pub findings: ShapeFindings,
@@ -63,7 +63,7 @@ pub struct ShapeReport {
 
 /// What the shape check finds besides diagnostics: the data hover, the
 /// JSON report and the fixes are made of.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ShapeFindings {
     /// Parameters, `let`s and assignments, in source order.
     pub bindings: Vec<ShapeInfo>,
@@ -78,7 +78,7 @@ pub struct ShapeFindings {
 }
 
 /// What a shape check computes beyond errors and shapes.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ShapeOptions {
     pub limits: Limits,
     /// Solve holes, migrations and decided conditions (LANGUAGE.md §9).

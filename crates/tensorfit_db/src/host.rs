@@ -1,0 +1,172 @@
+//! The owner of the database's inputs: applies edits, in order, to the
+//! open documents (a rope and an incrementally reparsed tree-sitter tree
+//! each) and hands out snapshots for reading.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ropey::Rope;
+use salsa::Setter;
+use tensorfit_base::Position;
+use tensorfit_semantics::ShapeOptions;
+use tree_sitter::{InputEdit, Point, Tree};
+
+use crate::{Database, FileLoader, SourceFile, SyntaxTree};
+
+/// An edit as editors send them: replace the text between two positions
+/// (line, UTF-16 column), or all of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextChange {
+    pub range: Option<(Position, Position)>,
+    pub text: String,
+}
+
+struct Document {
+    file: SourceFile,
+    rope: Rope,
+    /// The tree of the current text, edited and reparsed on every change.
+    tree: Tree,
+}
+
+pub struct Host {
+    db: Database,
+    open: HashMap<PathBuf, Document>,
+}
+
+impl Host {
+    pub fn new(loader: Arc<dyn FileLoader>, options: ShapeOptions) -> Host {
+        Host {
+            db: Database::new(loader, options),
+            open: HashMap::new(),
+        }
+    }
+
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    /// A database to read from on another thread; the next edit cancels
+    /// what it is computing (and waits until it is dropped).
+    pub fn snapshot(&self) -> Database {
+        self.db.clone()
+    }
+
+    /// Opens a document, or replaces all of its text.
+    pub fn set_text(&mut self, path: &Path, text: &str) -> SourceFile {
+        let rope = Rope::from_str(text);
+        let tree = tensorfit_syntax::parse_tree(text, None);
+        let file = match self.file(path) {
+            Some(file) => {
+                file.set_text(&mut self.db).to(Arc::from(text));
+                file.set_tree(&mut self.db)
+                    .to(SyntaxTree(Arc::new(tree.clone())));
+                file
+            }
+            None => self.db.add_file(path.to_owned(), Arc::from(text)),
+        };
+        let tree = file.tree(&self.db).0.as_ref().clone();
+        self.open
+            .insert(path.to_owned(), Document { file, rope, tree });
+        file
+    }
+
+    /// Applies editor changes in order to an open document, reparsing
+    /// incrementally. `None` (and nothing changes) when it is not open.
+    pub fn apply_changes(&mut self, path: &Path, changes: &[TextChange]) -> Option<SourceFile> {
+        let document = self.open.get_mut(path)?;
+        for change in changes {
+            match change.range {
+                None => {
+                    document.rope = Rope::from_str(&change.text);
+                    document.tree = tensorfit_syntax::parse_tree(&change.text, None);
+                }
+                Some((start, end)) => {
+                    let start = byte_offset(&document.rope, start);
+                    let end = byte_offset(&document.rope, end).max(start);
+                    let edit = input_edit(&document.rope, start, end, &change.text);
+                    let (start_char, end_char) = (
+                        document.rope.byte_to_char(start),
+                        document.rope.byte_to_char(end),
+                    );
+                    document.rope.remove(start_char..end_char);
+                    document.rope.insert(start_char, &change.text);
+                    document.tree.edit(&edit);
+                }
+            }
+        }
+        let text = document.rope.to_string();
+        document.tree = tensorfit_syntax::parse_tree(&text, Some(&document.tree));
+        let file = document.file;
+        let tree = SyntaxTree(Arc::new(document.tree.clone()));
+        file.set_text(&mut self.db).to(Arc::from(text));
+        file.set_tree(&mut self.db).to(tree);
+        Some(file)
+    }
+
+    /// Forgets a closed document's edits: the file is what the loader
+    /// gives again (or stays as it was if the loader cannot read it).
+    pub fn close(&mut self, path: &Path, loader: &dyn FileLoader) {
+        if self.open.remove(path).is_none() {
+            return;
+        }
+        if let Ok(text) = loader.load(path) {
+            self.set_text(path, &text);
+            self.open.remove(path);
+        }
+    }
+
+    pub fn is_open(&self, path: &Path) -> bool {
+        self.open.contains_key(path)
+    }
+
+    pub fn file(&self, path: &Path) -> Option<SourceFile> {
+        self.open
+            .get(path)
+            .map(|d| d.file)
+            .or_else(|| self.db.known_file(path))
+    }
+}
+
+/// The byte offset of an editor position; positions past the end of a line
+/// or of the text are clamped to it (as LSP asks).
+pub fn byte_offset(rope: &Rope, position: Position) -> usize {
+    let line = position.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_bytes();
+    }
+    let line_start = rope.line_to_char(line);
+    let line_end = if line + 1 < rope.len_lines() {
+        rope.line_to_char(line + 1)
+    } else {
+        rope.len_chars()
+    };
+    let start_units = rope.char_to_utf16_cu(line_start);
+    let end_units = rope.char_to_utf16_cu(line_end);
+    let units = (start_units + position.character as usize).min(end_units);
+    rope.char_to_byte(rope.utf16_cu_to_char(units))
+}
+
+/// The tree-sitter edit replacing `start..end` of `rope` by `text`.
+fn input_edit(rope: &Rope, start: usize, end: usize, text: &str) -> InputEdit {
+    let point = |byte: usize| {
+        let row = rope.byte_to_line(byte);
+        Point::new(row, byte - rope.line_to_byte(row))
+    };
+    let start_position = point(start);
+    let new_end_position = match text.rfind('\n') {
+        Some(last) => Point::new(
+            start_position.row + text.matches('\n').count(),
+            text.len() - last - 1,
+        ),
+        None => Point::new(start_position.row, start_position.column + text.len()),
+    };
+    InputEdit {
+        start_byte: start,
+        old_end_byte: end,
+        new_end_byte: start + text.len(),
+        start_position,
+        old_end_position: point(end),
+        new_end_position,
+    }
+}

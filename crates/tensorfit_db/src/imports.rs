@@ -1,0 +1,130 @@
+//! Resolving `import "path"` to parsed files, with cycle detection.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tensorfit_semantics::{ImportOutcome, ResolvedImport};
+use tensorfit_syntax::ast;
+
+use crate::queries::parse;
+use crate::{Db, SourceFile};
+
+/// Where imported files come from: the file system for the command line,
+/// open buffers first for the language server.
+pub trait FileLoader: Send + Sync {
+    fn load(&self, path: &Path) -> std::io::Result<String>;
+}
+
+/// Resolves no import: for a text checked on its own (tests, buffers with
+/// no file behind them).
+pub struct NoImports;
+
+impl FileLoader for NoImports {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            path.display().to_string(),
+        ))
+    }
+}
+
+/// Reads imported files from disk.
+pub struct FsLoader;
+
+impl FileLoader for FsLoader {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        let bytes = std::fs::read(path)?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}
+
+/// The imports of `file`, each loaded (from an open buffer or the loader)
+/// and parsed as a file of the database, or why it could not be.
+#[salsa::tracked(returns(ref))]
+pub fn resolved_imports(db: &dyn Db, file: SourceFile) -> Vec<ResolvedImport> {
+    let file_path = file.path(db);
+    let mut resolved = Vec::new();
+    for item in &parse(db, file).file.items {
+        let ast::Item::Import(import) = item else {
+            continue;
+        };
+        let Some(path_text) = &import.path else {
+            continue;
+        };
+        let target = resolve_relative(file_path, path_text);
+        let outcome = match db.file_at(&target) {
+            Err(reason) => ImportOutcome::NotFound {
+                reason: format!("{} ({reason})", target.display()),
+            },
+            Ok(imported) => match cycle_back_to(db, file_path, &target) {
+                Some(chain) => ImportOutcome::Cycle { chain },
+                None => ImportOutcome::Loaded(Arc::new(parse(db, imported).file.clone())),
+            },
+        };
+        resolved.push(ResolvedImport {
+            range: import.path_range,
+            display_path: path_text.clone(),
+            outcome,
+        });
+    }
+    resolved
+}
+
+/// If `start` imports (transitively) `origin`, the chain of file names
+/// from `origin` through `start` back to `origin`.
+fn cycle_back_to(db: &dyn Db, origin: &Path, start: &Path) -> Option<Vec<String>> {
+    let origin = normalize(origin);
+    let mut stack = vec![(normalize(start), vec![display(&origin), display(start)])];
+    let mut visited = std::collections::HashSet::new();
+    while let Some((path, chain)) = stack.pop() {
+        if path == origin {
+            return Some(chain);
+        }
+        if !visited.insert(path.clone()) {
+            continue;
+        }
+        let Ok(file) = db.file_at(&path) else {
+            continue;
+        };
+        for item in &parse(db, file).file.items {
+            if let ast::Item::Import(ast::Import {
+                path: Some(next), ..
+            }) = item
+            {
+                let next = normalize(&resolve_relative(&path, next));
+                let mut next_chain = chain.clone();
+                next_chain.push(display(&next));
+                stack.push((next, next_chain));
+            }
+        }
+    }
+    None
+}
+
+pub(crate) fn resolve_relative(importer: &Path, import: &str) -> PathBuf {
+    let base = importer.parent().unwrap_or_else(|| Path::new(""));
+    normalize(&base.join(import))
+}
+
+/// Removes `.` and `..` components lexically, so that one file has one key.
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut result = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if !result.pop() {
+                    result.push("..");
+                }
+            }
+            other => result.push(other.as_os_str()),
+        }
+    }
+    result
+}
+
+fn display(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}

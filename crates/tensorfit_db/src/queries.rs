@@ -1,0 +1,326 @@
+//! The database's queries, from a file's text to its report.
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use tensorfit_base::{Code, Diagnostic, TextRange};
+use tensorfit_semantics::{FunctionOutcome, ShapeFindings, Summary, SummarySource};
+use tensorfit_syntax::{ast, Parse};
+
+use crate::imports::resolved_imports;
+use crate::layout::{ItemSpan, Layout};
+use crate::{relocate, Db, SourceFile};
+
+/// The file's syntax tree in text offsets, and its syntax diagnostics.
+#[salsa::tracked(returns(ref))]
+pub fn parse(db: &dyn Db, file: SourceFile) -> Parse {
+    tensorfit_syntax::lower_tree(&file.tree(db).0, file.text(db))
+}
+
+/// Where each function and method is placed (see [`Layout`]).
+#[salsa::tracked(returns(ref))]
+pub fn layout(db: &dyn Db, file: SourceFile) -> Layout {
+    Layout::new(&item_spans(&parse(db, file).file), file.text(db).len())
+}
+
+/// The items and methods of a file with unique keys: `f`, `S`, `S.forward`;
+/// a repeated name gets `#2`, `#3` (its analysis is that of the first).
+pub fn item_spans(file: &ast::SourceFile) -> Vec<ItemSpan> {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut unique = |key: String| {
+        let count = seen.entry(key.clone()).or_insert(0);
+        *count += 1;
+        match *count {
+            1 => key,
+            n => format!("{key}#{n}"),
+        }
+    };
+    let name = |n: &Option<ast::Name>| n.as_ref().map_or("?", |n| n.text.as_str()).to_owned();
+    let mut spans = Vec::new();
+    for item in &file.items {
+        let (key, range) = match item {
+            ast::Item::Function(f) => (name(&f.name), f.range),
+            ast::Item::Struct(s) => {
+                for method in &s.methods {
+                    spans.push(ItemSpan {
+                        key: unique(format!("{}.{}", name(&s.name), name(&method.name))),
+                        range: method.range,
+                    });
+                }
+                (format!("struct {}", name(&s.name)), s.range)
+            }
+            ast::Item::Const(c) => (format!("const {}", name(&c.name)), c.range),
+            ast::Item::Import(i) => (format!("import {:?}", i.path), i.range),
+        };
+        spans.push(ItemSpan {
+            key: unique(key),
+            range,
+        });
+    }
+    spans
+}
+
+/// The file lowered with every item at its place.
+#[salsa::tracked(returns(ref))]
+pub fn placed_file(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
+    let layout = layout(db, file);
+    let place = |range: TextRange| layout.place(range.start as usize);
+    tensorfit_syntax::lower_placed(&file.tree(db).0, file.text(db), &place)
+}
+
+/// What an analysis may see of the file's items: everything but function
+/// and method bodies (whose meaning reaches callers through summaries) and
+/// the script. Equal across edits inside bodies, so that such edits do not
+/// re-run other functions' analyses.
+#[salsa::tracked(returns(ref))]
+pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
+    let placed = placed_file(db, file);
+    let strip = |f: &ast::Function| ast::Function {
+        body: None,
+        ..f.clone()
+    };
+    let items = placed
+        .items
+        .iter()
+        .map(|item| match item {
+            ast::Item::Function(f) => ast::Item::Function(strip(f)),
+            ast::Item::Struct(s) => ast::Item::Struct(ast::Struct {
+                methods: s.methods.iter().map(strip).collect(),
+                ..s.clone()
+            }),
+            other => other.clone(),
+        })
+        .collect();
+    ast::SourceFile {
+        items,
+        script: Vec::new(),
+        holes: Vec::new(),
+    }
+}
+
+/// A function or method of a file, by key (see [`item_spans`]).
+#[salsa::interned(debug)]
+pub struct FunctionId {
+    #[returns(copy)]
+    pub file: SourceFile,
+    #[returns(ref)]
+    pub key: String,
+}
+
+/// The function's own definition, body included, at its place.
+#[salsa::tracked(returns(ref))]
+pub fn function_definition(db: &dyn Db, id: FunctionId<'_>) -> Option<ast::Function> {
+    let placed = placed_file(db, id.file(db));
+    let key = id.key(db);
+    let named = |f: &ast::Function, name: &str| f.name.as_ref().is_some_and(|n| n.text == name);
+    match key.split_once('.') {
+        Some((owner, method)) => placed.items.iter().find_map(|item| match item {
+            ast::Item::Struct(s) if s.name.as_ref().is_some_and(|n| n.text == owner) => {
+                s.methods.iter().find(|m| named(m, method)).cloned()
+            }
+            _ => None,
+        }),
+        None => placed.items.iter().find_map(|item| match item {
+            ast::Item::Function(f) if named(f, key) => Some(f.clone()),
+            _ => None,
+        }),
+    }
+}
+
+/// The keys [`function_outcome`] is asked for, in source order.
+#[salsa::tracked(returns(ref))]
+pub fn entry_keys(db: &dyn Db, file: SourceFile) -> Vec<String> {
+    tensorfit_semantics::entry_keys(interface(db, file))
+}
+
+/// The interface with one function's body put back.
+fn with_body(
+    interface: &ast::SourceFile,
+    key: &str,
+    definition: &ast::Function,
+) -> ast::SourceFile {
+    let mut file = interface.clone();
+    let named = |f: &ast::Function, name: &str| f.name.as_ref().is_some_and(|n| n.text == name);
+    let slot = match key.split_once('.') {
+        Some((owner, method)) => file.items.iter_mut().find_map(|item| match item {
+            ast::Item::Struct(s) if s.name.as_ref().is_some_and(|n| n.text == owner) => {
+                s.methods.iter_mut().find(|m| named(m, method))
+            }
+            _ => None,
+        }),
+        None => file.items.iter_mut().find_map(|item| match item {
+            ast::Item::Function(f) if named(f, key) => Some(f),
+            _ => None,
+        }),
+    };
+    if let Some(slot) = slot {
+        *slot = definition.clone();
+    }
+    file
+}
+
+thread_local! {
+    /// The functions being analysed on this thread, innermost last: a call
+    /// back into one of them is recursion, whose result stays unknown.
+    static IN_PROGRESS: RefCell<Vec<(SourceFile, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Marks a function as being analysed until dropped (also on unwinding).
+struct InProgress;
+
+impl InProgress {
+    fn enter(file: SourceFile, key: &str) -> InProgress {
+        IN_PROGRESS.with(|s| s.borrow_mut().push((file, key.to_owned())));
+        InProgress
+    }
+
+    fn contains(file: SourceFile, key: &str) -> bool {
+        IN_PROGRESS.with(|s| s.borrow().iter().any(|(f, k)| *f == file && k == key))
+    }
+}
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        IN_PROGRESS.with(|s| s.borrow_mut().pop());
+    }
+}
+
+/// Summaries of a file's functions, from the database.
+struct DbSummaries<'db> {
+    db: &'db dyn Db,
+    file: SourceFile,
+}
+
+impl SummarySource for DbSummaries<'_> {
+    fn summary(&self, key: &str) -> Option<Arc<Summary>> {
+        if InProgress::contains(self.file, key) {
+            return None;
+        }
+        function_summary(self.db, FunctionId::new(self.db, self.file, key.to_owned()))
+    }
+}
+
+/// One function analysed: its summary, diagnostics, shapes and what the
+/// file-wide questions need, in placed offsets.
+#[salsa::tracked(returns(ref), cycle_result = function_outcome_in_cycle)]
+pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
+    let file = id.file(db);
+    let key = id.key(db);
+    let Some(definition) = function_definition(db, id) else {
+        return FunctionOutcome::default();
+    };
+    db.count_function_check();
+    let program = with_body(interface(db, file), key, definition);
+    let imports = resolved_imports(db, file);
+    let options = db.settings().options(db);
+    let _guard = InProgress::enter(file, key);
+    let source = DbSummaries { db, file };
+    guarded(definition.range, || {
+        tensorfit_semantics::analyse_function(&program, imports, key, options, &source)
+    })
+}
+
+/// Two threads analysing functions that call each other: both see the
+/// other as unknown (a recursive call), as one thread would.
+fn function_outcome_in_cycle(
+    _db: &dyn Db,
+    _id: salsa::Id,
+    _function: FunctionId<'_>,
+) -> FunctionOutcome {
+    FunctionOutcome::default()
+}
+
+/// What callers of the function need. Its own equality is what keeps an
+/// edit that leaves the summary unchanged from re-solving the callers.
+#[salsa::tracked(returns(clone))]
+pub fn function_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>> {
+    function_outcome(db, id).summary.clone()
+}
+
+/// The script body (top-level statements), which keeps text offsets.
+#[salsa::tracked(returns(ref))]
+fn script(db: &dyn Db, file: SourceFile) -> Vec<ast::Stmt> {
+    placed_file(db, file).script.clone()
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
+    let mut program = interface(db, file).clone();
+    program.script = script(db, file).clone();
+    let imports = resolved_imports(db, file);
+    let options = db.settings().options(db);
+    let source = DbSummaries { db, file };
+    let start = program.script.first().map_or(0, |s| s.range.start as usize);
+    guarded(TextRange::empty(start), || {
+        tensorfit_semantics::analyse_script(&program, imports, options, &source)
+    })
+}
+
+/// Runs an analysis so that a defect in the engine costs the shape check of
+/// one function, not the editor session; salsa's cancellation unwinds on.
+fn guarded(at: TextRange, analyse: impl FnOnce() -> FunctionOutcome) -> FunctionOutcome {
+    match catch_unwind(AssertUnwindSafe(analyse)) {
+        Ok(outcome) => outcome,
+        Err(payload) if payload.is::<salsa::Cancelled>() => resume_unwind(payload),
+        Err(_) => {
+            let mut outcome = FunctionOutcome::default();
+            outcome.report.diagnostics.push(Diagnostic::new(
+                Code::InternalError,
+                TextRange::empty(at.start as usize),
+                "tensorfit failed while checking the shapes here; they are not checked (please report this)",
+            ));
+            outcome
+        }
+    }
+}
+
+/// Everything found in one file, in text offsets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileReport {
+    /// Sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    pub findings: ShapeFindings,
+}
+
+/// The file's report: syntax, names and shapes.
+#[salsa::tracked(returns(clone))]
+pub fn file_report(db: &dyn Db, file: SourceFile) -> Arc<FileReport> {
+    let parsed = parse(db, file);
+    let imports = resolved_imports(db, file);
+    let mut diagnostics = parsed.diagnostics.clone();
+    diagnostics.extend(tensorfit_semantics::check_names(
+        &parsed.file,
+        imports,
+        &parsed.names_in_errors,
+    ));
+    let shapes = shape_report(db, file);
+    diagnostics.extend(shapes.diagnostics.iter().cloned());
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    Arc::new(FileReport {
+        diagnostics,
+        findings: shapes.findings.clone(),
+    })
+}
+
+/// The shape findings of every function and the script, put together and
+/// moved to text offsets.
+#[salsa::tracked(returns(ref))]
+fn shape_report(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeReport {
+    let keys = entry_keys(db, file);
+    let mut outcomes: Vec<&FunctionOutcome> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for key in keys {
+        if seen.insert(key.as_str()) {
+            outcomes.push(function_outcome(db, FunctionId::new(db, file, key.clone())));
+        }
+    }
+    outcomes.push(script_outcome(db, file));
+    let mut program = interface(db, file).clone();
+    program.holes = placed_file(db, file).holes.clone();
+    let options = db.settings().options(db);
+    let report =
+        tensorfit_semantics::assemble(&program, resolved_imports(db, file), &outcomes, options);
+    relocate::report(report, layout(db, file))
+}

@@ -1,0 +1,71 @@
+//! Moving a report from placed offsets (see [`Layout`]) to text offsets.
+
+use tensorfit_base::Diagnostic;
+use tensorfit_semantics::{ShapeFindings, ShapeInfo, ShapeReport};
+
+use crate::layout::Layout;
+
+pub fn report(report: ShapeReport, layout: &Layout) -> ShapeReport {
+    let to_text = |r| layout.range_to_text(r);
+    let mut diagnostics: Vec<Diagnostic> = report
+        .diagnostics
+        .into_iter()
+        .map(|mut d| {
+            d.range = to_text(d.range);
+            for related in &mut d.related {
+                related.range = to_text(related.range);
+            }
+            d
+        })
+        .collect();
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    let ShapeFindings {
+        mut bindings,
+        mut expressions,
+        mut holes,
+        mut conditions,
+        mut migrations,
+    } = report.findings;
+    let shape = |info: &mut ShapeInfo| {
+        info.range = to_text(info.range);
+        for call in &mut info.at_calls {
+            for range in &mut call.calls {
+                *range = to_text(*range);
+            }
+        }
+    };
+    bindings.iter_mut().for_each(shape);
+    expressions.iter_mut().for_each(shape);
+    for hole in &mut holes {
+        hole.range = to_text(hole.range);
+    }
+    for condition in &mut conditions {
+        condition.range = to_text(condition.range);
+        condition.statement = to_text(condition.statement);
+        condition.dead_branch = condition.dead_branch.map(to_text);
+        condition.live_branch = condition.live_branch.map(to_text);
+    }
+    for migration in &mut migrations {
+        migration.range = to_text(migration.range);
+        migration.type_range = to_text(migration.type_range);
+        for requirement in &mut migration.reason {
+            requirement.at = to_text(requirement.at);
+        }
+    }
+    // Places do not follow the text's order.
+    bindings.sort_by_key(|b| b.range.start);
+    expressions.sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
+    holes.sort_by_key(|h| h.range.start);
+    conditions.sort_by_key(|c| c.range);
+    migrations.sort_by_key(|m| m.range);
+    ShapeReport {
+        diagnostics,
+        findings: ShapeFindings {
+            bindings,
+            expressions,
+            holes,
+            conditions,
+            migrations,
+        },
+    }
+}
