@@ -1,0 +1,169 @@
+//! What an edit re-solves, counted; and that incremental results are the
+//! results of checking the edited text from scratch.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tensorfit_base::Position;
+use tensorfit_db::queries::file_report;
+use tensorfit_db::{FileReport, Host, NoImports, TextChange};
+use tensorfit_semantics::{Limits, ShapeOptions};
+
+const OPTIONS: ShapeOptions = ShapeOptions {
+    limits: Limits { timeout_ms: 2000 },
+    questions: true,
+};
+
+/// A leaf, two functions calling it, an entry point calling those, and an
+/// unrelated function with an error; a script calling the entry point.
+const PROGRAM: &str = "\
+fn leaf(x: Tensor[b, 8]) -> Tensor[b, 4] {
+    let lr = 0.1
+    return x @ ones(8, 4)
+}
+
+fn left(x: Tensor[b, 8]) -> Tensor[b, 4] {
+    return leaf(x)
+}
+
+fn right(x: Tensor[b, 8]) -> Tensor[b, 4] {
+    return leaf(x) + 1.0
+}
+
+fn entry(x: Tensor[2, 8]) -> Tensor[2, 4] {
+    return left(x) + right(x)
+}
+
+fn broken(y: Tensor[3, 5]) -> Tensor[3, 5] {
+    return y @ ones(4, 5)
+}
+
+let out = entry(randn(2, 8))
+";
+
+fn open(text: &str) -> (Host, tensorfit_db::SourceFile) {
+    let mut host = Host::new(Arc::new(NoImports), OPTIONS);
+    let file = host.set_text(Path::new("main.tensor"), text);
+    (host, file)
+}
+
+fn report(host: &Host, file: tensorfit_db::SourceFile) -> Arc<FileReport> {
+    file_report(host.db(), file)
+}
+
+fn from_scratch(text: &str) -> Arc<FileReport> {
+    let (host, file) = open(text);
+    report(&host, file)
+}
+
+/// Replaces the first `old` after `after` by `new`, as an editor would.
+fn edit(host: &mut Host, after: &str, old: &str, new: &str) -> String {
+    let text = host.db_text();
+    let from = text.find(after).expect("anchor");
+    let start = from + text[from..].find(old).expect("old text");
+    let position = |offset: usize| {
+        let line = text[..offset].matches('\n').count() as u32;
+        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        Position {
+            line,
+            character: text[line_start..offset].encode_utf16().count() as u32,
+        }
+    };
+    let change = TextChange {
+        range: Some((position(start), position(start + old.len()))),
+        text: new.to_owned(),
+    };
+    host.apply_changes(Path::new("main.tensor"), &[change])
+        .expect("the document is open");
+    let mut edited = text.clone();
+    edited.replace_range(start..start + old.len(), new);
+    edited
+}
+
+trait Text {
+    fn db_text(&self) -> String;
+}
+
+impl Text for Host {
+    fn db_text(&self) -> String {
+        let file = self.file(Path::new("main.tensor")).expect("open");
+        file.text(self.db()).to_string()
+    }
+}
+
+/// Runs an edit and returns how many function analyses it re-ran.
+fn checks_for(host: &mut Host, change: impl FnOnce(&mut Host) -> String) -> (u64, String) {
+    let file = host.file(Path::new("main.tensor")).unwrap();
+    report(host, file);
+    let before = host.db().function_checks();
+    let edited = change(host);
+    let after_report = report(host, file);
+    assert_eq!(
+        *after_report,
+        *from_scratch(&edited),
+        "the incremental report differs from a check from scratch"
+    );
+    (host.db().function_checks() - before, edited)
+}
+
+#[test]
+fn a_cold_check_analyses_every_function_once() {
+    let (host, file) = open(PROGRAM);
+    let report = report(&host, file);
+    assert_eq!(host.db().function_checks(), 5);
+    assert!(
+        report.diagnostics.iter().any(|d| d
+            .message
+            .contains("y.shape[-1] = 5 but ones(4, 5).shape[-2] = 4")),
+        "{:#?}",
+        report.diagnostics
+    );
+}
+
+#[test]
+fn text_between_functions_moves_them_without_re_solving() {
+    let (mut host, _) = open(PROGRAM);
+    let (checks, _) = checks_for(&mut host, |h| {
+        edit(h, "fn leaf", "fn leaf", "// a comment\n\n\nfn leaf")
+    });
+    assert_eq!(checks, 0, "no function's own text changed");
+}
+
+#[test]
+fn an_edit_that_keeps_the_summary_re_solves_only_that_function() {
+    let (mut host, _) = open(PROGRAM);
+    // A float nobody uses: the body's syntax changes, its summary does not.
+    let (checks, _) = checks_for(&mut host, |h| edit(h, "fn leaf", "0.1", "0.2"));
+    assert_eq!(checks, 1, "only `leaf` itself");
+}
+
+#[test]
+fn an_edit_that_changes_the_summary_re_solves_the_callers() {
+    let (mut host, _) = open(PROGRAM);
+    let (checks, _) = checks_for(&mut host, |h| {
+        edit(h, "fn leaf", "ones(8, 4)", "ones(8, 6)")
+    });
+    // `leaf`, its callers `left` and `right`, whose summaries change with
+    // it (they carry `leaf`'s facts), so `entry` too; not `broken`.
+    assert_eq!(checks, 4);
+    let (checks, _) = checks_for(&mut host, |h| {
+        edit(h, "fn broken", "ones(4, 5)", "ones(5, 5)")
+    });
+    assert_eq!(checks, 1, "nothing calls `broken`");
+}
+
+#[test]
+fn many_edits_in_a_row_agree_with_checks_from_scratch() {
+    let (mut host, _) = open(PROGRAM);
+    let steps: [(&str, &str, &str); 6] = [
+        ("fn right", "+ 1.0", "+ leaf(x)"),
+        ("fn entry", "Tensor[2, 8]", "Tensor[2, 9]"),
+        ("fn entry", "Tensor[2, 9]", "Tensor[2, 8]"),
+        ("fn broken", "return y", "let z = y\n    return z"),
+        ("fn left", "leaf(x)", "leaf("),
+        ("fn left", "leaf(", "leaf(x)"),
+    ];
+    for (after, old, new) in steps {
+        checks_for(&mut host, |h| edit(h, after, old, new));
+    }
+}
