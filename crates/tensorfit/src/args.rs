@@ -5,8 +5,10 @@ use std::path::PathBuf;
 
 pub const USAGE: &str = "\
 usage: tensorfit check [--format human|json] [--shapes] [--timeout-ms N] PATH...
+       tensorfit lsp
        tensorfit --version
 
+  lsp          run the language server on stdin/stdout (see docs/server.md)
   check        check .tensor files (directories are searched recursively)
   --format     human (default): rustc-style report; json: see docs/cli.md
   --shapes     human format: also list the shape of every tensor binding
@@ -32,6 +34,7 @@ pub struct CheckOptions {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {
     Check(CheckOptions),
+    Lsp,
     Version,
     Help,
 }
@@ -41,6 +44,8 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
         None | Some("-h" | "--help" | "help") => return Ok(Command::Help),
         Some("-V" | "--version") => return Ok(Command::Version),
         Some("check") => "check",
+        // Editors pass `--stdio`; stdio is the only transport.
+        Some("lsp") => return Ok(Command::Lsp),
         Some(other) => return Err(format!("unknown command `{other}`")),
     };
     debug_assert_eq!(command, "check");

@@ -19,6 +19,10 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Command::Check(options)) => check::run(&options),
+        Ok(Command::Lsp) => {
+            tensorfit_lsp::run_stdio();
+            ExitCode::SUCCESS
+        }
         Err(message) => {
             eprintln!("tensorfit: {message}\n\n{}", args::USAGE);
             ExitCode::from(2)

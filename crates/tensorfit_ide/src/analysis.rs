@@ -89,3 +89,16 @@ pub fn analyze_file(
         shapes: report.findings.clone(),
     }
 }
+
+/// The analysis of a file of the database (an open buffer), as the editor
+/// features take it.
+pub fn file_analysis(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile) -> FileAnalysis {
+    let text = file.text(db).to_string();
+    let report = tensorfit_db::queries::file_report(db, file);
+    FileAnalysis {
+        line_index: LineIndex::new(&text),
+        text,
+        diagnostics: report.diagnostics.clone(),
+        shapes: report.findings.clone(),
+    }
+}

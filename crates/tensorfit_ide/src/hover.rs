@@ -3,7 +3,7 @@
 //! that fix it (LANGUAGE.md §5, "How shapes are shown").
 
 use tensorfit_base::TextRange;
-use tensorfit_semantics::ShapeInfo;
+use tensorfit_semantics::{ShapeInfo, ValueRange};
 
 use crate::FileAnalysis;
 
@@ -18,9 +18,16 @@ pub struct Hover {
     pub text: String,
 }
 
-/// The hover at byte `offset`, if a tensor is there.
+/// The hover at byte `offset`: a hole's solution, or the shape of the
+/// tensor there.
 pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     let covers = |range: TextRange| range.start <= offset && offset <= range.end;
+    if let Some(hole) = analysis.shapes.holes.iter().find(|h| covers(h.range)) {
+        return Some(Hover {
+            range: hole.range,
+            text: format!("__ {}", hole_text(&hole.values)),
+        });
+    }
     let info = analysis
         .shapes
         .bindings
@@ -67,4 +74,28 @@ pub fn shape_text(analysis: &FileAnalysis, info: &ShapeInfo) -> String {
         ));
     }
     text
+}
+
+/// What is known of a hole: `must be 320`, `any value from 1 to 4
+/// (examples: 1, 2)`, or why nothing is.
+pub fn hole_text(values: &ValueRange) -> String {
+    match values {
+        ValueRange::Forced(value) => format!("must be {value}"),
+        ValueRange::Range { min, max, examples } => {
+            let span = match (min, max) {
+                (Some(min), Some(max)) => format!("any value from {min} to {max}"),
+                (Some(min), None) => format!("any value from {min}"),
+                (None, Some(max)) => format!("any value up to {max}"),
+                (None, None) => "any value".to_owned(),
+            };
+            if examples.is_empty() {
+                span
+            } else {
+                let listed: Vec<String> = examples.iter().map(i64::to_string).collect();
+                format!("{span} (examples: {})", listed.join(", "))
+            }
+        }
+        ValueRange::Empty => "no value fits every path that uses it".to_owned(),
+        ValueRange::Unknown => "cannot be determined within the time limit".to_owned(),
+    }
 }

@@ -7,9 +7,9 @@ mod fixes;
 mod hover;
 mod migration;
 
-pub use analysis::{analyze_file, AnalysisOptions, FileAnalysis};
+pub use analysis::{analyze_file, file_analysis, AnalysisOptions, FileAnalysis};
 pub use fixes::{fixes, Fix, TextEdit};
-pub use hover::{hover, shape_text, Hover};
+pub use hover::{hole_text, hover, shape_text, Hover};
 pub use migration::reason_text;
 pub use tensorfit_db::{FileLoader, FsLoader, NoImports};
 pub use tensorfit_semantics::{

@@ -117,31 +117,10 @@ fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> 
 fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
     for hole in &file.analysis.shapes.holes {
         let place = place(file, hole.range.start);
-        let examples = |examples: &[i64]| {
-            if examples.is_empty() {
-                String::new()
-            } else {
-                let listed: Vec<String> = examples.iter().map(i64::to_string).collect();
-                format!(" (examples: {})", listed.join(", "))
-            }
-        };
+        let text = tensorfit_ide::hole_text(&hole.values);
         let what = match &hole.values {
-            ValueRange::Forced(value) => format!(" must be {value}"),
-            ValueRange::Range {
-                min,
-                max,
-                examples: listed,
-            } => {
-                let span = match (min, max) {
-                    (Some(min), Some(max)) => format!("any value from {min} to {max}"),
-                    (Some(min), None) => format!("any value from {min}"),
-                    (None, Some(max)) => format!("any value up to {max}"),
-                    (None, None) => "any value".to_owned(),
-                };
-                format!(": {span}{}", examples(listed))
-            }
-            ValueRange::Empty => ": no value fits every path that uses it".to_owned(),
-            ValueRange::Unknown => ": cannot be determined within the time limit".to_owned(),
+            ValueRange::Forced(_) => format!(" {text}"),
+            _ => format!(": {text}"),
         };
         writeln!(out, "{} at {place}{what}", style.paint("1;36", "hole"))?;
     }

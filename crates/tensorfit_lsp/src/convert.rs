@@ -1,0 +1,65 @@
+//! Between the ide layer's byte offsets and LSP's (line, UTF-16) positions.
+
+use tensorfit_base::{LineIndex, Severity, TextRange};
+use tensorfit_ide::FileAnalysis;
+use tower_lsp_server::ls_types as lsp;
+
+pub fn position(index: &LineIndex, offset: u32) -> lsp::Position {
+    let p = index.position(offset);
+    lsp::Position::new(p.line, p.character)
+}
+
+pub fn range(index: &LineIndex, range: TextRange) -> lsp::Range {
+    lsp::Range::new(position(index, range.start), position(index, range.end))
+}
+
+/// The byte offset of a position, clamped to the text.
+pub fn offset(analysis: &FileAnalysis, position: lsp::Position) -> u32 {
+    let wanted = tensorfit_base::Position {
+        line: position.line,
+        character: position.character,
+    };
+    analysis
+        .line_index
+        .offset(wanted)
+        .unwrap_or(analysis.text.len() as u32)
+}
+
+pub fn text_range(analysis: &FileAnalysis, range: lsp::Range) -> TextRange {
+    let start = offset(analysis, range.start);
+    let end = offset(analysis, range.end).max(start);
+    TextRange::new(start as usize, end as usize)
+}
+
+pub fn diagnostic(
+    uri: &lsp::Uri,
+    index: &LineIndex,
+    d: &tensorfit_base::Diagnostic,
+) -> lsp::Diagnostic {
+    let related = d
+        .related
+        .iter()
+        .map(|r| lsp::DiagnosticRelatedInformation {
+            location: lsp::Location::new(uri.clone(), range(index, r.range)),
+            message: r.message.clone(),
+        })
+        .collect::<Vec<_>>();
+    lsp::Diagnostic {
+        range: range(index, d.range),
+        severity: Some(match d.severity {
+            Severity::Error => lsp::DiagnosticSeverity::ERROR,
+            Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+            Severity::Information => lsp::DiagnosticSeverity::INFORMATION,
+            Severity::Hint => lsp::DiagnosticSeverity::HINT,
+        }),
+        code: Some(lsp::NumberOrString::String(d.code.as_str().to_owned())),
+        source: Some("tensorfit".to_owned()),
+        message: d.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        ..lsp::Diagnostic::default()
+    }
+}
+
+pub fn edit(index: &LineIndex, edit: &tensorfit_ide::TextEdit) -> lsp::TextEdit {
+    lsp::TextEdit::new(range(index, edit.range), edit.new_text.clone())
+}

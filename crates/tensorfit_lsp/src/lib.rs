@@ -1,0 +1,41 @@
+//! The language server: LSP over stdio with tower-lsp-server. This is the
+//! only crate that knows LSP; the features are the ide layer's, converted.
+//!
+//! Edits are applied to the database as they arrive (no `.await` between
+//! receiving a change and applying it); every read runs on a snapshot on a
+//! blocking thread, so solving never holds up typing, and an edit cancels
+//! the reads it makes stale (they answer `ContentModified`).
+
+mod capabilities;
+mod convert;
+mod features;
+mod server;
+mod settings;
+
+pub use server::Server;
+pub use settings::ServerSettings;
+use tower_lsp_server::{ClientSocket, LspService};
+
+/// The service, for a transport of the caller's (stdio, or a test's pipe).
+pub fn service() -> (LspService<Server>, ClientSocket) {
+    LspService::build(Server::new)
+        .custom_method("tensorfit/functionChecks", Server::function_checks_request)
+        .finish()
+}
+
+/// Serves LSP on stdin/stdout until the client exits.
+pub fn run_stdio() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime can be built");
+    runtime.block_on(async {
+        let (service, socket) = service();
+        tower_lsp_server::Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+            // Slow reads must not keep edits waiting for a slot.
+            .concurrency_level(64)
+            .serve(service)
+            .await;
+    });
+}

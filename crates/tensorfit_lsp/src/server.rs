@@ -1,0 +1,288 @@
+//! The LSP methods: edits go to the [`Host`] at once and in order; every
+//! read runs on a snapshot of the database on a blocking thread.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tensorfit_base::Position;
+use tensorfit_db::{Database, FsLoader, Host, SourceFile, TextChange};
+use tensorfit_ide::FileAnalysis;
+use tensorfit_semantics::{Limits, ShapeOptions};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::convert;
+use crate::settings::ServerSettings;
+
+/// Typing pauses shorter than this do not start a check.
+const DEBOUNCE: Duration = Duration::from_millis(40);
+
+pub struct Server {
+    client: Client,
+    state: Arc<Mutex<State>>,
+}
+
+struct State {
+    host: Host,
+    /// Open documents: where they are, and the version last applied.
+    documents: HashMap<Uri, (PathBuf, i32)>,
+    settings: ServerSettings,
+}
+
+impl Server {
+    pub fn new(client: Client) -> Server {
+        let settings = ServerSettings::default();
+        Server {
+            client,
+            state: Arc::new(Mutex::new(State {
+                host: Host::new(Arc::new(FsLoader), shape_options(&settings)),
+                documents: HashMap::new(),
+                settings,
+            })),
+        }
+    }
+
+    /// The state, even if a panic poisoned the lock: the host's inputs are
+    /// only changed by whole setter calls, so they stay consistent.
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The database and the document's file, to read without the lock.
+    fn snapshot(&self, uri: &Uri) -> Option<(Database, SourceFile)> {
+        let state = self.state();
+        let (path, _) = state.documents.get(uri)?;
+        let file = state.host.file(path)?;
+        Some((state.host.snapshot(), file))
+    }
+
+    /// Runs `read` on a snapshot on a blocking thread. An edit meanwhile
+    /// cancels it (`ContentModified`); a defect becomes an internal error,
+    /// never a crash. `None` for a document that is not open.
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        read: impl FnOnce(&FileAnalysis, &Database, SourceFile) -> T + Send + 'static,
+    ) -> Result<Option<T>> {
+        let Some((db, file)) = self.snapshot(uri) else {
+            return Ok(None);
+        };
+        let task = tokio::task::spawn_blocking(move || {
+            catch_unwind(AssertUnwindSafe(|| {
+                let analysis = tensorfit_ide::file_analysis(&db, file);
+                read(&analysis, &db, file)
+            }))
+        });
+        match task.await {
+            Ok(Ok(value)) => Ok(Some(value)),
+            Ok(Err(payload)) if payload.is::<salsa::Cancelled>() => {
+                Err(Error::new(ErrorCode::ContentModified))
+            }
+            Ok(Err(_)) | Err(_) => Err(Error::internal_error()),
+        }
+    }
+
+    /// After a pause in typing, checks every open document and publishes
+    /// the diagnostics of the versions they were computed for.
+    fn schedule_diagnostics(&self) {
+        let client = self.client.clone();
+        let state = self.state.clone();
+        let documents: Vec<(Uri, i32)> = self
+            .state()
+            .documents
+            .iter()
+            .map(|(uri, (_, v))| (uri.clone(), *v))
+            .collect();
+        tokio::spawn(async move {
+            tokio::time::sleep(DEBOUNCE).await;
+            for (uri, version) in documents {
+                let current = |state: &Arc<Mutex<State>>| {
+                    let state = state.lock().unwrap_or_else(|e| e.into_inner());
+                    state.documents.get(&uri).map(|(_, v)| *v) == Some(version)
+                };
+                if !current(&state) {
+                    return; // a newer edit scheduled its own check
+                }
+                let snapshot = {
+                    let state = state.lock().unwrap_or_else(|e| e.into_inner());
+                    let file = state
+                        .documents
+                        .get(&uri)
+                        .and_then(|(path, _)| state.host.file(path));
+                    file.map(|f| (state.host.snapshot(), f))
+                };
+                let Some((db, file)) = snapshot else { continue };
+                let uri_for_task = uri.clone();
+                let task = tokio::task::spawn_blocking(move || {
+                    catch_unwind(AssertUnwindSafe(|| {
+                        let analysis = tensorfit_ide::file_analysis(&db, file);
+                        analysis
+                            .diagnostics
+                            .iter()
+                            .map(|d| convert::diagnostic(&uri_for_task, &analysis.line_index, d))
+                            .collect::<Vec<_>>()
+                    }))
+                    // The snapshot is dropped here, before the lock is taken
+                    // again: an edit waiting for snapshots must not wait on us.
+                });
+                let Ok(Ok(diagnostics)) = task.await else {
+                    continue; // cancelled by an edit, which checks again
+                };
+                if current(&state) {
+                    client
+                        .publish_diagnostics(uri, diagnostics, Some(version))
+                        .await;
+                }
+            }
+        });
+    }
+
+    pub(crate) fn function_checks(&self) -> u64 {
+        self.state().host.db().function_checks()
+    }
+
+    pub(crate) fn settings(&self) -> ServerSettings {
+        self.state().settings.clone()
+    }
+}
+
+fn shape_options(settings: &ServerSettings) -> ShapeOptions {
+    ShapeOptions {
+        limits: Limits {
+            timeout_ms: settings.timeout_ms,
+        },
+        questions: true,
+    }
+}
+
+fn path_of(uri: &Uri) -> PathBuf {
+    uri.to_file_path()
+        .map(|p| p.into_owned())
+        // Unsaved buffers (`untitled:`) get a path of their own.
+        .unwrap_or_else(|| PathBuf::from(uri.as_str()))
+}
+
+impl LanguageServer for Server {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        if let Some(options) = params.initialization_options {
+            self.state().settings.update(&options);
+        }
+        Ok(InitializeResult {
+            server_info: Some(ServerInfo {
+                name: "tensorfit".to_owned(),
+                version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+            }),
+            capabilities: crate::capabilities::server_capabilities(),
+            ..InitializeResult::default()
+        })
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let document = params.text_document;
+        {
+            let mut state = self.state();
+            let path = path_of(&document.uri);
+            state.host.set_text(&path, &document.text);
+            state
+                .documents
+                .insert(document.uri, (path, document.version));
+        }
+        self.schedule_diagnostics();
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Applied before any `.await`: edits reach the host in the order
+        // they were sent.
+        {
+            let mut state = self.state();
+            let uri = params.text_document.uri;
+            let Some((path, _)) = state.documents.get(&uri).cloned() else {
+                return; // not open: nothing to edit
+            };
+            let changes: Vec<TextChange> = params
+                .content_changes
+                .into_iter()
+                .map(|c| TextChange {
+                    range: c.range.map(|r| {
+                        let at = |p: tower_lsp_server::ls_types::Position| Position {
+                            line: p.line,
+                            character: p.character,
+                        };
+                        (at(r.start), at(r.end))
+                    }),
+                    text: c.text,
+                })
+                .collect();
+            state.host.apply_changes(&path, &changes);
+            state
+                .documents
+                .insert(uri, (path, params.text_document.version));
+        }
+        self.schedule_diagnostics();
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        {
+            let mut state = self.state();
+            if let Some((path, _)) = state.documents.remove(&uri) {
+                state.host.close(&path, &FsLoader);
+            }
+        }
+        self.client.publish_diagnostics(uri, Vec::new(), None).await;
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let settings = {
+            let mut state = self.state();
+            state.settings.update(&params.settings);
+            state.settings.clone()
+        };
+        let _ = settings;
+        let _ = self.client.inlay_hint_refresh().await;
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let at = params.text_document_position_params;
+        let hover = self
+            .read(&at.text_document.uri, move |analysis, _, _| {
+                crate::features::hover(analysis, at.position)
+            })
+            .await?;
+        Ok(hover.flatten())
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        if !self.settings().inlay_hints {
+            return Ok(Some(Vec::new()));
+        }
+        self.read(&params.text_document.uri, move |analysis, _, _| {
+            crate::features::inlay_hints(analysis, params.range)
+        })
+        .await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri.clone();
+        self.read(&params.text_document.uri, move |analysis, _, _| {
+            crate::features::code_actions(analysis, &uri, params.range)
+        })
+        .await
+    }
+}
+
+impl Server {
+    /// `tensorfit/functionChecks`: how many function analyses the server
+    /// has run (not taken from the cache), for tests of incrementality.
+    pub async fn function_checks_request(&self) -> Result<u64> {
+        Ok(self.function_checks())
+    }
+}

@@ -1,0 +1,389 @@
+//! The server driven over real JSON-RPC framing (an in-process pipe), as an
+//! editor drives it. Fixtures mark the cursor with `$0`.
+
+use std::time::Duration;
+
+use expect_test::{expect, Expect};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
+
+const URI: &str = "file:///work/model.tensor";
+
+struct Client {
+    to_server: tokio::io::WriteHalf<DuplexStream>,
+    from_server: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+    next_id: i64,
+    /// Notifications received while waiting for something else.
+    notifications: Vec<Value>,
+}
+
+impl Client {
+    async fn start() -> Client {
+        let (client_end, server_end) = tokio::io::duplex(1 << 22);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        let (service, socket) = tensorfit_lsp::service();
+        tokio::spawn(
+            tower_lsp_server::Server::new(server_read, server_write, socket).serve(service),
+        );
+        let (from_server, to_server) = tokio::io::split(client_end);
+        let mut client = Client {
+            to_server,
+            from_server: BufReader::new(from_server),
+            next_id: 1,
+            notifications: Vec::new(),
+        };
+        client
+            .request("initialize", json!({"capabilities": {}}))
+            .await
+            .expect("initialize answers");
+        client.notify("initialized", json!({})).await;
+        client
+    }
+
+    async fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        self.to_server.write_all(frame.as_bytes()).await.unwrap();
+    }
+
+    async fn receive(&mut self) -> Value {
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            self.from_server.read_line(&mut line).await.unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(value) = line.strip_prefix("Content-Length: ") {
+                length = value.parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        self.from_server.read_exact(&mut body).await.unwrap();
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    async fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await;
+    }
+
+    /// The result, or the error object.
+    async fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(60), self.receive())
+                .await
+                .expect("the server answers within a minute");
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return match message.get("error") {
+                    Some(error) => Err(error.clone()),
+                    None => Ok(message["result"].clone()),
+                };
+            }
+            if message.get("id").is_some() && message.get("method").is_some() {
+                // A request from the server (e.g. a refresh): accept it.
+                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+                self.send(reply).await;
+                continue;
+            }
+            self.notifications.push(message);
+        }
+    }
+
+    /// The diagnostics published for `version` of the document.
+    async fn diagnostics(&mut self, version: i64) -> Vec<Value> {
+        loop {
+            let found = self.notifications.iter().position(|n| {
+                n["method"] == "textDocument/publishDiagnostics"
+                    && n["params"]["version"] == json!(version)
+            });
+            if let Some(index) = found {
+                let n = self.notifications.remove(index);
+                return n["params"]["diagnostics"].as_array().unwrap().clone();
+            }
+            let message = tokio::time::timeout(Duration::from_secs(60), self.receive())
+                .await
+                .expect("diagnostics are published within a minute");
+            self.notifications.push(message);
+        }
+    }
+
+    async fn open(&mut self, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": URI, "languageId": "tensor", "version": 1, "text": text}}),
+        )
+        .await;
+    }
+
+    async fn change(&mut self, version: i64, changes: Value) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": changes}),
+        )
+        .await;
+    }
+
+    async fn function_checks(&mut self) -> u64 {
+        self.request("tensorfit/functionChecks", json!(null))
+            .await
+            .unwrap()
+            .as_u64()
+            .unwrap()
+    }
+}
+
+/// The text without `$0`, and the LSP position of `$0`.
+fn cursor(fixture: &str) -> (String, Value) {
+    let at = fixture.find("$0").expect("fixture has a $0 cursor");
+    let before = &fixture[..at];
+    let line = before.matches('\n').count();
+    let character = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .encode_utf16()
+        .count();
+    (
+        fixture.replacen("$0", "", 1),
+        json!({"line": line, "character": character}),
+    )
+}
+
+fn summary(diagnostics: &[Value]) -> String {
+    diagnostics
+        .iter()
+        .map(|d| {
+            let related = d["relatedInformation"]
+                .as_array()
+                .map(|r| {
+                    r.iter()
+                        .map(|r| {
+                            format!(
+                                "\n    {}:{} {}",
+                                r["location"]["range"]["start"]["line"],
+                                r["location"]["range"]["start"]["character"],
+                                r["message"].as_str().unwrap()
+                            )
+                        })
+                        .collect::<String>()
+                })
+                .unwrap_or_default();
+            format!(
+                "{}:{} [{}] {}{related}\n",
+                d["range"]["start"]["line"],
+                d["range"]["start"]["character"],
+                d["code"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+const MODEL: &str = "\
+fn project(x: Tensor[b, 8]) -> Tensor[b, 4] {
+    let w = ones(8, 4)
+    return x @ w
+}
+
+fn head(x: Tensor[b, 8]) -> Tensor[b, 2] {
+    let p = project(x)
+    return p @ ones(4, 2)
+}
+
+fn wrong(y: Tensor[3, 5]) -> Tensor[3, 5] {
+    return y @ ones(4, 5)
+}
+
+let batch = randn(16, 8)
+let out = head(batch)
+let fitted = batch.reshape(__, 4)
+";
+
+async fn hover_at(fixture: &str, expected: Expect) {
+    let (text, position) = cursor(fixture);
+    let mut client = Client::start().await;
+    client.open(&text).await;
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": position}),
+        )
+        .await
+        .unwrap();
+    expected.assert_eq(hover["contents"]["value"].as_str().unwrap_or("null"));
+}
+
+#[tokio::test]
+async fn diagnostics_come_with_the_version_and_related_places() {
+    let mut client = Client::start().await;
+    client.open(MODEL).await;
+    let diagnostics = client.diagnostics(1).await;
+    expect![[r#"
+        11:11 [shape-mismatch] shape mismatch in matrix multiplication: y.shape[-1] = 5 but ones(4, 5).shape[-2] = 4
+            10:9 `y` is defined here
+    "#]]
+    .assert_eq(&summary(&diagnostics));
+}
+
+#[tokio::test]
+async fn hover_shows_a_binding_with_its_shape_at_each_call() {
+    hover_at(
+        &MODEL.replacen("let p = project", "let $0p = project", 1),
+        expect![[r#"
+            ```tensor
+            p: Tensor[b, 4]
+            at the call on line 16: Tensor[16, 4]
+            ```"#]],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn hover_on_a_hole_shows_its_solution() {
+    hover_at(
+        &MODEL.replacen("reshape(__", "reshape(_$0_", 1),
+        expect![[r#"
+            ```tensor
+            __ must be 32
+            ```"#]],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn inlay_hints_follow_bindings_without_written_types() {
+    let mut client = Client::start().await;
+    client.open(MODEL).await;
+    let hints = client
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": URI},
+                   "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}}}),
+        )
+        .await
+        .unwrap();
+    let shown: String = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            format!(
+                "{}:{}{}\n",
+                h["position"]["line"],
+                h["position"]["character"],
+                h["label"].as_str().unwrap()
+            )
+        })
+        .collect();
+    expect![[r#"
+        1:9: Tensor[8, 4]
+        6:9: Tensor[b, 4]
+        14:9: Tensor[16, 8]
+        15:7: Tensor[16, 2]
+        16:10: Tensor[32, 4]
+    "#]]
+    .assert_eq(&shown);
+}
+
+#[tokio::test]
+async fn the_hole_quick_fix_writes_the_number() {
+    let (text, position) = cursor(&MODEL.replacen("reshape(__", "reshape($0__", 1));
+    let mut client = Client::start().await;
+    client.open(&text).await;
+    let actions = client
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": URI},
+                   "range": {"start": position, "end": position},
+                   "context": {"diagnostics": []}}),
+        )
+        .await
+        .unwrap();
+    let action = &actions[0];
+    assert_eq!(action["title"], "Fill the hole with 32");
+    let edit = &action["edit"]["changes"][URI][0];
+    assert_eq!(edit["newText"], "32");
+    assert_eq!(edit["range"]["start"], position);
+}
+
+#[tokio::test]
+async fn edits_re_solve_only_what_they_touch() {
+    let mut client = Client::start().await;
+    client.open(MODEL).await;
+    client.diagnostics(1).await;
+    let cold = client.function_checks().await;
+    assert_eq!(cold, 3, "three functions");
+    // Fix `wrong`: only it is analysed again.
+    client
+        .change(
+            2,
+            json!([{"range": {"start": {"line": 11, "character": 20}, "end": {"line": 11, "character": 21}},
+                    "text": "5"}]),
+        )
+        .await;
+    let diagnostics = client.diagnostics(2).await;
+    assert!(diagnostics.is_empty(), "{}", summary(&diagnostics));
+    assert_eq!(client.function_checks().await - cold, 1);
+}
+
+#[tokio::test]
+async fn bad_input_gets_answers_not_crashes() {
+    let mut client = Client::start().await;
+    // Requests about a document nobody opened.
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": "file:///nowhere.tensor"}, "position": {"line": 0, "character": 0}}),
+        )
+        .await;
+    assert_eq!(hover, Ok(Value::Null));
+    client.change(7, json!([{"text": "fn f("}])).await; // a change to a closed document is ignored
+    client
+        .open("fn f(x: Tensor[2, 3]) -> Tensor[2, 3] {\n    return x\n}\n")
+        .await;
+    // Edits past the end, garbage, and a truncated text, in one batch.
+    client
+        .change(
+            2,
+            json!([
+                {"range": {"start": {"line": 90, "character": 4}, "end": {"line": 99, "character": 0}}, "text": "\u{0}\u{7f}💥 let"},
+                {"range": {"start": {"line": 0, "character": 400}, "end": {"line": 0, "character": 2}}, "text": "("},
+                {"text": "fn f(x: Tensor[2, 3]) -> Tensor[2, 3] {\n    return x @"}
+            ]),
+        )
+        .await;
+    let broken = client.diagnostics(2).await;
+    assert!(
+        summary(&broken).contains("[syntax-error]"),
+        "{}",
+        summary(&broken)
+    );
+    // A thousand rapid edits, then valid text again: the server recovers.
+    for version in 3..1003 {
+        client
+            .change(
+                version,
+                json!([{"range": {"start": {"line": 1, "character": 14}, "end": {"line": 1, "character": 14}}, "text": " "}]),
+            )
+            .await;
+    }
+    client
+        .change(
+            1003,
+            json!([{"text": "fn f(x: Tensor[2, 3]) -> Tensor[2, 3] {\n    return x\n}\n"}]),
+        )
+        .await;
+    assert!(client.diagnostics(1003).await.is_empty());
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 1, "character": 11}}),
+        )
+        .await
+        .unwrap();
+    // `x` in `return x`: the expression's shape, so the text is the new one.
+    assert_eq!(hover["contents"]["value"], "```tensor\nTensor[2, 3]\n```");
+}
