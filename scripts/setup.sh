@@ -16,6 +16,13 @@ fi
 
 [ "${1:-}" = "--tests" ] || exit 0
 
+# The end-to-end test drives the language server from headless Neovim
+# (Debian's 0.7 is a real LSP client).
+if ! command -v nvim >/dev/null; then
+  echo "setup: installing neovim"
+  apt-get update -qq && apt-get install -y -qq neovim
+fi
+
 # The tree-sitter CLI checks that the committed parser matches grammar.js
 # and runs the grammar's own tests. Pinned: src/ is generated with it.
 pinned=$(cat tree-sitter-tensor/TREE_SITTER_CLI_VERSION)
