@@ -25,7 +25,10 @@ fn neovim_gets_diagnostics_hover_and_the_hole_fix() {
     let out = dir.join("seen.txt");
     let status = Command::new("nvim")
         .args(["--headless", "-u", "NONE", "-i", "NONE", "-c"])
-        .arg(format!("luafile {}", root.join("tests/nvim/e2e.lua").display()))
+        .arg(format!(
+            "luafile {}",
+            root.join("tests/nvim/e2e.lua").display()
+        ))
         .env("TENSORFIT_BIN", env!("CARGO_BIN_EXE_tensorfit"))
         .env("TENSORFIT_FILE", &file)
         .env("TENSORFIT_OUT", &out)
