@@ -3,14 +3,29 @@
 //! analysis grows, holes, decided conditions and migrations). No LSP, no JSON.
 
 mod analysis;
+mod callable;
+mod completion;
+mod cursor_text;
+mod cursor_tree;
 mod fixes;
 mod hover;
 mod migration;
+mod navigation;
+mod render;
+mod resolve;
+mod semantic_tokens;
+mod signature_help;
+mod symbols;
 
 pub use analysis::{analyze_file, file_analysis, AnalysisOptions, FileAnalysis};
+pub use completion::{completions, CompletionItem, CompletionKind};
 pub use fixes::{fixes, Fix, TextEdit};
 pub use hover::{hole_text, hover, shape_text, Hover};
 pub use migration::reason_text;
+pub use navigation::{goto_definition, references, NavTarget};
+pub use semantic_tokens::{semantic_tokens, SemanticToken, TokenKind, TokenModifiers};
+pub use signature_help::{signature_help, SignatureHelp};
+pub use symbols::{document_symbols, Symbol, SymbolKind};
 pub use tensorfit_db::{FileLoader, FsLoader, NoImports};
 pub use tensorfit_semantics::{
     CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeFindings, ShapeInfo,

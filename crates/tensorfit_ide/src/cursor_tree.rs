@@ -1,0 +1,117 @@
+//! A syntax tree for the code at the cursor, completed so that it parses.
+//!
+//! While the user types, the tree of the whole file may have lost the
+//! function around the cursor to error recovery (`fn f(x: T) { let y = x.`
+//! is one big error). The text before the cursor is what matters for the
+//! names in scope there, so it is parsed again, completed: a marker
+//! identifier at the cursor (so that `x.` becomes a member access and
+//! `f(a, ` an argument) and the brackets still open, closed. Items that
+//! follow the cursor come from the file's own tree, and imported items from
+//! the imported files' trees: they are declared (so that they can be
+//! completed and called) but not walked.
+
+use tensorfit_semantics::{ImportOutcome, ResolvedImport};
+use tensorfit_syntax::ast;
+
+use crate::cursor_text::CursorText;
+use crate::resolve::{resolve_at, CallSite, Resolution};
+
+/// An identifier nobody writes, parsed where the cursor is.
+const MARKER: &str = "tensorfitCursor";
+
+pub(crate) struct CursorTree {
+    /// The completed text: the text before the cursor, the marker, closers.
+    pub text: String,
+    /// The completed text's items and script, then the items after the
+    /// cursor, then the imported items.
+    pub file: ast::SourceFile,
+    /// Items of the completed text (walked).
+    pub completed_items: usize,
+    /// Items of this file (the completed text's and those after the cursor).
+    pub own_items: usize,
+    /// For each imported item (after `own_items`), the import's path.
+    pub imported_from: Vec<String>,
+}
+
+impl CursorTree {
+    pub fn new(
+        file: &ast::SourceFile,
+        cursor: &CursorText<'_>,
+        imports: &[ResolvedImport],
+    ) -> CursorTree {
+        let mut text = String::with_capacity(cursor.offset + MARKER.len() + cursor.open.len());
+        text.push_str(&cursor.text[..cursor.offset]);
+        text.push_str(MARKER);
+        for open in cursor.open.iter().rev() {
+            text.push(match open.bracket {
+                '(' => ')',
+                '[' => ']',
+                _ => '}',
+            });
+        }
+        let mut completed = tensorfit_syntax::parse(&text).file;
+        let completed_items = completed.items.len();
+        let cursor_offset = cursor.offset as u64;
+        completed.items.extend(
+            file.items
+                .iter()
+                .filter(|item| u64::from(item.range().start) >= cursor_offset)
+                .filter(|item| !matches!(item, ast::Item::Import(_)))
+                .cloned(),
+        );
+        let own_items = completed.items.len();
+        let mut imported_from = Vec::new();
+        for import in imports {
+            if let ImportOutcome::Loaded(imported) = &import.outcome {
+                for item in &imported.items {
+                    if !matches!(item, ast::Item::Import(_)) {
+                        completed.items.push(item.clone());
+                        imported_from.push(import.display_path.clone());
+                    }
+                }
+            }
+        }
+        CursorTree {
+            text,
+            file: completed,
+            completed_items,
+            own_items,
+            imported_from,
+        }
+    }
+
+    /// Names resolved, with the scope at the cursor recorded.
+    pub fn resolve(&self, cursor: &CursorText<'_>) -> Resolution<'_> {
+        let probe = u32::try_from(cursor.offset).unwrap_or(u32::MAX);
+        resolve_at(&self.file, probe, self.completed_items)
+    }
+
+    /// The import an item (by index in `file.items`) comes from.
+    pub fn import_of(&self, item_index: usize) -> Option<&str> {
+        let index = item_index.checked_sub(self.own_items)?;
+        self.imported_from.get(index).map(String::as_str)
+    }
+
+    /// The call whose argument list opens with the `(` at `paren`.
+    pub fn call_at<'r>(
+        &self,
+        resolution: &'r Resolution<'_>,
+        paren: usize,
+    ) -> Option<&'r CallSite> {
+        let paren32 = u32::try_from(paren).ok()?;
+        resolution
+            .calls
+            .iter()
+            .filter(|call| {
+                let callee_end = call.callee_range.end;
+                callee_end <= paren32
+                    && paren32 < call.range.end
+                    && call.range.start <= paren32
+                    && self
+                        .text
+                        .get(callee_end as usize..paren)
+                        .is_some_and(|between| between.trim().is_empty())
+            })
+            .max_by_key(|call| call.callee_range.end)
+    }
+}
