@@ -106,11 +106,11 @@ impl Host {
 
     /// Forgets a closed document's edits: the file is what the loader
     /// gives again (or stays as it was if the loader cannot read it).
-    pub fn close(&mut self, path: &Path, loader: &dyn FileLoader) {
+    pub fn close(&mut self, path: &Path) {
         if self.open.remove(path).is_none() {
             return;
         }
-        if let Ok(text) = loader.load(path) {
+        if let Ok(text) = self.db.load(path) {
             self.set_text(path, &text);
             self.open.remove(path);
         }

@@ -112,6 +112,11 @@ impl Database {
         self.function_checks.load(Ordering::Relaxed)
     }
 
+    /// The file's text as the loader (not an open buffer) has it.
+    pub(crate) fn load(&self, path: &Path) -> std::io::Result<String> {
+        self.loader.load(path)
+    }
+
     pub(crate) fn known_file(&self, path: &Path) -> Option<SourceFile> {
         self.files.lock().ok()?.get(path).copied()
     }

@@ -113,20 +113,34 @@ pub struct FunctionId {
 #[salsa::tracked(returns(ref))]
 pub fn function_definition(db: &dyn Db, id: FunctionId<'_>) -> Option<ast::Function> {
     let placed = placed_file(db, id.file(db));
-    let key = id.key(db);
-    let named = |f: &ast::Function, name: &str| f.name.as_ref().is_some_and(|n| n.text == name);
-    match key.split_once('.') {
-        Some((owner, method)) => placed.items.iter().find_map(|item| match item {
-            ast::Item::Struct(s) if s.name.as_ref().is_some_and(|n| n.text == owner) => {
-                s.methods.iter().find(|m| named(m, method)).cloned()
-            }
+    match locate(placed, id.key(db))? {
+        (item, None) => match &placed.items[item] {
+            ast::Item::Function(f) => Some(f.clone()),
             _ => None,
-        }),
-        None => placed.items.iter().find_map(|item| match item {
-            ast::Item::Function(f) if named(f, key) => Some(f.clone()),
+        },
+        (item, Some(method)) => match &placed.items[item] {
+            ast::Item::Struct(s) => Some(s.methods[method].clone()),
             _ => None,
-        }),
+        },
     }
+}
+
+/// Where the function or method with `key` (`f`, `S.forward`) is: its
+/// item, and its index among the struct's methods.
+fn locate(file: &ast::SourceFile, key: &str) -> Option<(usize, Option<usize>)> {
+    let named = |n: &Option<ast::Name>, name: &str| n.as_ref().is_some_and(|n| n.text == name);
+    file.items
+        .iter()
+        .enumerate()
+        .find_map(|(i, item)| match (item, key.split_once('.')) {
+            (ast::Item::Struct(s), Some((owner, method))) if named(&s.name, owner) => s
+                .methods
+                .iter()
+                .position(|m| named(&m.name, method))
+                .map(|m| (i, Some(m))),
+            (ast::Item::Function(f), None) if named(&f.name, key) => Some((i, None)),
+            _ => None,
+        })
 }
 
 /// The keys [`function_outcome`] is asked for, in source order.
@@ -142,18 +156,16 @@ fn with_body(
     definition: &ast::Function,
 ) -> ast::SourceFile {
     let mut file = interface.clone();
-    let named = |f: &ast::Function, name: &str| f.name.as_ref().is_some_and(|n| n.text == name);
-    let slot = match key.split_once('.') {
-        Some((owner, method)) => file.items.iter_mut().find_map(|item| match item {
-            ast::Item::Struct(s) if s.name.as_ref().is_some_and(|n| n.text == owner) => {
-                s.methods.iter_mut().find(|m| named(m, method))
-            }
+    let slot = match locate(&file, key) {
+        Some((item, None)) => match &mut file.items[item] {
+            ast::Item::Function(f) => Some(f),
             _ => None,
-        }),
-        None => file.items.iter_mut().find_map(|item| match item {
-            ast::Item::Function(f) if named(f, key) => Some(f),
+        },
+        Some((item, Some(method))) => match &mut file.items[item] {
+            ast::Item::Struct(s) => Some(&mut s.methods[method]),
             _ => None,
-        }),
+        },
+        None => None,
     };
     if let Some(slot) = slot {
         *slot = definition.clone();

@@ -81,7 +81,6 @@ pub fn analyze_file(
     let report = tensorfit_db::queries::file_report(host.db(), file);
     diagnostics.extend(report.diagnostics.iter().cloned());
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
-    diagnostics.dedup();
     FileAnalysis {
         line_index: LineIndex::new(&text),
         text,

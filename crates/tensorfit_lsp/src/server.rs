@@ -33,6 +33,15 @@ struct State {
     settings: ServerSettings,
 }
 
+impl State {
+    /// The database and the document's file, to read without the lock.
+    fn snapshot(&self, uri: &Uri) -> Option<(Database, SourceFile)> {
+        let (path, _) = self.documents.get(uri)?;
+        let file = self.host.file(path)?;
+        Some((self.host.snapshot(), file))
+    }
+}
+
 impl Server {
     pub fn new(client: Client) -> Server {
         let settings = ServerSettings::default();
@@ -52,12 +61,8 @@ impl Server {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The database and the document's file, to read without the lock.
     fn snapshot(&self, uri: &Uri) -> Option<(Database, SourceFile)> {
-        let state = self.state();
-        let (path, _) = state.documents.get(uri)?;
-        let file = state.host.file(path)?;
-        Some((state.host.snapshot(), file))
+        self.state().snapshot(uri)
     }
 
     /// Runs `read` on a snapshot on a blocking thread. An edit meanwhile
@@ -107,14 +112,10 @@ impl Server {
                 if !current(&state) {
                     return; // a newer edit scheduled its own check
                 }
-                let snapshot = {
-                    let state = state.lock().unwrap_or_else(|e| e.into_inner());
-                    let file = state
-                        .documents
-                        .get(&uri)
-                        .and_then(|(path, _)| state.host.file(path));
-                    file.map(|f| (state.host.snapshot(), f))
-                };
+                let snapshot = state
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .snapshot(&uri);
                 let Some((db, file)) = snapshot else { continue };
                 let uri_for_task = uri.clone();
                 let task = tokio::task::spawn_blocking(move || {
@@ -234,19 +235,14 @@ impl LanguageServer for Server {
         {
             let mut state = self.state();
             if let Some((path, _)) = state.documents.remove(&uri) {
-                state.host.close(&path, &FsLoader);
+                state.host.close(&path);
             }
         }
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        let settings = {
-            let mut state = self.state();
-            state.settings.update(&params.settings);
-            state.settings.clone()
-        };
-        let _ = settings;
+        self.state().settings.update(&params.settings);
         let _ = self.client.inlay_hint_refresh().await;
     }
 
