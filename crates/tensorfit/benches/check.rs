@@ -55,7 +55,7 @@ fn main() {
                 let started = Instant::now();
                 let analysis = analyze_file(&path, &bytes, std::sync::Arc::new(FsLoader), options);
                 times.push(started.elapsed());
-                diagnostics = analysis.diagnostics.len();
+                diagnostics = analysis.diagnostics().len();
             }
             times.sort();
             (times, diagnostics)

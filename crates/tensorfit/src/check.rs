@@ -60,7 +60,7 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     }
     let has_error = files.iter().any(|f| {
         f.analysis
-            .diagnostics
+            .diagnostics()
             .iter()
             .any(|d| d.severity == Severity::Error)
     });

@@ -12,7 +12,7 @@ pub struct Position {
 ///
 /// Backed by a rope so that the language server can keep it up to date with
 /// incremental edits instead of rebuilding it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LineIndex {
     rope: Rope,
 }

@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex};
 use tensorfit_semantics::ShapeOptions;
 
 pub use host::{Host, TextChange};
-pub use imports::{FileLoader, FsLoader, NoImports};
+pub use imports::{resolved_imports, FileLoader, FsLoader, NoImports};
 pub use layout::{ItemSpan, Layout};
 pub use queries::FileReport;
 

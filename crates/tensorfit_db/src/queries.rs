@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use tensorfit_base::{Code, Diagnostic, TextRange};
+use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{FunctionOutcome, ShapeFindings, Summary, SummarySource};
 use tensorfit_syntax::{ast, Parse};
 
@@ -17,6 +17,13 @@ use crate::{relocate, Db, SourceFile};
 #[salsa::tracked(returns(ref))]
 pub fn parse(db: &dyn Db, file: SourceFile) -> Parse {
     tensorfit_syntax::lower_tree(&file.tree(db).0, file.text(db))
+}
+
+/// Lines and UTF-16 columns of the file's text, shared by every request
+/// until the text changes.
+#[salsa::tracked(returns(clone))]
+pub fn line_index(db: &dyn Db, file: SourceFile) -> Arc<LineIndex> {
+    Arc::new(LineIndex::new(file.text(db)))
 }
 
 /// Where each function and method is placed (see [`Layout`]).

@@ -6,19 +6,29 @@ use std::sync::Arc;
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{Limits, ShapeFindings, ShapeOptions};
 
-use tensorfit_db::{FileLoader, Host};
+use tensorfit_db::{FileLoader, FileReport, Host};
 
-/// Everything tensorfit finds in one file.
+/// Everything tensorfit finds in one file. Cheap to clone: the parts are
+/// shared with the database, which keeps them until the text changes.
 #[derive(Clone, Debug)]
 pub struct FileAnalysis {
-    pub line_index: LineIndex,
+    pub line_index: Arc<LineIndex>,
     /// The text that was analysed (invalid UTF-8 replaced).
-    pub text: String,
+    pub text: Arc<str>,
+    report: Arc<FileReport>,
+}
+
+impl FileAnalysis {
     /// Sorted by position.
-    pub diagnostics: Vec<Diagnostic>,
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.report.diagnostics
+    }
+
     /// Shapes of bindings and expressions, holes, decided conditions and
     /// migrations.
-    pub shapes: ShapeFindings,
+    pub fn shapes(&self) -> &ShapeFindings {
+        &self.report.findings
+    }
 }
 
 /// Settings of an analysis.
@@ -78,26 +88,40 @@ pub fn analyze_file(
     };
     let mut host = Host::new(loader, options);
     let file = host.set_text(path, &text);
-    let report = tensorfit_db::queries::file_report(host.db(), file);
-    diagnostics.extend(report.diagnostics.iter().cloned());
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
-    FileAnalysis {
-        line_index: LineIndex::new(&text),
-        text,
-        diagnostics,
-        shapes: report.findings.clone(),
+    let mut analysis = file_analysis(host.db(), file);
+    if !diagnostics.is_empty() {
+        let report = Arc::make_mut(&mut analysis.report);
+        diagnostics.extend(report.diagnostics.iter().cloned());
+        diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+        report.diagnostics = diagnostics;
     }
+    analysis
 }
 
 /// The analysis of a file of the database (an open buffer), as the editor
 /// features take it.
 pub fn file_analysis(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile) -> FileAnalysis {
-    let text = file.text(db).to_string();
-    let report = tensorfit_db::queries::file_report(db, file);
     FileAnalysis {
-        line_index: LineIndex::new(&text),
-        text,
-        diagnostics: report.diagnostics.clone(),
-        shapes: report.findings.clone(),
+        line_index: tensorfit_db::queries::line_index(db, file),
+        text: file.text(db).clone(),
+        report: tensorfit_db::queries::file_report(db, file),
+    }
+}
+
+/// What the syntax features (navigation, completion) read of a file of the
+/// database: no shapes, so they answer without waiting for the solver.
+pub struct FileSyntax<'db> {
+    pub tree: &'db tensorfit_syntax::ast::SourceFile,
+    pub text: &'db str,
+    pub imports: &'db [tensorfit_semantics::ResolvedImport],
+    pub line_index: Arc<LineIndex>,
+}
+
+pub fn file_syntax(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile) -> FileSyntax<'_> {
+    FileSyntax {
+        tree: &tensorfit_db::queries::parse(db, file).file,
+        text: file.text(db),
+        imports: tensorfit_db::resolved_imports(db, file),
+        line_index: tensorfit_db::queries::line_index(db, file),
     }
 }

@@ -17,7 +17,9 @@ mod semantic_tokens;
 mod signature_help;
 mod symbols;
 
-pub use analysis::{analyze_file, file_analysis, AnalysisOptions, FileAnalysis};
+pub use analysis::{
+    analyze_file, file_analysis, file_syntax, AnalysisOptions, FileAnalysis, FileSyntax,
+};
 pub use completion::{completions, CompletionItem, CompletionKind};
 pub use fixes::{fixes, Fix, TextEdit};
 pub use hover::{hole_text, hover, shape_text, Hover};

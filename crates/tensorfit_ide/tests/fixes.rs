@@ -217,7 +217,7 @@ fn static_examples_check_cleanly_once_written() {
             std::sync::Arc::new(NoImports),
             AnalysisOptions::default(),
         )
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == tensorfit_base::Severity::Error)
         .filter(|d| (from..end).contains(&(d.range.start as usize)))
@@ -232,7 +232,7 @@ fn static_examples_check_cleanly_once_written() {
             std::sync::Arc::new(NoImports),
             AnalysisOptions::default(),
         );
-        for migration in &analysis.shapes.migrations {
+        for migration in &analysis.shapes().migrations {
             let Some(example) = &migration.example else {
                 continue;
             };

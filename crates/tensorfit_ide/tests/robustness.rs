@@ -159,14 +159,14 @@ fn check_survives(label: &str, bytes: Vec<u8>) {
             // The engine's panics are caught and reported as internal
             // errors; here they are failures.
             if let Some(d) = analysis
-                .diagnostics
+                .diagnostics()
                 .iter()
                 .find(|d| d.code == tensorfit_base::Code::InternalError)
             {
                 panic!("internal error: {}", d.message);
             }
             // Every range must lie inside the text and map to a position.
-            for d in &analysis.diagnostics {
+            for d in analysis.diagnostics() {
                 assert!(
                     d.range.start <= d.range.end && d.range.end as usize <= analysis.text.len()
                 );

@@ -62,7 +62,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
     let mut warnings = 0usize;
     let mut others = 0usize;
     for file in files {
-        for diagnostic in &file.analysis.diagnostics {
+        for diagnostic in file.analysis.diagnostics() {
             match diagnostic.severity {
                 Severity::Error => errors += 1,
                 Severity::Warning => warnings += 1,
@@ -91,7 +91,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
 /// `migration at model.tensor:29:22: x of ConvExample3.forward can be
 /// Tensor[?, 4, ?, ?]; a static annotation exists, e.g. Tensor[8, 4, 8, 8]`
 fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
-    for migration in &file.analysis.shapes.migrations {
+    for migration in &file.analysis.shapes().migrations {
         let place = place(file, migration.range.start);
         let verdict = match (
             &migration.example,
@@ -115,7 +115,7 @@ fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> 
 
 /// `hole at model.tensor:6:32 must be 320`
 fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
-    for hole in &file.analysis.shapes.holes {
+    for hole in &file.analysis.shapes().holes {
         let place = place(file, hole.range.start);
         let text = tensorfit_ide::hole_text(&hole.values);
         let what = match &hole.values {
@@ -132,7 +132,7 @@ fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::R
 ///     at the call on line 58: Tensor[16, 64, 56, 56]
 /// ```
 fn write_shapes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
-    for binding in &file.analysis.shapes.bindings {
+    for binding in &file.analysis.shapes().bindings {
         let text = tensorfit_ide::shape_text(&file.analysis, binding);
         let mut lines = text.lines();
         let first = lines.next().unwrap_or_default();

@@ -178,11 +178,11 @@ fn binding<'a>(index: &LineIndex, b: &'a ShapeInfo) -> BindingJson<'a> {
 fn file_report(file: &CheckedFile) -> FileReport<'_> {
     let analysis = &file.analysis;
     let index = &analysis.line_index;
-    let shapes = &analysis.shapes;
+    let shapes = &analysis.shapes();
     FileReport {
         path: &file.path,
         diagnostics: analysis
-            .diagnostics
+            .diagnostics()
             .iter()
             .map(|d| diagnostic(file, d))
             .collect(),
