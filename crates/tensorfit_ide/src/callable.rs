@@ -203,7 +203,12 @@ pub(crate) fn doc_comment(text: &str, offset: usize) -> Option<String> {
     }
     let mut lines: Vec<&str> = Vec::new();
     for line in text[..line_start].lines().rev() {
-        match line.trim().strip_prefix("//") {
+        // `///` (a habit from Rust) reads as `//`.
+        match line
+            .trim()
+            .strip_prefix("//")
+            .map(|c| c.trim_start_matches('/'))
+        {
             Some(comment) => lines.push(comment.strip_prefix(' ').unwrap_or(comment).trim_end()),
             None => break,
         }

@@ -26,7 +26,7 @@ pub struct Fix {
 /// Every fix of the file, by position.
 pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
     let mut fixes = Vec::new();
-    for hole in &analysis.shapes.holes {
+    for hole in &analysis.shapes().holes {
         let fill = |value: i64, title: String, preferred: bool| Fix {
             title,
             target: hole.range,
@@ -52,10 +52,10 @@ pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
             ValueRange::Empty | ValueRange::Unknown => {}
         }
     }
-    for migration in &analysis.shapes.migrations {
+    for migration in &analysis.shapes().migrations {
         fixes.extend(migration_fixes(analysis, migration));
     }
-    for condition in &analysis.shapes.conditions {
+    for condition in &analysis.shapes().conditions {
         fixes.push(remove_dead_branch(&analysis.text, condition));
     }
     fixes.sort_by_key(|f| f.target.start);

@@ -3,7 +3,7 @@
 //! that fix it (LANGUAGE.md §5, "How shapes are shown").
 
 use tensorfit_base::TextRange;
-use tensorfit_semantics::{ShapeInfo, ValueRange};
+use tensorfit_semantics::{CallShape, ShapeInfo, ValueRange};
 
 use crate::FileAnalysis;
 
@@ -22,20 +22,20 @@ pub struct Hover {
 /// tensor there.
 pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     let covers = |range: TextRange| range.start <= offset && offset <= range.end;
-    if let Some(hole) = analysis.shapes.holes.iter().find(|h| covers(h.range)) {
+    if let Some(hole) = analysis.shapes().holes.iter().find(|h| covers(h.range)) {
         return Some(Hover {
             range: hole.range,
             text: format!("__ {}", hole_text(&hole.values)),
         });
     }
     let info = analysis
-        .shapes
+        .shapes()
         .bindings
         .iter()
         .find(|b| covers(b.range))
         .or_else(|| {
             analysis
-                .shapes
+                .shapes()
                 .expressions
                 .iter()
                 .filter(|e| covers(e.range))
@@ -53,7 +53,14 @@ pub fn shape_text(analysis: &FileAnalysis, info: &ShapeInfo) -> String {
         Some(name) => format!("{name}: {}", info.shape),
         None => info.shape.clone(),
     };
-    for call in info.at_calls.iter().take(MAX_CALLS_SHOWN) {
+    // A call that fixes nothing more (the shape is already concrete) says
+    // nothing new.
+    let calls: Vec<&CallShape> = info
+        .at_calls
+        .iter()
+        .filter(|call| call.shape != info.shape)
+        .collect();
+    for call in calls.iter().take(MAX_CALLS_SHOWN) {
         let lines: Vec<String> = call
             .calls
             .iter()
@@ -67,10 +74,10 @@ pub fn shape_text(analysis: &FileAnalysis, info: &ShapeInfo) -> String {
         };
         text.push_str(&format!("\nat the call on {place}: {}", call.shape));
     }
-    if info.at_calls.len() > MAX_CALLS_SHOWN {
+    if calls.len() > MAX_CALLS_SHOWN {
         text.push_str(&format!(
             "\nand {} more calls",
-            info.at_calls.len() - MAX_CALLS_SHOWN
+            calls.len() - MAX_CALLS_SHOWN
         ));
     }
     text

@@ -15,14 +15,17 @@ pub fn range(index: &LineIndex, range: TextRange) -> lsp::Range {
 
 /// The byte offset of a position, clamped to the text.
 pub fn offset(analysis: &FileAnalysis, position: lsp::Position) -> u32 {
+    offset_in(&analysis.line_index, &analysis.text, position)
+}
+
+/// The byte offset of a position in `text` (which `index` is of), clamped
+/// to the text.
+pub fn offset_in(index: &LineIndex, text: &str, position: lsp::Position) -> u32 {
     let wanted = tensorfit_base::Position {
         line: position.line,
         character: position.character,
     };
-    analysis
-        .line_index
-        .offset(wanted)
-        .unwrap_or(analysis.text.len() as u32)
+    index.offset(wanted).unwrap_or(text.len() as u32)
 }
 
 pub fn text_range(analysis: &FileAnalysis, range: lsp::Range) -> TextRange {

@@ -21,7 +21,7 @@ pub fn hover(analysis: &FileAnalysis, at: Position) -> Option<Hover> {
 pub fn inlay_hints(analysis: &FileAnalysis, range: Range) -> Vec<InlayHint> {
     let wanted = convert::text_range(analysis, range);
     analysis
-        .shapes
+        .shapes()
         .bindings
         .iter()
         .filter(|b| b.name.is_some() && b.range.start >= wanted.start && b.range.end <= wanted.end)

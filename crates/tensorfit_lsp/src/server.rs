@@ -16,6 +16,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::convert;
+use crate::navigation::{self, SyntaxView};
 use crate::settings::ServerSettings;
 
 /// Typing pauses shorter than this do not start a check.
@@ -65,23 +66,43 @@ impl Server {
         self.state().snapshot(uri)
     }
 
+    /// Runs `read` on the document's analysis (its shapes and diagnostics),
+    /// as [`Server::read`] does.
+    async fn read_analysis<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        read: impl FnOnce(&FileAnalysis) -> T + Send + 'static,
+    ) -> Result<Option<T>> {
+        self.read(uri, |db, file| {
+            read(&tensorfit_ide::file_analysis(db, file))
+        })
+        .await
+    }
+
+    /// Runs `read` on the document's syntax, as [`Server::read`] does: it
+    /// does not wait for the shape check.
+    async fn read_syntax<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        read: impl FnOnce(&SyntaxView) -> T + Send + 'static,
+    ) -> Result<Option<T>> {
+        self.read(uri, |db, file| read(&SyntaxView::new(db, file)))
+            .await
+    }
+
     /// Runs `read` on a snapshot on a blocking thread. An edit meanwhile
     /// cancels it (`ContentModified`); a defect becomes an internal error,
     /// never a crash. `None` for a document that is not open.
     pub(crate) async fn read<T: Send + 'static>(
         &self,
         uri: &Uri,
-        read: impl FnOnce(&FileAnalysis, &Database, SourceFile) -> T + Send + 'static,
+        read: impl FnOnce(&Database, SourceFile) -> T + Send + 'static,
     ) -> Result<Option<T>> {
         let Some((db, file)) = self.snapshot(uri) else {
             return Ok(None);
         };
-        let task = tokio::task::spawn_blocking(move || {
-            catch_unwind(AssertUnwindSafe(|| {
-                let analysis = tensorfit_ide::file_analysis(&db, file);
-                read(&analysis, &db, file)
-            }))
-        });
+        let task =
+            tokio::task::spawn_blocking(move || catch_unwind(AssertUnwindSafe(|| read(&db, file))));
         match task.await {
             Ok(Ok(value)) => Ok(Some(value)),
             Ok(Err(payload)) if payload.is::<salsa::Cancelled>() => {
@@ -122,7 +143,7 @@ impl Server {
                     catch_unwind(AssertUnwindSafe(|| {
                         let analysis = tensorfit_ide::file_analysis(&db, file);
                         analysis
-                            .diagnostics
+                            .diagnostics()
                             .iter()
                             .map(|d| convert::diagnostic(&uri_for_task, &analysis.line_index, d))
                             .collect::<Vec<_>>()
@@ -249,7 +270,7 @@ impl LanguageServer for Server {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let at = params.text_document_position_params;
         let hover = self
-            .read(&at.text_document.uri, move |analysis, _, _| {
+            .read_analysis(&at.text_document.uri, move |analysis| {
                 crate::features::hover(analysis, at.position)
             })
             .await?;
@@ -260,7 +281,7 @@ impl LanguageServer for Server {
         if !self.settings().inlay_hints {
             return Ok(Some(Vec::new()));
         }
-        self.read(&params.text_document.uri, move |analysis, _, _| {
+        self.read_analysis(&params.text_document.uri, move |analysis| {
             crate::features::inlay_hints(analysis, params.range)
         })
         .await
@@ -268,10 +289,72 @@ impl LanguageServer for Server {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
-        self.read(&params.text_document.uri, move |analysis, _, _| {
+        self.read_analysis(&params.text_document.uri, move |analysis| {
             crate::features::code_actions(analysis, &uri, params.range)
         })
         .await
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let at = params.text_document_position_params;
+        let uri = at.text_document.uri.clone();
+        let found = self
+            .read_syntax(&at.text_document.uri, move |view| {
+                navigation::definition(view, &uri, at.position)
+            })
+            .await?;
+        Ok(found.flatten())
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let at = params.text_document_position;
+        let uri = at.text_document.uri.clone();
+        let declaration = params.context.include_declaration;
+        self.read_syntax(&at.text_document.uri, move |view| {
+            navigation::references(view, &uri, at.position, declaration)
+        })
+        .await
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        self.read_syntax(&params.text_document.uri, navigation::document_symbols)
+            .await
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        let tokens = self
+            .read_syntax(&params.text_document.uri, navigation::semantic_tokens)
+            .await?;
+        Ok(tokens.map(SemanticTokensResult::Tokens))
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let at = params.text_document_position;
+        let items = self
+            .read_syntax(&at.text_document.uri, move |view| {
+                navigation::completions(view, at.position)
+            })
+            .await?;
+        Ok(items.map(CompletionResponse::Array))
+    }
+
+    async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        let at = params.text_document_position_params;
+        let help = self
+            .read_syntax(&at.text_document.uri, move |view| {
+                navigation::signature_help(view, at.position)
+            })
+            .await?;
+        Ok(help.flatten())
     }
 }
 

@@ -1,0 +1,157 @@
+//! An in-process client of the server: real JSON-RPC framing over a pipe.
+
+#![allow(dead_code)] // each test crate uses part of it
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
+
+pub const URI: &str = "file:///work/model.tensor";
+
+pub struct Client {
+    to_server: tokio::io::WriteHalf<DuplexStream>,
+    from_server: BufReader<tokio::io::ReadHalf<DuplexStream>>,
+    next_id: i64,
+    /// Notifications received while waiting for something else.
+    notifications: Vec<Value>,
+    /// What the server announced in its `initialize` answer.
+    pub capabilities: Value,
+}
+
+impl Client {
+    pub async fn start() -> Client {
+        let (client_end, server_end) = tokio::io::duplex(1 << 22);
+        let (server_read, server_write) = tokio::io::split(server_end);
+        let (service, socket) = tensorfit_lsp::service();
+        tokio::spawn(
+            tower_lsp_server::Server::new(server_read, server_write, socket).serve(service),
+        );
+        let (from_server, to_server) = tokio::io::split(client_end);
+        let mut client = Client {
+            to_server,
+            from_server: BufReader::new(from_server),
+            next_id: 1,
+            notifications: Vec::new(),
+            capabilities: Value::Null,
+        };
+        let answer = client
+            .request("initialize", json!({"capabilities": {}}))
+            .await
+            .expect("initialize answers");
+        client.capabilities = answer["capabilities"].clone();
+        client.notify("initialized", json!({})).await;
+        client
+    }
+
+    pub async fn send(&mut self, message: Value) {
+        let body = message.to_string();
+        let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        self.to_server.write_all(frame.as_bytes()).await.unwrap();
+    }
+
+    pub async fn receive(&mut self) -> Value {
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            self.from_server.read_line(&mut line).await.unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(value) = line.strip_prefix("Content-Length: ") {
+                length = value.parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        self.from_server.read_exact(&mut body).await.unwrap();
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}))
+            .await;
+    }
+
+    /// The result, or the error object.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let message = tokio::time::timeout(Duration::from_secs(60), self.receive())
+                .await
+                .expect("the server answers within a minute");
+            if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
+                return match message.get("error") {
+                    Some(error) => Err(error.clone()),
+                    None => Ok(message["result"].clone()),
+                };
+            }
+            if message.get("id").is_some() && message.get("method").is_some() {
+                // A request from the server (e.g. a refresh): accept it.
+                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+                self.send(reply).await;
+                continue;
+            }
+            self.notifications.push(message);
+        }
+    }
+
+    /// The diagnostics published for `version` of the document.
+    pub async fn diagnostics(&mut self, version: i64) -> Vec<Value> {
+        loop {
+            let found = self.notifications.iter().position(|n| {
+                n["method"] == "textDocument/publishDiagnostics"
+                    && n["params"]["version"] == json!(version)
+            });
+            if let Some(index) = found {
+                let n = self.notifications.remove(index);
+                return n["params"]["diagnostics"].as_array().unwrap().clone();
+            }
+            let message = tokio::time::timeout(Duration::from_secs(60), self.receive())
+                .await
+                .expect("diagnostics are published within a minute");
+            self.notifications.push(message);
+        }
+    }
+
+    pub async fn open(&mut self, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": URI, "languageId": "tensor", "version": 1, "text": text}}),
+        )
+        .await;
+    }
+
+    pub async fn change(&mut self, version: i64, changes: Value) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": changes}),
+        )
+        .await;
+    }
+
+    pub async fn function_checks(&mut self) -> u64 {
+        self.request("tensorfit/functionChecks", json!(null))
+            .await
+            .unwrap()
+            .as_u64()
+            .unwrap()
+    }
+}
+
+/// The text without `$0`, and the LSP position of `$0`.
+pub fn cursor(fixture: &str) -> (String, Value) {
+    let at = fixture.find("$0").expect("fixture has a $0 cursor");
+    let before = &fixture[..at];
+    let line = before.matches('\n').count();
+    let character = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+        .encode_utf16()
+        .count();
+    (
+        fixture.replacen("$0", "", 1),
+        json!({"line": line, "character": character}),
+    )
+}
