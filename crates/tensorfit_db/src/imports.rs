@@ -1,7 +1,6 @@
 //! Resolving `import "path"` to parsed files, with cycle detection.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use tensorfit_semantics::{ImportOutcome, ResolvedImport};
 use tensorfit_syntax::ast;
@@ -58,7 +57,7 @@ pub fn resolved_imports(db: &dyn Db, file: SourceFile) -> Vec<ResolvedImport> {
             },
             Ok(imported) => match cycle_back_to(db, file_path, &target) {
                 Some(chain) => ImportOutcome::Cycle { chain },
-                None => ImportOutcome::Loaded(Arc::new(parse(db, imported).file.clone())),
+                None => ImportOutcome::Loaded(parse(db, imported).file.clone()),
             },
         };
         resolved.push(ResolvedImport {

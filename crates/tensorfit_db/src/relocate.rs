@@ -25,6 +25,8 @@ pub fn report(report: ShapeReport, layout: &Layout) -> ShapeReport {
         mut holes,
         mut conditions,
         mut migrations,
+        // Keyed by function, with no places.
+        preconditions,
     } = report.findings;
     let shape = |info: &mut ShapeInfo| {
         info.range = to_text(info.range);
@@ -66,6 +68,7 @@ pub fn report(report: ShapeReport, layout: &Layout) -> ShapeReport {
             holes,
             conditions,
             migrations,
+            preconditions,
         },
     }
 }

@@ -15,6 +15,8 @@ pub struct FileAnalysis {
     pub line_index: Arc<LineIndex>,
     /// The text that was analysed (invalid UTF-8 replaced).
     pub text: Arc<str>,
+    /// The syntax tree of `text`, in its offsets.
+    pub tree: Arc<tensorfit_syntax::ast::SourceFile>,
     report: Arc<FileReport>,
 }
 
@@ -104,6 +106,7 @@ pub fn file_analysis(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile
     FileAnalysis {
         line_index: tensorfit_db::queries::line_index(db, file),
         text: file.text(db).clone(),
+        tree: tensorfit_db::queries::parse(db, file).file.clone(),
         report: tensorfit_db::queries::file_report(db, file),
     }
 }

@@ -49,7 +49,7 @@ impl CursorTree {
                 _ => '}',
             });
         }
-        let mut completed = tensorfit_syntax::parse(&text).file;
+        let mut completed = std::sync::Arc::unwrap_or_clone(tensorfit_syntax::parse(&text).file);
         let completed_items = completed.items.len();
         let cursor_offset = cursor.offset as u64;
         completed.items.extend(

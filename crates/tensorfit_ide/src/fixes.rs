@@ -1,6 +1,7 @@
 //! The fixes the analysis can offer, as plain text edits: fill a hole,
-//! annotate a gradual parameter, remove a branch that never runs. The
-//! language server turns them into code actions; tests apply them to text.
+//! annotate a gradual parameter, remove a branch that never runs, state an
+//! inferred shape as a `|->` claim. The language server turns them into
+//! code actions; tests apply them to text.
 
 use tensorfit_base::TextRange;
 use tensorfit_semantics::{DecidedCondition, Migration, ValueRange};
@@ -21,9 +22,19 @@ pub struct Fix {
     pub edits: Vec<TextEdit>,
     /// The fix to apply when there is one obvious choice.
     pub preferred: bool,
+    pub kind: FixKind,
 }
 
-/// Every fix of the file, by position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixKind {
+    /// Repairs or completes the program (a hole, a migration, dead code).
+    QuickFix,
+    /// Rewrites a correct program (writes down an inferred shape).
+    Rewrite,
+}
+
+/// Every fix of the file: the quick fixes, then the rewrites, each by
+/// position.
 pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
     let mut fixes = Vec::new();
     for hole in &analysis.shapes().holes {
@@ -35,6 +46,7 @@ pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
                 new_text: value.to_string(),
             }],
             preferred,
+            kind: FixKind::QuickFix,
         };
         match &hole.values {
             ValueRange::Forced(value) => {
@@ -58,7 +70,9 @@ pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
     for condition in &analysis.shapes().conditions {
         fixes.push(remove_dead_branch(&analysis.text, condition));
     }
-    fixes.sort_by_key(|f| f.target.start);
+    fixes.extend(crate::claims::claim_fixes(analysis));
+    // Repairs before rewrites: an editor lists them in this order.
+    fixes.sort_by_key(|f| (f.kind != FixKind::QuickFix, f.target.start));
     fixes
 }
 
@@ -72,6 +86,7 @@ fn migration_fixes(analysis: &FileAnalysis, migration: &Migration) -> Vec<Fix> {
             new_text: annotation.to_owned(),
         }],
         preferred,
+        kind: FixKind::QuickFix,
     };
     let mut fixes = Vec::new();
     let determined = without_whitespace(&migration.annotation) != without_whitespace(written);
@@ -146,6 +161,7 @@ fn remove_dead_branch(text: &str, condition: &DecidedCondition) -> Fix {
         target: condition.range,
         edits: vec![edit],
         preferred: true,
+        kind: FixKind::QuickFix,
     }
 }
 

@@ -1,10 +1,13 @@
 //! What hovering a position shows: the shape of the binding or of the
 //! innermost tensor expression there, and the concrete shapes at the calls
-//! that fix it (LANGUAGE.md §5, "How shapes are shown").
+//! that fix it (LANGUAGE.md §5, "How shapes are shown"); a hole's
+//! solution; a function's signature and preconditions.
 
 use tensorfit_base::TextRange;
 use tensorfit_semantics::{CallShape, ShapeInfo, ValueRange};
 
+use crate::callable::{callable, prelude_callable};
+use crate::resolve::{resolve, Callee, DefKind, Target};
 use crate::FileAnalysis;
 
 /// Calls listed before the rest are summarised as "and N more".
@@ -14,8 +17,11 @@ const MAX_CALLS_SHOWN: usize = 8;
 pub struct Hover {
     /// What the hover is about (the name or the expression).
     pub range: TextRange,
-    /// Plain text, one fact per line; the first line is the shape.
+    /// Plain text in the language's terms, one fact per line; the first
+    /// line is the shape or the signature.
     pub text: String,
+    /// Prose: a function's doc comment, what a prelude operation is.
+    pub documentation: Option<String>,
 }
 
 /// The hover at byte `offset`: a hole's solution, or the shape of the
@@ -26,24 +32,58 @@ pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
         return Some(Hover {
             range: hole.range,
             text: format!("__ {}", hole_text(&hole.values)),
+            documentation: None,
         });
     }
-    let info = analysis
-        .shapes()
-        .bindings
-        .iter()
-        .find(|b| covers(b.range))
-        .or_else(|| {
-            analysis
-                .shapes()
-                .expressions
-                .iter()
-                .filter(|e| covers(e.range))
-                .min_by_key(|e| e.range.end - e.range.start)
-        })?;
-    Some(Hover {
+    let shape_hover = |info: &ShapeInfo| Hover {
         range: info.range,
         text: shape_text(analysis, info),
+        documentation: None,
+    };
+    if let Some(binding) = analysis.shapes().bindings.iter().find(|b| covers(b.range)) {
+        return Some(shape_hover(binding));
+    }
+    if let Some(function) = function_hover(analysis, offset) {
+        return Some(function);
+    }
+    analysis
+        .shapes()
+        .expressions
+        .iter()
+        .filter(|e| covers(e.range))
+        .min_by_key(|e| e.range.end - e.range.start)
+        .map(shape_hover)
+}
+
+/// On the name of a function or method (declared or called), or of a
+/// prelude operation: its signature, then what it asks of its callers
+/// beyond the signature (its summary's preconditions).
+fn function_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
+    let resolution = resolve(&analysis.tree);
+    let occurrence = resolution.occurrence_at(offset as usize)?;
+    let (callable, key) = match &occurrence.target {
+        Target::Def(id) => {
+            let def = resolution.defs.get(*id)?;
+            if !matches!(def.kind, DefKind::Function | DefKind::Method) {
+                return None;
+            }
+            let callable = callable(&resolution, &Callee::Def(*id), &analysis.text, &|_| true)?;
+            // The summary's key is the callable's name: `f`, `S.forward`.
+            let key = callable.name.clone();
+            (callable, Some(key))
+        }
+        Target::Prelude(op) => (prelude_callable(op, false)?, None),
+        _ => return None,
+    };
+    let mut text = format!("fn {}", callable.label().0);
+    let preconditions = key.and_then(|k| analysis.shapes().preconditions.get(&k));
+    for precondition in preconditions.into_iter().flatten() {
+        text.push_str(&format!("\nrequires {precondition}"));
+    }
+    Some(Hover {
+        range: occurrence.range,
+        text,
+        documentation: callable.documentation,
     })
 }
 

@@ -4,6 +4,7 @@
 
 mod analysis;
 mod callable;
+mod claims;
 mod completion;
 mod cursor_text;
 mod cursor_tree;
@@ -21,7 +22,7 @@ pub use analysis::{
     analyze_file, file_analysis, file_syntax, AnalysisOptions, FileAnalysis, FileSyntax,
 };
 pub use completion::{completions, CompletionItem, CompletionKind};
-pub use fixes::{fixes, Fix, TextEdit};
+pub use fixes::{fixes, Fix, FixKind, TextEdit};
 pub use hover::{hole_text, hover, shape_text, Hover};
 pub use migration::reason_text;
 pub use navigation::{goto_definition, references, NavTarget};

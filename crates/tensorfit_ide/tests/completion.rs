@@ -4,8 +4,6 @@
 //! a prefix, which keeps the lists (the prelude has ~150 operations) short.
 //! Update with `UPDATE_EXPECT=1 cargo test -p tensorfit_ide --test completion`.
 
-use std::sync::Arc;
-
 use expect_test::{expect, Expect};
 use tensorfit_base::TextRange;
 use tensorfit_ide::{completions, CompletionItem, CompletionKind};
@@ -125,7 +123,7 @@ fn items_of_the_file_and_of_imports() {
     let imports = [ResolvedImport {
         range: TextRange::new(7, 19),
         display_path: "lib.tensor".to_owned(),
-        outcome: ImportOutcome::Loaded(Arc::new(imported)),
+        outcome: ImportOutcome::Loaded(imported),
     }];
     let items = complete(
         r#"import "lib.tensor"

@@ -253,3 +253,89 @@ fn static_examples_check_cleanly_once_written() {
     }
     assert!(checked >= 8, "only {checked} examples were checked");
 }
+
+#[test]
+fn claim_an_inferred_shape() {
+    check(
+        r#"
+fn head(x: Tensor[b, 8]) -> Tensor {
+  let $0h = relu(x @ ones(8, 4))
+  return h
+}
+"#,
+        "Claim",
+        expect![[r#"
+            Claim the shape: `|-> [b, 4]`
+            ---
+            fn head(x: Tensor[b, 8]) -> Tensor {
+              let h = relu(x @ ones(8, 4)) |-> [b, 4]
+              return h
+            }
+        "#]],
+    );
+}
+
+/// A claim of the inferred shape must hold: writing every claim offered in
+/// the corpus, the examples and the test programs adds no error.
+#[test]
+fn claims_hold_once_written() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![
+        root.join("examples/models/resnet50.tensor"),
+        root.join("examples/quickstart.tensor"),
+    ];
+    for dir in [
+        "../shared/corpus/seeds",
+        "tests/programs/engine",
+        "tests/programs/calls",
+    ] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("a directory of programs") {
+            files.push(entry.expect("an entry").path());
+        }
+    }
+    let analyse = |path: &Path, text: &str| {
+        analyze_file(
+            path,
+            text.as_bytes(),
+            std::sync::Arc::new(NoImports),
+            AnalysisOptions::default(),
+        )
+    };
+    let errors = |analysis: &tensorfit_ide::FileAnalysis| {
+        analysis
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == tensorfit_base::Severity::Error)
+            .count()
+    };
+    let mut claimed = 0;
+    for path in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "tensor"))
+    {
+        let text = std::fs::read_to_string(path).expect("read a program");
+        let analysis = analyse(path, &text);
+        let mut edits: Vec<_> = fixes(&analysis)
+            .into_iter()
+            .filter(|f| f.kind == tensorfit_ide::FixKind::Rewrite)
+            .flat_map(|f| f.edits)
+            .collect();
+        if edits.is_empty() {
+            continue;
+        }
+        claimed += edits.len();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+        let mut claimed_text = text.clone();
+        for edit in edits {
+            claimed_text.replace_range(edit.range.as_usize(), &edit.new_text);
+        }
+        let after = analyse(path, &claimed_text);
+        assert_eq!(
+            errors(&after),
+            errors(&analysis),
+            "{}: the claims add errors:\n{claimed_text}",
+            path.display()
+        );
+    }
+    assert!(claimed >= 50, "only {claimed} claims were written");
+}

@@ -8,7 +8,13 @@ use expect_test::{expect, Expect};
 use tensorfit_base::TextRange;
 use tensorfit_ide::{goto_definition, references};
 
-fn parse(fixture: &str) -> (String, usize, tensorfit_syntax::ast::SourceFile) {
+fn parse(
+    fixture: &str,
+) -> (
+    String,
+    usize,
+    std::sync::Arc<tensorfit_syntax::ast::SourceFile>,
+) {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor");
     let text = fixture.replace("$0", "");
     let file = tensorfit_syntax::parse(&text).file;

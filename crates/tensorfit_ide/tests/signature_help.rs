@@ -3,8 +3,6 @@
 //! then the documentation.
 //! Update with `UPDATE_EXPECT=1 cargo test -p tensorfit_ide --test signature_help`.
 
-use std::sync::Arc;
-
 use expect_test::{expect, Expect};
 use tensorfit_base::TextRange;
 use tensorfit_ide::signature_help;
@@ -226,7 +224,7 @@ fn imported_function() {
     let imports = [ResolvedImport {
         range: TextRange::new(7, 19),
         display_path: "lib.tensor".to_owned(),
-        outcome: ImportOutcome::Loaded(Arc::new(imported)),
+        outcome: ImportOutcome::Loaded(imported),
     }];
     expect![[r#"
         block(x: Tensor, «width: Int = 4») -> Tensor

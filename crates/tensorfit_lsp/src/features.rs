@@ -7,10 +7,14 @@ use crate::convert;
 
 pub fn hover(analysis: &FileAnalysis, at: Position) -> Option<Hover> {
     let found = tensorfit_ide::hover(analysis, convert::offset(analysis, at))?;
+    let mut value = format!("```tensor\n{}\n```", found.text);
+    if let Some(documentation) = &found.documentation {
+        value.push_str(&format!("\n\n{documentation}"));
+    }
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: format!("```tensor\n{}\n```", found.text),
+            value,
         }),
         range: Some(convert::range(&analysis.line_index, found.range)),
     })
@@ -65,7 +69,10 @@ pub fn code_actions(analysis: &FileAnalysis, uri: &Uri, range: Range) -> CodeAct
             changes.insert(uri.clone(), edits);
             CodeActionOrCommand::CodeAction(CodeAction {
                 title: fix.title,
-                kind: Some(CodeActionKind::QUICKFIX),
+                kind: Some(match fix.kind {
+                    tensorfit_ide::FixKind::QuickFix => CodeActionKind::QUICKFIX,
+                    tensorfit_ide::FixKind::Rewrite => CodeActionKind::REFACTOR_REWRITE,
+                }),
                 edit: Some(WorkspaceEdit {
                     changes: Some(changes),
                     ..WorkspaceEdit::default()

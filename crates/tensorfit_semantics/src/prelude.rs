@@ -45,7 +45,7 @@ impl Prelude {
                 })
                 .collect();
             Prelude {
-                file: parse.file,
+                file: std::sync::Arc::unwrap_or_clone(parse.file),
                 signatures,
             }
         })

@@ -17,7 +17,7 @@ pub use lower::{Placement, MAX_NESTING};
 /// The result of parsing one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Parse {
-    pub file: ast::SourceFile,
+    pub file: std::sync::Arc<ast::SourceFile>,
     /// Syntax errors, then problems found while lowering, in source order.
     pub diagnostics: Vec<Diagnostic>,
     /// Identifiers that occur inside unparsable text. A later layer treats
@@ -56,7 +56,7 @@ pub fn lower_tree(tree: &tree_sitter::Tree, text: &str) -> Parse {
     diagnostics.append(&mut lowered.diagnostics);
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     Parse {
-        file: lowered.file,
+        file: std::sync::Arc::new(lowered.file),
         diagnostics,
         names_in_errors: lowered.names_in_errors,
     }

@@ -844,7 +844,7 @@ mod tests {
             "unexpected diagnostics: {:?}",
             parse.diagnostics
         );
-        parse.file.script
+        parse.file.script.clone()
     }
 
     fn only_expr(text: &str) -> ExprKind {

@@ -59,6 +59,8 @@ pub struct EntryReport {
     pub diagnostics: Vec<Diagnostic>,
     pub shapes: Vec<ShownShape>,
     pub conditions: Vec<DecidedCondition>,
+    /// What the function asks of its callers beyond its signature.
+    pub preconditions: Vec<String>,
 }
 
 pub struct Analysis<'a> {
@@ -267,11 +269,14 @@ impl<'a> Analysis<'a> {
                     migration::migrate(self, &key, p, value, &facts)
                 })
                 .collect();
+            let preconditions =
+                super::preconditions::describe(self, function, &facts, &outcome.set_aside);
             self.reports.borrow_mut().push(EntryReport {
                 function: Some(key.clone()),
                 diagnostics: outcome.diagnostics,
                 shapes,
                 conditions,
+                preconditions,
             });
             records
         } else {
@@ -316,6 +321,7 @@ impl<'a> Analysis<'a> {
             diagnostics: outcome.diagnostics,
             shapes,
             conditions,
+            preconditions: Vec::new(),
         });
     }
 }

@@ -10,6 +10,7 @@ mod exec;
 mod fact;
 mod holes;
 mod migration;
+mod preconditions;
 mod program;
 mod rules;
 mod shown;
@@ -75,6 +76,9 @@ pub struct ShapeFindings {
     pub conditions: Vec<DecidedCondition>,
     /// One per parameter written with `?` or as a bare `Tensor`.
     pub migrations: Vec<Migration>,
+    /// What each function (by key: `f`, `S.forward`) asks of its callers
+    /// beyond its signature, e.g. `x.shape[1] == y.shape[0]`.
+    pub preconditions: BTreeMap<String, Vec<String>>,
 }
 
 /// What a shape check computes beyond errors and shapes.
@@ -259,6 +263,11 @@ pub fn assemble(
     let mut at_calls: Vec<(TextRange, Option<String>, CallShape)> = Vec::new();
     for entry in outcomes.iter().map(|o| &o.report) {
         diagnostics.extend(entry.diagnostics.iter().cloned());
+        if let (Some(key), false) = (&entry.function, entry.preconditions.is_empty()) {
+            findings
+                .preconditions
+                .insert(key.clone(), entry.preconditions.clone());
+        }
         for decided in &entry.conditions {
             diagnostics.push(decided_hint(decided));
             findings.conditions.push(decided.clone());
