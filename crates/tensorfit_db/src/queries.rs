@@ -84,8 +84,14 @@ pub fn placed_file(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
 #[salsa::tracked(returns(ref))]
 pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
     let placed = placed_file(db, file);
+    // The ranges that cover a body end where the body starts: typing in a
+    // body changes its length, which must not change the interface.
     let strip = |f: &ast::Function| ast::Function {
         body: None,
+        range: match &f.body {
+            Some(body) => TextRange::new(f.range.start as usize, body.range.start as usize),
+            None => f.range,
+        },
         ..f.clone()
     };
     let items = placed
@@ -95,6 +101,7 @@ pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
             ast::Item::Function(f) => ast::Item::Function(strip(f)),
             ast::Item::Struct(s) => ast::Item::Struct(ast::Struct {
                 methods: s.methods.iter().map(strip).collect(),
+                range: TextRange::empty(s.range.start as usize),
                 ..s.clone()
             }),
             other => other.clone(),

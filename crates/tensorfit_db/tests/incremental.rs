@@ -137,6 +137,50 @@ fn an_edit_that_keeps_the_summary_re_solves_only_that_function() {
     assert_eq!(checks, 1, "only `leaf` itself");
 }
 
+/// Typing that changes a body's length moves the ranges of the facts after
+/// it, and summaries carry their ranges (for messages at the caller that
+/// point into the callee): the callers are re-solved, transitively, but
+/// nothing else (docs/server.md, "What an edit re-solves").
+#[test]
+fn typing_that_changes_a_body_length_re_solves_it_and_its_callers() {
+    let (mut host, _) = open(PROGRAM);
+    let (checks, _) = checks_for(&mut host, |h| edit(h, "fn leaf", "0.1", "0.125 * 2.0"));
+    assert_eq!(checks, 4, "`leaf`, `left`, `right`, `entry`; not `broken`");
+    let (checks, _) = checks_for(&mut host, |h| {
+        edit(h, "fn broken", "return y", "let z = y\n    return z")
+    });
+    assert_eq!(checks, 1, "only `broken`: nothing calls it");
+}
+
+#[test]
+fn typing_in_a_method_re_solves_it_and_its_caller_only() {
+    let program = "\
+struct Net {
+    fc = Linear(8, 4)
+    fn forward(self, x: Tensor[b, 8]) -> Tensor[b, 4] {
+        let scale = 0.5
+        return self.fc(x)
+    }
+    fn head(self, x: Tensor[b, 8]) -> Tensor[b, 4] {
+        return self.forward(x)
+    }
+}
+
+let y = Net().head(randn(2, 8))
+";
+    let (mut host, _) = open(program);
+    let (checks, edited) = checks_for(&mut host, |h| {
+        edit(h, "fn forward", "0.5", "0.5 * 0.5 * 0.5")
+    });
+    assert_eq!(checks, 2, "`Net.forward` and its caller `Net.head`");
+    assert!(edited.contains("0.5 * 0.5 * 0.5"));
+    // The same length: the facts keep their ranges, so `head` is spared.
+    let (checks, _) = checks_for(&mut host, |h| {
+        edit(h, "fn forward", "0.5 * 0.5", "0.2 * 0.2")
+    });
+    assert_eq!(checks, 1, "only `Net.forward`");
+}
+
 #[test]
 fn an_edit_that_changes_the_summary_re_solves_the_callers() {
     let (mut host, _) = open(PROGRAM);

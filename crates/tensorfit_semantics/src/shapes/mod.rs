@@ -296,13 +296,26 @@ pub fn assemble(
             }
         }
     }
+    // Indexed once: a file has as many of these as it has calls times
+    // bindings, and a linear search each made editing large files slow.
+    let index = |list: &[ShapeInfo]| -> HashMap<(TextRange, Option<String>), usize> {
+        // Reversed, so that the first of equal keys is the one kept.
+        list.iter()
+            .enumerate()
+            .rev()
+            .map(|(i, info)| ((info.range, info.name.clone()), i))
+            .collect()
+    };
+    let (binding_index, expression_index) =
+        (index(&findings.bindings), index(&findings.expressions));
     for (range, name, call) in at_calls {
-        let list = if name.is_some() {
-            &mut findings.bindings
+        let (list, index) = if name.is_some() {
+            (&mut findings.bindings, &binding_index)
         } else {
-            &mut findings.expressions
+            (&mut findings.expressions, &expression_index)
         };
-        if let Some(info) = list.iter_mut().find(|i| i.range == range && i.name == name) {
+        if let Some(&i) = index.get(&(range, name)) {
+            let info = &mut list[i];
             if !info.at_calls.contains(&call) {
                 info.at_calls.push(call);
             }
