@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{FunctionOutcome, ShapeFindings, Summary, SummarySource};
+use tensorfit_semantics::{FunctionOutcome, ItemIndex, ShapeFindings, Summary, SummarySource};
 use tensorfit_syntax::{ast, Parse};
 
 use crate::imports::resolved_imports;
@@ -114,6 +114,41 @@ pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
     }
 }
 
+/// The interface's items by name, shared by every function's analysis.
+#[salsa::tracked(returns(clone))]
+pub fn item_index(db: &dyn Db, file: SourceFile) -> Arc<ItemIndex> {
+    Arc::new(ItemIndex::new(interface(db, file)))
+}
+
+/// Where each function and method of the placed file is, by key: built
+/// once per edit instead of a search per function.
+#[salsa::tracked(returns(ref))]
+fn function_places(db: &dyn Db, file: SourceFile) -> HashMap<String, (usize, Option<usize>)> {
+    let mut places = HashMap::new();
+    let name = |n: &Option<ast::Name>| n.as_ref().map(|n| n.text.clone());
+    for (i, item) in placed_file(db, file).items.iter().enumerate() {
+        match item {
+            ast::Item::Function(f) => {
+                if let Some(name) = name(&f.name) {
+                    places.entry(name).or_insert((i, None));
+                }
+            }
+            ast::Item::Struct(s) => {
+                let Some(owner) = name(&s.name) else { continue };
+                for (m, method) in s.methods.iter().enumerate() {
+                    if let Some(method) = name(&method.name) {
+                        places
+                            .entry(format!("{owner}.{method}"))
+                            .or_insert((i, Some(m)));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    places
+}
+
 /// A function or method of a file, by key (see [`item_spans`]).
 #[salsa::interned(debug)]
 pub struct FunctionId {
@@ -127,7 +162,7 @@ pub struct FunctionId {
 #[salsa::tracked(returns(ref))]
 pub fn function_definition(db: &dyn Db, id: FunctionId<'_>) -> Option<ast::Function> {
     let placed = placed_file(db, id.file(db));
-    match locate(placed, id.key(db))? {
+    match *function_places(db, id.file(db)).get(id.key(db))? {
         (item, None) => match &placed.items[item] {
             ast::Item::Function(f) => Some(f.clone()),
             _ => None,
@@ -139,52 +174,10 @@ pub fn function_definition(db: &dyn Db, id: FunctionId<'_>) -> Option<ast::Funct
     }
 }
 
-/// Where the function or method with `key` (`f`, `S.forward`) is: its
-/// item, and its index among the struct's methods.
-fn locate(file: &ast::SourceFile, key: &str) -> Option<(usize, Option<usize>)> {
-    let named = |n: &Option<ast::Name>, name: &str| n.as_ref().is_some_and(|n| n.text == name);
-    file.items
-        .iter()
-        .enumerate()
-        .find_map(|(i, item)| match (item, key.split_once('.')) {
-            (ast::Item::Struct(s), Some((owner, method))) if named(&s.name, owner) => s
-                .methods
-                .iter()
-                .position(|m| named(&m.name, method))
-                .map(|m| (i, Some(m))),
-            (ast::Item::Function(f), None) if named(&f.name, key) => Some((i, None)),
-            _ => None,
-        })
-}
-
 /// The keys [`function_outcome`] is asked for, in source order.
 #[salsa::tracked(returns(ref))]
 pub fn entry_keys(db: &dyn Db, file: SourceFile) -> Vec<String> {
     tensorfit_semantics::entry_keys(interface(db, file))
-}
-
-/// The interface with one function's body put back.
-fn with_body(
-    interface: &ast::SourceFile,
-    key: &str,
-    definition: &ast::Function,
-) -> ast::SourceFile {
-    let mut file = interface.clone();
-    let slot = match locate(&file, key) {
-        Some((item, None)) => match &mut file.items[item] {
-            ast::Item::Function(f) => Some(f),
-            _ => None,
-        },
-        Some((item, Some(method))) => match &mut file.items[item] {
-            ast::Item::Struct(s) => Some(&mut s.methods[method]),
-            _ => None,
-        },
-        None => None,
-    };
-    if let Some(slot) = slot {
-        *slot = definition.clone();
-    }
-    file
 }
 
 thread_local! {
@@ -238,13 +231,20 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
         return FunctionOutcome::default();
     };
     db.count_function_check();
-    let program = with_body(interface(db, file), key, definition);
     let imports = resolved_imports(db, file);
     let options = db.settings().options(db);
     let _guard = InProgress::enter(file, key);
     let source = DbSummaries { db, file };
     guarded(definition.range, || {
-        tensorfit_semantics::analyse_function(&program, imports, key, options, &source)
+        tensorfit_semantics::analyse_function_in_interface(
+            interface(db, file),
+            item_index(db, file),
+            definition,
+            imports,
+            key,
+            options,
+            &source,
+        )
     })
 }
 

@@ -242,3 +242,38 @@ async fn bad_input_gets_answers_not_crashes() {
     // `x` in `return x`: the expression's shape, so the text is the new one.
     assert_eq!(hover["contents"]["value"], "```tensor\nTensor[2, 3]\n```");
 }
+
+/// A 50,000-line file: it is checked, its error found, hover answers, and
+/// an edit at its end is applied and checked again.
+#[tokio::test]
+async fn a_fifty_thousand_line_file_is_served() {
+    let mut text = String::new();
+    for i in 0..12_499 {
+        text.push_str(&format!(
+            "fn f{i}(x: Tensor[b, 8]) -> Tensor[b, 4] {{\n    return x @ ones(8, 4)\n}}\n\n"
+        ));
+    }
+    text.push_str("fn last(y: Tensor[3, 5]) -> Tensor[3, 5] {\n    return y @ ones(4, 5)\n}\n\n");
+    assert_eq!(text.lines().count(), 50_000);
+    let mut client = Client::start().await;
+    client.open(&text).await;
+    let diagnostics = client.diagnostics(1).await;
+    assert_eq!(diagnostics.len(), 1, "{}", summary(&diagnostics));
+    assert_eq!(diagnostics[0]["range"]["start"]["line"], 49_997);
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 25_001, "character": 13}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(hover["contents"]["value"], "```tensor\nTensor[b, 4]\n```");
+    client
+        .change(
+            2,
+            json!([{"range": {"start": {"line": 49_997, "character": 20}, "end": {"line": 49_997, "character": 21}},
+                    "text": "5"}]),
+        )
+        .await;
+    assert!(client.diagnostics(2).await.is_empty());
+}

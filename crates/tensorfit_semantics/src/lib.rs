@@ -20,9 +20,10 @@ use tensorfit_syntax::ast;
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
 pub use shapes::{
-    analyse_function, analyse_script, assemble, check_shapes, entry_keys, CallShape,
-    DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution, Migration, Place,
-    Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport, Summary, SummarySource,
+    analyse_function, analyse_function_in_interface, analyse_script, assemble, check_shapes,
+    entry_keys, CallShape, DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution,
+    ItemIndex, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport,
+    Summary, SummarySource,
 };
 pub use signature::{Signature, SignatureParam};
 pub use tensorfit_solver::Limits;

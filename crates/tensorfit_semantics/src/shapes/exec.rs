@@ -647,7 +647,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     match &expr.kind {
                         ExprKind::Name(name)
                             if self.lookup(name).is_none()
-                                && !self.analysis.program.consts.contains_key(name) =>
+                                && self.analysis.program.constant(name).is_none() =>
                         {
                             self.bind(name, Value::Int(term.clone()), None);
                         }
@@ -771,7 +771,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             let value = slot.value.clone();
             return Some(self.refine(value));
         }
-        let constant = self.analysis.program.consts.get(name)?;
+        let constant = self.analysis.program.constant(name)?;
         Some(self.expr(&constant.value.clone()))
     }
 
@@ -985,15 +985,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                     return self.call_value(&target, args, call.range, text);
                 }
                 let program = &self.analysis.program;
-                if let Some(function) = program.functions.get(name).copied() {
+                if let Some(function) = program.function(name) {
                     let bound = self.bind_args(&function.function.params, None, args);
                     return self.call_summary(function, bound, call.range, text);
                 }
-                if let Some(&(def, _)) = program.structs.get(name) {
+                if let Some((def, _)) = program.struct_def(name) {
                     let bound = self.bind_args(def.params.as_deref().unwrap_or(&[]), None, args);
                     return self.construct(def, bound);
                 }
-                if let Some(contract) = program.prelude.get(name).copied() {
+                if let Some(contract) = program.prelude_op(name) {
                     let bound = self.bind_args(&contract.params, None, args);
                     return self.call_prelude(name, contract, bound, call.range);
                 }
@@ -1022,7 +1022,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                             .unwrap_or(Value::Unknown);
                         self.call_value(&member, args, call.range, text)
                     }
-                    _ => match self.analysis.program.prelude.get(&method.text).copied() {
+                    _ => match self.analysis.program.prelude_op(&method.text) {
                         Some(contract) => {
                             let mut bound = self.bind_args(&contract.params, Some(1), args);
                             if let Some(first) = contract.params.first() {

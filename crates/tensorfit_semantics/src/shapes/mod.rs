@@ -32,6 +32,7 @@ pub use analysis::{EntryReport, Summary, SummarySource};
 pub use conditions::DecidedCondition;
 pub use holes::{HolePath, HoleSolution, Place};
 pub use migration::{Migration, Requirement};
+pub use program::ItemIndex;
 
 /// The shape of a binding or an expression, as hover and the JSON report
 /// show it.
@@ -116,6 +117,31 @@ pub fn analyse_function(
     source: &dyn SummarySource,
 ) -> FunctionOutcome {
     let program = program::Program::new(file, imports);
+    analyse_in(program, key, options, source)
+}
+
+/// [`analyse_function`] for a file whose function bodies are stripped (an
+/// interface), indexed once for all its functions: `definition` is the
+/// function `key` with its body.
+pub fn analyse_function_in_interface(
+    interface: &ast::SourceFile,
+    index: Arc<ItemIndex>,
+    definition: &ast::Function,
+    imports: &[ResolvedImport],
+    key: &str,
+    options: ShapeOptions,
+    source: &dyn SummarySource,
+) -> FunctionOutcome {
+    let program = program::Program::indexed(interface, index, imports, Some((key, definition)));
+    analyse_in(program, key, options, source)
+}
+
+fn analyse_in(
+    program: program::Program<'_>,
+    key: &str,
+    options: ShapeOptions,
+    source: &dyn SummarySource,
+) -> FunctionOutcome {
     let Some(function) = program.by_key(key) else {
         return FunctionOutcome::default();
     };

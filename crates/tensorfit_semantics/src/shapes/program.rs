@@ -1,6 +1,7 @@
 //! The items an analysis can call: the file's, its imports' and the prelude's.
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
 use tensorfit_syntax::ast;
 
@@ -33,73 +34,162 @@ impl FunctionRef<'_> {
     }
 }
 
+/// Where a file's items are, by name (the last declaration of a name
+/// wins). Built once per file and shared, so that analysing each of many
+/// functions does not index the whole file again.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ItemIndex {
+    functions: HashMap<String, usize>,
+    structs: HashMap<String, usize>,
+    consts: HashMap<String, usize>,
+}
+
+impl ItemIndex {
+    pub fn new(file: &ast::SourceFile) -> ItemIndex {
+        let mut index = ItemIndex::default();
+        for (i, item) in file.items.iter().enumerate() {
+            let (map, name) = match item {
+                ast::Item::Function(f) => (&mut index.functions, &f.name),
+                ast::Item::Struct(s) => (&mut index.structs, &s.name),
+                ast::Item::Const(c) => (&mut index.consts, &c.name),
+                ast::Item::Import(_) => continue,
+            };
+            if let Some(name) = name {
+                map.insert(name.text.clone(), i);
+            }
+        }
+        index
+    }
+}
+
+/// The items of one file with their index.
+struct Indexed<'a> {
+    file: &'a ast::SourceFile,
+    index: Arc<ItemIndex>,
+    local: bool,
+}
+
+/// What an analysis can call and name: the checked file's items, its
+/// imports' (shadowed by the file's own) and the prelude's.
 pub struct Program<'a> {
-    pub functions: HashMap<String, FunctionRef<'a>>,
-    pub structs: HashMap<String, (&'a ast::Struct, bool)>,
-    pub consts: HashMap<String, &'a ast::Const>,
-    pub prelude: HashMap<String, &'static ast::Function>,
+    /// The checked file first, then the imports, last import first.
+    files: Vec<Indexed<'a>>,
+    /// The function being analysed with its body, when the checked file
+    /// has bodies stripped (the database's interface): its key and body.
+    with_body: Option<(&'a str, &'a ast::Function)>,
+}
+
+/// The prelude's operations by name, built once.
+fn prelude_functions() -> &'static HashMap<String, &'static ast::Function> {
+    static FUNCTIONS: OnceLock<HashMap<String, &'static ast::Function>> = OnceLock::new();
+    FUNCTIONS.get_or_init(|| {
+        Prelude::get()
+            .file
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                ast::Item::Function(f) => Some((f.name.as_ref()?.text.clone(), f)),
+                _ => None,
+            })
+            .collect()
+    })
 }
 
 impl<'a> Program<'a> {
     pub fn new(file: &'a ast::SourceFile, imports: &'a [ResolvedImport]) -> Program<'a> {
-        let mut program = Program {
-            functions: HashMap::new(),
-            structs: HashMap::new(),
-            consts: HashMap::new(),
-            prelude: HashMap::new(),
-        };
-        for item in &Prelude::get().file.items {
-            if let ast::Item::Function(f) = item {
-                if let Some(name) = &f.name {
-                    program.prelude.insert(name.text.clone(), f);
-                }
-            }
-        }
-        for import in imports {
-            if let ImportOutcome::Loaded(imported) = &import.outcome {
-                program.add_items(&imported.items, false);
-            }
-        }
-        program.add_items(&file.items, true);
-        program
+        Program::indexed(file, Arc::new(ItemIndex::new(file)), imports, None)
     }
 
-    fn add_items(&mut self, items: &'a [ast::Item], local: bool) {
-        for item in items {
-            match item {
-                ast::Item::Function(f) => {
-                    if let Some(name) = &f.name {
-                        self.functions.insert(
-                            name.text.clone(),
-                            FunctionRef {
-                                function: f,
-                                owner: None,
-                                local,
-                            },
-                        );
-                    }
-                }
-                ast::Item::Struct(s) => {
-                    if let Some(name) = &s.name {
-                        self.structs.insert(name.text.clone(), (s, local));
-                    }
-                }
-                ast::Item::Const(c) => {
-                    if let Some(name) = &c.name {
-                        self.consts.insert(name.text.clone(), c);
-                    }
-                }
-                ast::Item::Import(_) => {}
+    /// A program over a file already indexed; `with_body` gives the body
+    /// of the function `key` when `file` has bodies stripped.
+    pub fn indexed(
+        file: &'a ast::SourceFile,
+        index: Arc<ItemIndex>,
+        imports: &'a [ResolvedImport],
+        with_body: Option<(&'a str, &'a ast::Function)>,
+    ) -> Program<'a> {
+        let mut files = vec![Indexed {
+            file,
+            index,
+            local: true,
+        }];
+        for import in imports.iter().rev() {
+            if let ImportOutcome::Loaded(imported) = &import.outcome {
+                files.push(Indexed {
+                    file: imported,
+                    index: Arc::new(ItemIndex::new(imported)),
+                    local: false,
+                });
             }
         }
+        Program { files, with_body }
+    }
+
+    /// The body-carrying definition of `key` if it is the analysed one.
+    fn body_of(&self, key: &str, function: &'a ast::Function) -> &'a ast::Function {
+        match self.with_body {
+            Some((with_key, definition)) if with_key == key => definition,
+            _ => function,
+        }
+    }
+
+    /// The function `name` (not a method).
+    pub fn function(&self, name: &str) -> Option<FunctionRef<'a>> {
+        self.files.iter().find_map(|f| {
+            let i = *f.index.functions.get(name)?;
+            let ast::Item::Function(function) = &f.file.items[i] else {
+                return None;
+            };
+            let function = if f.local {
+                self.body_of(name, function)
+            } else {
+                function
+            };
+            Some(FunctionRef {
+                function,
+                owner: None,
+                local: f.local,
+            })
+        })
+    }
+
+    /// The struct `name`, and whether the checked file declares it.
+    pub fn struct_def(&self, name: &str) -> Option<(&'a ast::Struct, bool)> {
+        self.files.iter().find_map(|f| {
+            let i = *f.index.structs.get(name)?;
+            match &f.file.items[i] {
+                ast::Item::Struct(s) => Some((s, f.local)),
+                _ => None,
+            }
+        })
+    }
+
+    /// The module-level constant `name`.
+    pub fn constant(&self, name: &str) -> Option<&'a ast::Const> {
+        self.files.iter().find_map(|f| {
+            let i = *f.index.consts.get(name)?;
+            match &f.file.items[i] {
+                ast::Item::Const(c) => Some(c),
+                _ => None,
+            }
+        })
+    }
+
+    /// The prelude operation `name`.
+    pub fn prelude_op(&self, name: &str) -> Option<&'static ast::Function> {
+        prelude_functions().get(name).copied()
     }
 
     pub fn method(&self, struct_name: &str, method: &str) -> Option<FunctionRef<'a>> {
-        let (owner, local) = *self.structs.get(struct_name)?;
+        let (owner, local) = self.struct_def(struct_name)?;
         let function = owner
             .methods
             .iter()
             .find(|m| m.name.as_ref().is_some_and(|n| n.text == method))?;
+        let function = match local {
+            true => self.body_of(&format!("{struct_name}.{method}"), function),
+            false => function,
+        };
         Some(FunctionRef {
             function,
             owner: Some(owner),
@@ -111,7 +201,7 @@ impl<'a> Program<'a> {
     pub fn by_key(&self, key: &str) -> Option<FunctionRef<'a>> {
         match key.split_once('.') {
             Some((owner, method)) => self.method(owner, method),
-            None => self.functions.get(key).copied(),
+            None => self.function(key),
         }
     }
 
@@ -119,8 +209,8 @@ impl<'a> Program<'a> {
     /// is declared in the checked file, so that its ranges are this file's.
     pub fn is_local(&self, key: &str) -> bool {
         match key.split_once('.') {
-            Some((owner, _)) => self.structs.get(owner).is_some_and(|(_, local)| *local),
-            None => self.functions.get(key).is_some_and(|f| f.local),
+            Some((owner, _)) => self.struct_def(owner).is_some_and(|(_, local)| local),
+            None => self.function(key).is_some_and(|f| f.local),
         }
     }
 
