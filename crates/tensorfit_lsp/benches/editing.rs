@@ -78,11 +78,18 @@ fn line_of(text: &str, needle: &str, from_line: usize) -> u32 {
         .expect("the generated file has the line")
 }
 
+/// A replacement of the text between two positions.
+type Change = (Position, Position, String);
+
+/// Makes the `n`th change of a kind from the current text.
+type MakeChange = Box<dyn Fn(&str, usize) -> Change>;
+
 /// One kind of edit, as a pair: the edit and the edit that undoes it.
 struct EditKind {
     name: &'static str,
-    /// The changes for the `n`th edit (even: do, odd: undo).
-    change: Box<dyn Fn(&str, usize) -> (Position, Position, String)>,
+    /// The change for the `n`th edit of the current text (even: do, odd:
+    /// undo).
+    change: MakeChange,
 }
 
 fn edit_kinds() -> Vec<EditKind> {

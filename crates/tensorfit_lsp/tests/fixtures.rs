@@ -127,7 +127,7 @@ async fn run(feature: &str, fixture: &str) -> String {
                     .await,
             );
             let mut out = String::new();
-            render_symbols(&text, symbols.as_array().unwrap(), 0, &mut out);
+            render_symbols(symbols.as_array().unwrap(), 0, &mut out);
             out
         }
         "semantic_tokens" => {
@@ -274,7 +274,7 @@ fn render_actions(text: &str, actions: &Value) -> String {
     out
 }
 
-fn render_symbols(text: &str, symbols: &[Value], depth: usize, out: &mut String) {
+fn render_symbols(symbols: &[Value], depth: usize, out: &mut String) {
     for symbol in symbols {
         out.push_str(&format!(
             "{}{} {} (kind {}){}\n",
@@ -288,7 +288,7 @@ fn render_symbols(text: &str, symbols: &[Value], depth: usize, out: &mut String)
                 .unwrap_or_default()
         ));
         if let Some(children) = symbol["children"].as_array() {
-            render_symbols(text, children, depth + 1, out);
+            render_symbols(children, depth + 1, out);
         }
     }
 }
