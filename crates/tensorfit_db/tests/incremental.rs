@@ -169,11 +169,10 @@ struct Net {
 let y = Net().head(randn(2, 8))
 ";
     let (mut host, _) = open(program);
-    let (checks, edited) = checks_for(&mut host, |h| {
+    let (checks, _) = checks_for(&mut host, |h| {
         edit(h, "fn forward", "0.5", "0.5 * 0.5 * 0.5")
     });
     assert_eq!(checks, 2, "`Net.forward` and its caller `Net.head`");
-    assert!(edited.contains("0.5 * 0.5 * 0.5"));
     // The same length: the facts keep their ranges, so `head` is spared.
     let (checks, _) = checks_for(&mut host, |h| {
         edit(h, "fn forward", "0.5 * 0.5", "0.2 * 0.2")

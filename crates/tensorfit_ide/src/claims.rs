@@ -42,20 +42,27 @@ pub(crate) fn claim_fixes(analysis: &FileAnalysis) -> Vec<Fix> {
         &Rc::new(consts.clone()),
         &mut bindings,
     );
-    // A statement with an error has no shape worth stating.
+    // A statement with an error has no shape worth stating. Code actions
+    // are asked for at every cursor move, so no search here is per binding
+    // over the whole file: errors are few, and bindings are sorted.
+    let errors: Vec<TextRange> = analysis
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.range)
+        .collect();
     let has_error = |statement: TextRange| {
-        analysis.diagnostics().iter().any(|d| {
-            d.severity == Severity::Error
-                && d.range.start <= statement.end
-                && statement.start <= d.range.end
-        })
+        errors
+            .iter()
+            .any(|e| e.start <= statement.end && statement.start <= e.end)
     };
+    let shapes = &analysis.shapes().bindings;
     let mut fixes = Vec::new();
     for binding in bindings.into_iter().filter(|b| !has_error(b.statement)) {
-        let Some(info) = analysis
-            .shapes()
-            .bindings
+        let first = shapes.partition_point(|b| b.range.start < binding.name.start);
+        let Some(info) = shapes[first..]
             .iter()
+            .take_while(|b| b.range.start == binding.name.start)
             .find(|b| b.range == binding.name)
         else {
             continue;

@@ -52,6 +52,24 @@ pub(crate) fn is_ident_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+/// The identifier that contains byte `offset` of `text` or ends there.
+pub(crate) fn word_around(text: &str, offset: usize) -> Option<&str> {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let start = text[..offset]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_ident_char(c))
+        .last()
+        .map_or(offset, |(i, _)| i);
+    let end = text[offset..]
+        .find(|c: char| !is_ident_char(c))
+        .map_or(text.len(), |i| offset + i);
+    (start < end).then(|| &text[start..end])
+}
+
 impl<'t> CursorText<'t> {
     pub fn new(text: &'t str, offset: usize) -> CursorText<'t> {
         let mut offset = offset.min(text.len());

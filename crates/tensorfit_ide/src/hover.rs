@@ -6,7 +6,10 @@
 use tensorfit_base::TextRange;
 use tensorfit_semantics::{CallShape, ShapeInfo, ValueRange};
 
-use crate::callable::{callable, prelude_callable};
+use tensorfit_syntax::ast;
+
+use crate::callable::{callable, prelude_callable, prelude_function};
+use crate::cursor_text::word_around;
 use crate::resolve::{resolve, Callee, DefKind, Target};
 use crate::FileAnalysis;
 
@@ -59,6 +62,11 @@ pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
 /// prelude operation: its signature, then what it asks of its callers
 /// beyond the signature (its summary's preconditions).
 fn function_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
+    // Resolving names walks the whole file: only done for a word that
+    // names a function, a method or a prelude operation somewhere.
+    if !names_a_function(analysis, word_around(&analysis.text, offset as usize)?) {
+        return None;
+    }
     let resolution = resolve(&analysis.tree);
     let occurrence = resolution.occurrence_at(offset as usize)?;
     let (callable, key) = match &occurrence.target {
@@ -85,6 +93,16 @@ fn function_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
         text,
         documentation: callable.documentation,
     })
+}
+
+fn names_a_function(analysis: &FileAnalysis, word: &str) -> bool {
+    let named = |name: &Option<ast::Name>| name.as_ref().is_some_and(|n| n.text == word);
+    prelude_function(word).is_some()
+        || analysis.tree.items.iter().any(|item| match item {
+            ast::Item::Function(f) => named(&f.name),
+            ast::Item::Struct(s) => s.methods.iter().any(|m| named(&m.name)),
+            _ => false,
+        })
 }
 
 /// `y: Tensor[n, 2 * m]`, then one line per call that fixes the shape.

@@ -181,3 +181,29 @@ let n = 3$0
         "#]],
     );
 }
+
+/// Hover answers at every byte offset (in the middle of multi-byte
+/// characters and past the end too), with a range inside the text.
+#[test]
+fn every_offset_gets_an_answer_inside_the_text() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let corpus = std::fs::read_to_string(root.join("../shared/corpus/seeds/03_tfp_model.tensor"))
+        .expect("a corpus file");
+    let unicode = "// é😀\nfn fé(α: Tensor[β, 3]) -> Tensor[β, 3] {\n  return relu(α) // ∑\n}\nlet ü = fé(randn(2, 3))\nlet v = ü.reshape(__, 2)\n";
+    for text in [corpus.as_str(), unicode] {
+        let analysis = analyze_file(
+            Path::new("every_offset.tensor"),
+            text.as_bytes(),
+            std::sync::Arc::new(NoImports),
+            AnalysisOptions::default(),
+        );
+        let mut functions = 0;
+        for offset in 0..=text.len() + 2 {
+            if let Some(h) = hover(&analysis, offset as u32) {
+                assert!(h.range.start <= h.range.end && h.range.end as usize <= text.len());
+                functions += usize::from(h.text.starts_with("fn "));
+            }
+        }
+        assert!(functions > 0, "no function hover in {text:.40}");
+    }
+}

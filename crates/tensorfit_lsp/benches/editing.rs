@@ -260,6 +260,8 @@ async fn through_the_server(text: &str) {
     let mut current = text.to_owned();
     for kind in edit_kinds() {
         let mut times = Vec::new();
+        // Diagnostics after the edits (even) and after their undoing (odd).
+        let mut diagnostics = [0, 0];
         for n in 0..EDITS {
             let (from, to, new_text) = (kind.change)(&current, n);
             current = apply(&current, from, to, &new_text);
@@ -273,22 +275,29 @@ async fn through_the_server(text: &str) {
                             "text": new_text}]),
                 )
                 .await;
-            client.diagnostics(version).await;
+            diagnostics[n % 2] += client.diagnostics(version).await.len();
             times.push(started.elapsed());
         }
         println!(
-            "{}: edit-to-diagnostics median {}, p90 {}",
+            "{}: edit-to-diagnostics median {}, p90 {} ({:.1} diagnostics after an edit, {:.1} after its undo)",
             kind.name,
             ms(median(&mut times)),
             ms(percentile(&mut times, 0.9)),
+            diagnostics[0] as f64 / (EDITS / 2) as f64,
+            diagnostics[1] as f64 / (EDITS / 2) as f64,
         );
     }
-    // Hovers on every `let` name in turn, the database warm.
-    let positions: Vec<(u32, u32)> = current
-        .lines()
-        .enumerate()
-        .filter_map(|(i, l)| l.find("let ").map(|c| (i as u32, c as u32 + 4)))
-        .collect();
+    // Hovers, the database warm, in turn on: `let` names (a binding's
+    // shape), called function names (signature and preconditions: names are
+    // resolved), and operators inside expressions (the smallest expression).
+    let mut positions: Vec<(u32, u32)> = Vec::new();
+    for (i, line) in current.lines().enumerate() {
+        for needle in ["let ", "= block", " @ "] {
+            if let Some(c) = line.find(needle) {
+                positions.push((i as u32, (c + needle.len()) as u32));
+            }
+        }
+    }
     let mut times = Vec::new();
     let mut answered = 0;
     for k in 0..HOVERS {
@@ -305,7 +314,7 @@ async fn through_the_server(text: &str) {
         answered += usize::from(!hover.is_null());
     }
     println!(
-        "hover on a warm database ({HOVERS} requests, {answered} with a shape): median {}, p99 {}",
+        "hover on a warm database ({HOVERS} requests on names, calls and operators, {answered} answered): median {}, p99 {}",
         ms(median(&mut times)),
         ms(percentile(&mut times, 0.99))
     );
