@@ -34,6 +34,7 @@ pub struct ItemSpan {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Region {
+    key: String,
     /// Where the item starts in the analysis's offsets.
     placed: usize,
     /// Where it starts in the text.
@@ -80,6 +81,7 @@ impl Layout {
             };
             taken.insert(slot, slots);
             regions.push(Region {
+                key: item.key.clone(),
                 placed: SCRIPT_SPACE + slot * SLOT,
                 actual: item.range.start as usize,
                 len,
@@ -100,18 +102,25 @@ impl Layout {
 
     /// The text offset of an analysis offset.
     pub fn to_text(&self, offset: u32) -> u32 {
-        let offset = offset as usize;
+        match self.region_at(offset as usize) {
+            Some(region) => (region.actual + (offset as usize - region.placed)) as u32,
+            // Not in any item: the script's, or not from this layout's lowering.
+            None => offset,
+        }
+    }
+
+    /// The key of the item placed over `offset`, and where it is placed.
+    pub fn item_at(&self, offset: usize) -> Option<(&str, usize)> {
+        self.region_at(offset).map(|r| (r.key.as_str(), r.placed))
+    }
+
+    fn region_at(&self, offset: usize) -> Option<&Region> {
         if offset < SCRIPT_SPACE {
-            return offset as u32;
+            return None;
         }
         let index = self.regions.partition_point(|r| r.placed <= offset);
-        match index.checked_sub(1).map(|i| &self.regions[i]) {
-            Some(region) if offset <= region.placed + region.len => {
-                (region.actual + (offset - region.placed)) as u32
-            }
-            // Not in any item: cannot come from this layout's lowering.
-            _ => offset as u32,
-        }
+        let region = &self.regions[index.checked_sub(1)?];
+        (offset <= region.placed + region.len).then_some(region)
     }
 
     pub fn range_to_text(&self, range: TextRange) -> TextRange {

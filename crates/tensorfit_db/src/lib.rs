@@ -17,6 +17,7 @@
 //! [`host::Host`] owns the inputs and applies edits; readers use snapshots
 //! (clones of the database), which a new edit cancels.
 
+mod anchors;
 mod host;
 mod imports;
 mod layout;

@@ -9,6 +9,7 @@ use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{FunctionOutcome, ItemIndex, ShapeFindings, Summary, SummarySource};
 use tensorfit_syntax::{ast, Parse};
 
+use crate::anchors::{self, Anchored};
 use crate::imports::resolved_imports;
 use crate::layout::{ItemSpan, Layout};
 use crate::{relocate, Db, SourceFile};
@@ -236,15 +237,17 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
     let _guard = InProgress::enter(file, key);
     let source = DbSummaries { db, file };
     guarded(definition.range, || {
-        tensorfit_semantics::analyse_function_in_interface(
-            interface(db, file),
-            item_index(db, file),
-            definition,
-            imports,
-            key,
-            options,
-            &source,
-        )
+        tensorfit_solver::in_own_context(|| {
+            tensorfit_semantics::analyse_function_in_interface(
+                interface(db, file),
+                item_index(db, file),
+                definition,
+                imports,
+                key,
+                options,
+                &source,
+            )
+        })
     })
 }
 
@@ -258,11 +261,53 @@ fn function_outcome_in_cycle(
     FunctionOutcome::default()
 }
 
+/// The function's summary with its own offsets anchored (see
+/// [`anchors`]), and the anchor table.
+#[salsa::tracked(returns(ref))]
+fn summary_anchoring(db: &dyn Db, id: FunctionId<'_>) -> Anchored {
+    let own = function_definition(db, id)
+        .as_ref()
+        .map_or(TextRange::empty(0), |f| f.range);
+    anchors::anchor(function_outcome(db, id).summary.clone(), own)
+}
+
 /// What callers of the function need. Its own equality is what keeps an
-/// edit that leaves the summary unchanged from re-solving the callers.
+/// edit that leaves the summary unchanged from re-solving the callers; as
+/// it holds anchors rather than offsets, typing that only moves the
+/// function's text leaves it unchanged.
 #[salsa::tracked(returns(clone))]
 pub fn function_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>> {
-    function_outcome(db, id).summary.clone()
+    summary_anchoring(db, id).summary.clone()
+}
+
+/// Where the anchors of the function's summary point in this revision.
+#[salsa::tracked(returns(clone))]
+fn anchor_table(db: &dyn Db, id: FunctionId<'_>) -> Arc<[u32]> {
+    summary_anchoring(db, id).offsets.clone()
+}
+
+/// A function's outcome with the anchors its callees' summaries brought
+/// put back to placed offsets: re-run when a callee moves, without
+/// re-solving anything. The summary is left out (assembly does not need
+/// it, and callers take the anchored one).
+#[salsa::tracked(returns(ref))]
+fn placed_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
+    decoded(db, id.file(db), function_outcome(db, id))
+}
+
+#[salsa::tracked(returns(ref))]
+fn placed_script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
+    decoded(db, file, script_outcome(db, file))
+}
+
+fn decoded(db: &dyn Db, file: SourceFile, outcome: &FunctionOutcome) -> FunctionOutcome {
+    let mut outcome = FunctionOutcome {
+        summary: None,
+        ..outcome.clone()
+    };
+    let table = |key: &str| anchor_table(db, FunctionId::new(db, file, key.to_owned()));
+    anchors::decode(&mut outcome, layout(db, file), &table);
+    outcome
 }
 
 /// The script body (top-level statements), which keeps text offsets.
@@ -280,7 +325,9 @@ pub fn script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
     let source = DbSummaries { db, file };
     let start = program.script.first().map_or(0, |s| s.range.start as usize);
     guarded(TextRange::empty(start), || {
-        tensorfit_semantics::analyse_script(&program, imports, options, &source)
+        tensorfit_solver::in_own_context(|| {
+            tensorfit_semantics::analyse_script(&program, imports, options, &source)
+        })
     })
 }
 
@@ -339,14 +386,16 @@ fn shape_report(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeRepo
     let mut seen = BTreeSet::new();
     for key in keys {
         if seen.insert(key.as_str()) {
-            outcomes.push(function_outcome(db, FunctionId::new(db, file, key.clone())));
+            outcomes.push(placed_outcome(db, FunctionId::new(db, file, key.clone())));
         }
     }
-    outcomes.push(script_outcome(db, file));
+    outcomes.push(placed_script_outcome(db, file));
     let mut program = interface(db, file).clone();
     program.holes = placed_file(db, file).holes.clone();
     let options = db.settings().options(db);
-    let report =
-        tensorfit_semantics::assemble(&program, resolved_imports(db, file), &outcomes, options);
+    let imports = resolved_imports(db, file);
+    let report = tensorfit_solver::in_own_context(|| {
+        tensorfit_semantics::assemble(&program, imports, &outcomes, options)
+    });
     relocate::report(report, layout(db, file))
 }

@@ -138,22 +138,63 @@ fn an_edit_that_keeps_the_summary_re_solves_only_that_function() {
 }
 
 /// Typing that changes a body's length moves the ranges of the facts after
-/// it, and summaries carry their ranges (for messages at the caller that
-/// point into the callee): the callers are re-solved, transitively, but
-/// nothing else (docs/server.md, "What an edit re-solves").
+/// it. Summaries hold anchors instead of those ranges, so the callers are
+/// not re-solved; what they report is moved with the text.
 #[test]
-fn typing_that_changes_a_body_length_re_solves_it_and_its_callers() {
+fn typing_that_only_moves_a_body_re_solves_that_function_alone() {
     let (mut host, _) = open(PROGRAM);
     let (checks, _) = checks_for(&mut host, |h| edit(h, "fn leaf", "0.1", "0.125 * 2.0"));
-    assert_eq!(checks, 4, "`leaf`, `left`, `right`, `entry`; not `broken`");
+    assert_eq!(
+        checks, 1,
+        "`leaf` only, not its callers `left`, `right`, `entry`"
+    );
     let (checks, _) = checks_for(&mut host, |h| {
         edit(h, "fn broken", "return y", "let z = y\n    return z")
     });
     assert_eq!(checks, 1, "only `broken`: nothing calls it");
 }
 
+/// A caller's error that points into its callee follows the callee's text
+/// when the callee is not re-solved.
 #[test]
-fn typing_in_a_method_re_solves_it_and_its_caller_only() {
+fn a_callers_error_follows_the_callee_it_points_into() {
+    let program = "\
+fn leaf(x: Tensor[b, n]) -> Tensor[b, 4] {
+    let lr = 0.1
+    let w = ones(8, 4)
+    return x @ w
+}
+
+fn caller(x: Tensor[2, 9]) -> Tensor[2, 4] {
+    let y = leaf(x)
+    return y
+}
+";
+    let (mut host, file) = open(program);
+    let failing_side = |host: &Host| {
+        let report = report(host, file);
+        let error = report
+            .diagnostics
+            .iter()
+            .find(|d| d.message.contains("w.shape[-2] = 8"))
+            .expect("the call of `leaf` fails");
+        let related = error.related.first().expect("it points into `leaf`");
+        let text = host.db_text();
+        text[related.range.start as usize..related.range.end as usize].to_owned()
+    };
+    assert_eq!(failing_side(&host), "x @ w");
+    let (checks, _) = checks_for(&mut host, |h| edit(h, "fn leaf", "0.1", "0.125 * 2.0"));
+    assert_eq!(checks, 1, "`leaf` moved, its summary did not change");
+    assert_eq!(failing_side(&host), "x @ w");
+    let (checks, _) = checks_for(&mut host, |h| {
+        edit(h, "fn leaf", "let lr", "let first = 1\n    let lr")
+    });
+    assert_eq!(checks, 1, "a new unused statement moves `leaf` only");
+    assert_eq!(failing_side(&host), "x @ w");
+}
+
+#[test]
+fn typing_in_a_method_re_solves_that_method_alone() {
     let program = "\
 struct Net {
     fc = Linear(8, 4)
@@ -172,12 +213,14 @@ let y = Net().head(randn(2, 8))
     let (checks, _) = checks_for(&mut host, |h| {
         edit(h, "fn forward", "0.5", "0.5 * 0.5 * 0.5")
     });
-    assert_eq!(checks, 2, "`Net.forward` and its caller `Net.head`");
-    // The same length: the facts keep their ranges, so `head` is spared.
+    assert_eq!(
+        checks, 1,
+        "`Net.forward` moved; its caller `Net.head` is spared"
+    );
     let (checks, _) = checks_for(&mut host, |h| {
-        edit(h, "fn forward", "0.5 * 0.5", "0.2 * 0.2")
+        edit(h, "fn forward", "0.5 * 0.5 * 0.5", "0.25")
     });
-    assert_eq!(checks, 1, "only `Net.forward`");
+    assert_eq!(checks, 1, "only `Net.forward`: it moved back");
 }
 
 #[test]

@@ -95,7 +95,7 @@ struct EditKind {
 fn edit_kinds() -> Vec<EditKind> {
     vec![
         EditKind {
-            name: "a space typed in a block's body (it and its caller re-solved)",
+            name: "a space typed in a block's body (it alone re-solved)",
             change: Box::new(|text, n| {
                 let block = (n / 2) * 7 % MODELS;
                 let line = line_of(text, &format!("fn block{block}("), 0) + 1;

@@ -22,8 +22,8 @@ pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble, check_shapes,
     entry_keys, CallShape, DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution,
-    ItemIndex, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport,
-    Summary, SummarySource,
+    ItemIndex, MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions,
+    ShapeReport, Summary, SummarySource,
 };
 pub use signature::{Signature, SignatureParam};
 pub use tensorfit_solver::Limits;

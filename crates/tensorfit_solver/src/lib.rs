@@ -19,6 +19,11 @@ use std::collections::BTreeSet;
 pub use range::{value_range, ValueRange};
 pub use term::{Formula, Term, VarId};
 
+/// See [`z3_backend::in_own_context`].
+pub fn in_own_context<R>(work: impl FnOnce() -> R) -> R {
+    z3_backend::in_own_context(work)
+}
+
 use z3_backend::Answer;
 
 /// A fact with the identifier callers use to find where it came from.

@@ -7,10 +7,11 @@
 //! Perfectly paper); positivity of dimensions is added as an axiom for every
 //! position a query mentions.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
 use z3::ast::{Bool, Int};
-use z3::{FuncDecl, Params, SatResult, Solver, Sort};
+use z3::{Config, Context, FuncDecl, Params, SatResult, Solver, Sort};
 
 use crate::term::{Formula, Term, VarId};
 
@@ -133,6 +134,15 @@ pub(crate) fn solve(
     wanted: &[Term],
     timeout_ms: u32,
 ) -> Answer {
+    in_scope_context(|| solve_in_context(tracked, untracked, wanted, timeout_ms))
+}
+
+fn solve_in_context(
+    tracked: &[&Formula],
+    untracked: &[Formula],
+    wanted: &[Term],
+    timeout_ms: u32,
+) -> Answer {
     let solver = Solver::new();
     let mut params = Params::new();
     params.set_u32("timeout", timeout_ms);
@@ -177,5 +187,66 @@ pub(crate) fn solve(
             Answer::Unsat(indices)
         }
         SatResult::Unknown => Answer::Unknown,
+    }
+}
+
+/// Runs `work` so that the Z3 queries it makes use a context of their own,
+/// made when its first query reaches Z3 (most analyses never do).
+///
+/// Z3 numbers terms in the order a context first sees them, and its search
+/// (so the model it finds and the core it reports) follows those numbers.
+/// In one context per thread, an answer would depend on the queries that
+/// ran before it on that thread: an incremental check and a check from
+/// scratch could give different example values. A context per unit of work
+/// (one function's analysis) makes its answers depend on that work alone.
+/// Making a context costs about half a millisecond, too much to make one
+/// per query or per unit of work that does not need one.
+pub(crate) fn in_own_context<R>(work: impl FnOnce() -> R) -> R {
+    SCOPES.with(|s| s.borrow_mut().push(None));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+    SCOPES.with(|s| s.borrow_mut().pop());
+    match outcome {
+        Ok(result) => result,
+        Err(payload) => std::panic::resume_unwind(payload),
+    }
+}
+
+thread_local! {
+    /// The contexts of the units of work running on this thread, innermost
+    /// last; `None` until the unit makes its first Z3 query.
+    static SCOPES: RefCell<Vec<Option<Context>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `with_z3_config` and `with_z3_context` ask for `Send + Sync` so that Z3
+/// objects cannot be moved to another context's thread. Here the closure
+/// runs on this thread before they return, and the only things crossing
+/// are plain data and the context handle itself, kept on this thread.
+struct OnThisThread<T>(T);
+unsafe impl<T> Send for OnThisThread<T> {}
+unsafe impl<T> Sync for OnThisThread<T> {}
+
+/// Runs `query` in the innermost unit of work's context (made now if this
+/// is its first query), or in the thread's context outside any.
+fn in_scope_context(query: impl FnOnce() -> Answer) -> Answer {
+    let context = SCOPES.with(|s| {
+        let mut scopes = s.borrow_mut();
+        let slot = scopes.last_mut()?;
+        Some(
+            slot.get_or_insert_with(|| {
+                z3::with_z3_config(&Config::new(), || OnThisThread(Context::thread_local())).0
+            })
+            .clone(),
+        )
+    });
+    match context {
+        None => query(),
+        Some(context) => {
+            let query = OnThisThread(query);
+            z3::with_z3_context(&context, move || {
+                let query = query;
+                OnThisThread((query.0)())
+            })
+            .0
+        }
     }
 }

@@ -208,3 +208,11 @@ fn copied_apart(
     }
     facts
 }
+
+impl super::ranges::MapRanges for HolePath {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        for ((_, range), _) in &mut self.facts {
+            *range = map(*range);
+        }
+    }
+}

@@ -12,6 +12,7 @@ mod holes;
 mod migration;
 mod preconditions;
 mod program;
+mod ranges;
 mod rules;
 mod shown;
 mod substitution;
@@ -33,6 +34,7 @@ pub use conditions::DecidedCondition;
 pub use holes::{HolePath, HoleSolution, Place};
 pub use migration::{Migration, Requirement};
 pub use program::ItemIndex;
+pub use ranges::MapRanges;
 
 /// The shape of a binding or an expression, as hover and the JSON report
 /// show it.

@@ -1,0 +1,206 @@
+//! Every text range an analysis result holds, reachable in one walk.
+//!
+//! The incremental database rewrites the ranges of summaries into
+//! position-free anchors (so that typing which only moves text does not
+//! change a summary) and puts positions back before results are assembled.
+//! Both need to reach every range; a range this walk misses would keep an
+//! anchor where a position belongs, so each type lists all of its ranges
+//! here, next to one another.
+
+use tensorfit_base::{Diagnostic, TextRange};
+
+use super::analysis::{EntryReport, Summary};
+use super::conditions::DecidedCondition;
+use super::exec::{Deferred, ShapeRecord};
+use super::fact::{CallSite, Fact};
+use super::migration::{Migration, Requirement};
+use super::shown::ShownShape;
+use super::FunctionOutcome;
+
+/// Something holding text ranges, each of which `map` may replace.
+pub trait MapRanges {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange);
+}
+
+impl MapRanges for TextRange {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        *self = map(*self);
+    }
+}
+
+impl<T: MapRanges> MapRanges for Vec<T> {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        for item in self {
+            item.map_ranges(map);
+        }
+    }
+}
+
+impl<T: MapRanges> MapRanges for Option<T> {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        if let Some(item) = self {
+            item.map_ranges(map);
+        }
+    }
+}
+
+impl MapRanges for CallSite {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        self.range.map_ranges(map);
+    }
+}
+
+impl MapRanges for Fact {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        let Fact {
+            range,
+            via,
+            sides,
+            guard: _,
+            formula: _,
+            kind: _,
+            function: _,
+            explain: _,
+        } = self;
+        range.map_ranges(map);
+        via.map_ranges(map);
+        for (range, _) in sides {
+            range.map_ranges(map);
+        }
+    }
+}
+
+impl MapRanges for ShapeRecord {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        let ShapeRecord {
+            range,
+            via,
+            name: _,
+            value: _,
+            guard: _,
+        } = self;
+        range.map_ranges(map);
+        via.map_ranges(map);
+    }
+}
+
+impl MapRanges for Deferred {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        let Deferred {
+            range,
+            op: _,
+            args: _,
+            result: _,
+            guard: _,
+        } = self;
+        range.map_ranges(map);
+    }
+}
+
+impl MapRanges for Summary {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        let Summary {
+            facts,
+            records,
+            deferred,
+            function: _,
+            params: _,
+            result: _,
+            first_var: _,
+            end_var: _,
+            var_names: _,
+        } = self;
+        facts.map_ranges(map);
+        records.map_ranges(map);
+        deferred.map_ranges(map);
+    }
+}
+
+impl MapRanges for Diagnostic {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        self.range.map_ranges(map);
+        for related in &mut self.related {
+            related.range.map_ranges(map);
+        }
+    }
+}
+
+impl MapRanges for ShownShape {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        self.range.map_ranges(map);
+        self.calls.map_ranges(map);
+    }
+}
+
+impl MapRanges for DecidedCondition {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        self.range.map_ranges(map);
+        self.statement.map_ranges(map);
+        self.dead_branch.map_ranges(map);
+        self.live_branch.map_ranges(map);
+    }
+}
+
+impl MapRanges for Requirement {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        self.at.map_ranges(map);
+    }
+}
+
+impl MapRanges for Migration {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        let Migration {
+            range,
+            type_range,
+            reason,
+            function: _,
+            parameter: _,
+            annotation: _,
+            example: _,
+            forced_rank: _,
+        } = self;
+        range.map_ranges(map);
+        type_range.map_ranges(map);
+        reason.map_ranges(map);
+    }
+}
+
+impl MapRanges for EntryReport {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        let EntryReport {
+            diagnostics,
+            shapes,
+            conditions,
+            function: _,
+            preconditions: _,
+        } = self;
+        diagnostics.map_ranges(map);
+        shapes.map_ranges(map);
+        conditions.map_ranges(map);
+    }
+}
+
+/// Everything but the summary, which has its own walk (and which results
+/// are assembled without).
+impl MapRanges for FunctionOutcome {
+    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+        let FunctionOutcome {
+            report,
+            migrations,
+            hole_paths,
+            set_aside,
+            holes,
+            summary: _,
+        } = self;
+        report.map_ranges(map);
+        migrations.map_ranges(map);
+        hole_paths.map_ranges(map);
+        for (_, range) in set_aside {
+            range.map_ranges(map);
+        }
+        *holes = std::mem::take(holes)
+            .into_iter()
+            .map(|(range, var)| (map(range), var))
+            .collect();
+    }
+}
