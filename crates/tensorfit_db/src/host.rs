@@ -12,7 +12,7 @@ use tensorfit_base::Position;
 use tensorfit_semantics::ShapeOptions;
 use tree_sitter::{InputEdit, Point, Tree};
 
-use crate::{Database, FileLoader, SourceFile, SyntaxTree};
+use crate::{Database, Db, FileLoader, SourceFile, SyntaxTree};
 
 /// An edit as editors send them: replace the text between two positions
 /// (line, UTF-16 column), or all of it.
@@ -58,9 +58,11 @@ impl Host {
         let tree = tensorfit_syntax::parse_tree(text, None);
         let file = match self.file(path) {
             Some(file) => {
-                file.set_text(&mut self.db).to(Arc::from(text));
-                file.set_tree(&mut self.db)
-                    .to(SyntaxTree(Arc::new(tree.clone())));
+                let tree = SyntaxTree(Arc::new(tree.clone()));
+                self.write(|db| {
+                    file.set_text(db).to(Arc::from(text));
+                    file.set_tree(db).to(tree);
+                });
                 file
             }
             None => self.db.add_file(path.to_owned(), Arc::from(text)),
@@ -99,9 +101,38 @@ impl Host {
         document.tree = tensorfit_syntax::parse_tree(&text, Some(&document.tree));
         let file = document.file;
         let tree = SyntaxTree(Arc::new(document.tree.clone()));
-        file.set_text(&mut self.db).to(Arc::from(text));
-        file.set_tree(&mut self.db).to(tree);
+        self.write(|db| {
+            file.set_text(db).to(Arc::from(text));
+            file.set_tree(db).to(tree);
+        });
         Some(file)
+    }
+
+    /// Changes what every analysis is asked for (the solver's time limit):
+    /// everything is checked again, so only a real change is applied.
+    pub fn set_options(&mut self, options: ShapeOptions) {
+        let settings = self.db.settings();
+        if settings.options(&self.db) != options {
+            self.write(|db| settings.set_options(db).to(options));
+        }
+    }
+
+    /// Changes inputs. A setter waits until every snapshot is dropped;
+    /// salsa cancels their work at its next query, but a Z3 query runs up
+    /// to its time limit (seconds) without asking salsa. So the database's
+    /// running Z3 queries are interrupted first, and new ones refused,
+    /// until the change is made: an edit never waits for the solver.
+    fn write<R>(&mut self, change: impl FnOnce(&mut Database) -> R) -> R {
+        struct Resume(Arc<tensorfit_solver::Interrupts>);
+        impl Drop for Resume {
+            fn drop(&mut self) {
+                self.0.resume();
+            }
+        }
+        let interrupts = self.db.interrupts().clone();
+        interrupts.stop();
+        let _resume = Resume(interrupts);
+        change(&mut self.db)
     }
 
     /// Forgets a closed document's edits: the file is what the loader

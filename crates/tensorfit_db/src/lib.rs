@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use tensorfit_semantics::ShapeOptions;
+use tensorfit_solver::Interrupts;
 
 pub use host::{Host, TextChange};
 pub use imports::{resolved_imports, FileLoader, FsLoader, NoImports};
@@ -80,6 +81,9 @@ pub trait Db: salsa::Database {
     fn file_at(&self, path: &Path) -> Result<SourceFile, String>;
     /// Called once per function analysis actually run (not cached).
     fn count_function_check(&self);
+    /// The Z3 queries of this database and its snapshots, which an edit
+    /// interrupts (see [`host::Host`]).
+    fn interrupts(&self) -> &Arc<Interrupts>;
 }
 
 #[salsa::db]
@@ -91,6 +95,7 @@ pub struct Database {
     files: Arc<Mutex<HashMap<PathBuf, SourceFile>>>,
     loader: Arc<dyn FileLoader>,
     function_checks: Arc<AtomicU64>,
+    interrupts: Arc<Interrupts>,
 }
 
 impl Database {
@@ -103,6 +108,7 @@ impl Database {
             files: Arc::default(),
             loader,
             function_checks: Arc::default(),
+            interrupts: Arc::default(),
         };
         db.settings = Some(Settings::new(&db, options));
         db
@@ -152,5 +158,9 @@ impl Db for Database {
 
     fn count_function_check(&self) {
         self.function_checks.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn interrupts(&self) -> &Arc<Interrupts> {
+        &self.interrupts
     }
 }

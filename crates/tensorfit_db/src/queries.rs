@@ -237,7 +237,7 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
     let _guard = InProgress::enter(file, key);
     let source = DbSummaries { db, file };
     guarded(definition.range, || {
-        tensorfit_solver::in_own_context(|| {
+        solving(db, || {
             tensorfit_semantics::analyse_function_in_interface(
                 interface(db, file),
                 item_index(db, file),
@@ -325,10 +325,23 @@ pub fn script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
     let source = DbSummaries { db, file };
     let start = program.script.first().map_or(0, |s| s.range.start as usize);
     guarded(TextRange::empty(start), || {
-        tensorfit_solver::in_own_context(|| {
+        solving(db, || {
             tensorfit_semantics::analyse_script(&program, imports, options, &source)
         })
     })
+}
+
+/// Runs work that may query Z3 in a Z3 context of its own (so that its
+/// answers do not depend on what ran before it on this thread), where an
+/// edit can interrupt it. Interrupted work has unknowns where it would have
+/// answers: it is cancelled, as salsa would cancel it at its next query.
+fn solving<R>(db: &dyn Db, work: impl FnOnce() -> R) -> R {
+    match tensorfit_solver::in_own_context(db.interrupts(), work) {
+        Ok(result) => result,
+        Err(tensorfit_solver::Interrupted) => {
+            resume_unwind(Box::new(salsa::Cancelled::PendingWrite))
+        }
+    }
 }
 
 /// Runs an analysis so that a defect in the engine costs the shape check of
@@ -394,7 +407,7 @@ fn shape_report(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeRepo
     program.holes = placed_file(db, file).holes.clone();
     let options = db.settings().options(db);
     let imports = resolved_imports(db, file);
-    let report = tensorfit_solver::in_own_context(|| {
+    let report = solving(db, || {
         tensorfit_semantics::assemble(&program, imports, &outcomes, options)
     });
     relocate::report(report, layout(db, file))

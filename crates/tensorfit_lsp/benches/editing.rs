@@ -6,8 +6,8 @@
 //! Measured:
 //! - cold: opening the file until its diagnostics arrive;
 //! - edit-to-diagnostics: a `didChange` until the diagnostics of that
-//!   version arrive, for three kinds of edit (the server waits 40 ms for
-//!   typing to pause before checking, included);
+//!   version arrive, for three kinds of edit (the server checks at once;
+//!   the next edit cancels a check);
 //! - the same edits on the database alone (no protocol, no pause), to
 //!   show where the time goes;
 //! - hover round trips on a warm database (median, p99);
@@ -237,7 +237,7 @@ fn database_only(text: &str) {
 }
 
 async fn through_the_server(text: &str) {
-    println!("\n## Through the server (JSON-RPC in process, 40 ms typing pause included)\n");
+    println!("\n## Through the server (JSON-RPC in process)\n");
     let memory_before = resident_mib();
     let mut client = Client::start().await;
     let started = Instant::now();

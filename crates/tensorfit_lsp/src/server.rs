@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 use tensorfit_base::Position;
 use tensorfit_db::{Database, FsLoader, Host, SourceFile, TextChange};
@@ -18,9 +17,6 @@ use tower_lsp_server::{Client, LanguageServer};
 use crate::convert;
 use crate::navigation::{self, SyntaxView};
 use crate::settings::ServerSettings;
-
-/// Typing pauses shorter than this do not start a check.
-const DEBOUNCE: Duration = Duration::from_millis(40);
 
 pub struct Server {
     client: Client,
@@ -35,6 +31,14 @@ struct State {
 }
 
 impl State {
+    /// Takes the settings `options` sets; a new solver time limit applies to
+    /// every check from now on (so everything is checked again).
+    fn update_settings(&mut self, options: &serde_json::Value) {
+        self.settings.update(options);
+        let options = shape_options(&self.settings);
+        self.host.set_options(options);
+    }
+
     /// The database and the document's file, to read without the lock.
     fn snapshot(&self, uri: &Uri) -> Option<(Database, SourceFile)> {
         let (path, _) = self.documents.get(uri)?;
@@ -112,8 +116,15 @@ impl Server {
         }
     }
 
-    /// After a pause in typing, checks every open document and publishes
-    /// the diagnostics of the versions they were computed for.
+    /// Checks every open document and publishes the diagnostics of the
+    /// versions they were computed for.
+    ///
+    /// There is no pause for typing to stop: a check starts at once, and
+    /// the next edit cancels it (salsa unwinds at its next query, and
+    /// running Z3 queries are interrupted), so a stale check costs little
+    /// and a single edit is answered as soon as it is checked. Edits that
+    /// arrived together are applied before the check starts (it first
+    /// yields, then skips versions that are no longer current).
     fn schedule_diagnostics(&self) {
         let client = self.client.clone();
         let state = self.state.clone();
@@ -124,7 +135,7 @@ impl Server {
             .map(|(uri, (_, v))| (uri.clone(), *v))
             .collect();
         tokio::spawn(async move {
-            tokio::time::sleep(DEBOUNCE).await;
+            tokio::task::yield_now().await;
             for (uri, version) in documents {
                 let current = |state: &Arc<Mutex<State>>| {
                     let state = state.lock().unwrap_or_else(|e| e.into_inner());
@@ -191,7 +202,7 @@ fn path_of(uri: &Uri) -> PathBuf {
 impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         if let Some(options) = params.initialization_options {
-            self.state().settings.update(&options);
+            self.state().update_settings(&options);
         }
         Ok(InitializeResult {
             server_info: Some(ServerInfo {
@@ -263,7 +274,8 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        self.state().settings.update(&params.settings);
+        self.state().update_settings(&params.settings);
+        self.schedule_diagnostics();
         let _ = self.client.inlay_hint_refresh().await;
     }
 

@@ -3,6 +3,8 @@
 
 mod support;
 
+use std::time::{Duration, Instant};
+
 use expect_test::{expect, Expect};
 use serde_json::{json, Value};
 use support::{cursor, Client, URI};
@@ -241,6 +243,46 @@ async fn bad_input_gets_answers_not_crashes() {
         .unwrap();
     // `x` in `return x`: the expression's shape, so the text is the new one.
     assert_eq!(hover["contents"]["value"], "```tensor\nTensor[2, 3]\n```");
+}
+
+/// A Z3 query that would run to its time limit (here a minute: factoring a
+/// large number) does not hold up the next edit: the edit interrupts it,
+/// and the new text is checked at once.
+#[tokio::test]
+async fn an_edit_interrupts_a_slow_solver_query() {
+    const SLOW: &str = "\
+fn factor(x: Tensor[a, b]) -> Tensor[a, b] {
+    assert a * b == 1000000016000000063
+    assert a > 1
+    assert b > 1
+    return x
+}
+";
+    const FIXED: &str = "\
+fn factor(x: Tensor[a, b]) -> Tensor[a, b] {
+    assert a == 3
+    return x
+}
+
+let y = factor(ones(4, 2))
+";
+    let mut client = Client::start_with(json!({"timeoutMs": 60000})).await;
+    client.open(SLOW).await;
+    // Past the typing pause: the check of version 1 is in Z3.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let edited = Instant::now();
+    client.change(2, json!([{"text": FIXED}])).await;
+    let diagnostics = client.diagnostics(2).await;
+    let waited = edited.elapsed();
+    assert!(
+        waited < Duration::from_secs(20),
+        "the edit waited {waited:?} for a solver query (its limit is 60 s)"
+    );
+    assert!(
+        summary(&diagnostics).contains("a = 4"),
+        "the new text is checked: {}",
+        summary(&diagnostics)
+    );
 }
 
 /// A 50,000-line file: it is checked, its error found, hover answers, and

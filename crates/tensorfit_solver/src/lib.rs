@@ -19,9 +19,14 @@ use std::collections::BTreeSet;
 pub use range::{value_range, ValueRange};
 pub use term::{Formula, Term, VarId};
 
+pub use z3_backend::{Interrupted, Interrupts};
+
 /// See [`z3_backend::in_own_context`].
-pub fn in_own_context<R>(work: impl FnOnce() -> R) -> R {
-    z3_backend::in_own_context(work)
+pub fn in_own_context<R>(
+    interrupts: &std::sync::Arc<Interrupts>,
+    work: impl FnOnce() -> R,
+) -> Result<R, Interrupted> {
+    z3_backend::in_own_context(interrupts, work)
 }
 
 use z3_backend::Answer;

@@ -21,6 +21,11 @@ pub struct Client {
 
 impl Client {
     pub async fn start() -> Client {
+        Client::start_with(Value::Null).await
+    }
+
+    /// A server initialised with these settings (`initializationOptions`).
+    pub async fn start_with(settings: Value) -> Client {
         let (client_end, server_end) = tokio::io::duplex(1 << 22);
         let (server_read, server_write) = tokio::io::split(server_end);
         let (service, socket) = tensorfit_lsp::service();
@@ -36,7 +41,10 @@ impl Client {
             capabilities: Value::Null,
         };
         let answer = client
-            .request("initialize", json!({"capabilities": {}}))
+            .request(
+                "initialize",
+                json!({"capabilities": {}, "initializationOptions": settings}),
+            )
             .await
             .expect("initialize answers");
         client.capabilities = answer["capabilities"].clone();
