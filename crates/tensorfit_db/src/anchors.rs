@@ -25,7 +25,7 @@ use std::sync::Arc;
 use tensorfit_base::TextRange;
 use tensorfit_semantics::{MapRanges, Summary};
 
-use crate::layout::{Layout, SCRIPT_SPACE};
+use crate::layout::{Places, SCRIPT_SPACE};
 
 /// Offsets at or above this are anchors. Placed offsets end below it.
 pub const ANCHOR_SPACE: u32 = 1 << 31;
@@ -80,7 +80,7 @@ pub fn anchor(summary: Option<Arc<Summary>>, own: TextRange) -> Anchored {
 
 /// Puts the anchors in `result` back to placed offsets. `table` gives the
 /// anchor table of the function placed at a key.
-pub fn decode(result: &mut impl MapRanges, layout: &Layout, table: &dyn Fn(&str) -> Arc<[u32]>) {
+pub fn decode(result: &mut impl MapRanges, places: &Places, table: &dyn Fn(&str) -> Arc<[u32]>) {
     // Most anchors of a result point into the same few callees.
     let mut tables: HashMap<usize, Arc<[u32]>> = HashMap::new();
     let mut decode_offset = |offset: u32| {
@@ -88,7 +88,7 @@ pub fn decode(result: &mut impl MapRanges, layout: &Layout, table: &dyn Fn(&str)
             return offset;
         }
         let mirrored = (offset - ANCHOR_SPACE) as usize + SCRIPT_SPACE;
-        let Some((key, base)) = layout.item_at(mirrored) else {
+        let Some((key, base)) = places.item_at(mirrored) else {
             debug_assert!(false, "an anchor outside every function: {offset}");
             return offset;
         };

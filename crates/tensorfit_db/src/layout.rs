@@ -37,6 +37,8 @@ struct Region {
     key: String,
     /// Where the item starts in the analysis's offsets.
     placed: usize,
+    /// The length of its place (whole slots).
+    extent: usize,
     /// Where it starts in the text.
     actual: usize,
     len: usize,
@@ -83,6 +85,7 @@ impl Layout {
             regions.push(Region {
                 key: item.key.clone(),
                 placed: SCRIPT_SPACE + slot * SLOT,
+                extent: slots * SLOT,
                 actual: item.range.start as usize,
                 len,
             });
@@ -109,9 +112,15 @@ impl Layout {
         }
     }
 
-    /// The key of the item placed over `offset`, and where it is placed.
-    pub fn item_at(&self, offset: usize) -> Option<(&str, usize)> {
-        self.region_at(offset).map(|r| (r.key.as_str(), r.placed))
+    /// Which item is placed where, without where it is in the text.
+    pub fn places(&self) -> Places {
+        Places {
+            items: self
+                .regions
+                .iter()
+                .map(|r| (r.placed, r.extent, r.key.clone()))
+                .collect(),
+        }
     }
 
     fn region_at(&self, offset: usize) -> Option<&Region> {
@@ -128,6 +137,24 @@ impl Layout {
             self.to_text(range.start) as usize,
             self.to_text(range.end) as usize,
         )
+    }
+}
+
+/// Where each item is placed (start, length of its place, key), sorted by
+/// start: what stays the same while typing moves text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Places {
+    items: Vec<(usize, usize, String)>,
+}
+
+impl Places {
+    /// The key of the item whose place holds `offset`, and where it starts.
+    pub fn item_at(&self, offset: usize) -> Option<(&str, usize)> {
+        let index = self
+            .items
+            .partition_point(|(placed, _, _)| *placed <= offset);
+        let (placed, extent, key) = &self.items[index.checked_sub(1)?];
+        (offset < placed + extent).then_some((key.as_str(), *placed))
     }
 }
 

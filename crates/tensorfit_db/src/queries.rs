@@ -11,7 +11,7 @@ use tensorfit_syntax::{ast, Parse};
 
 use crate::anchors::{self, Anchored};
 use crate::imports::resolved_imports;
-use crate::layout::{ItemSpan, Layout};
+use crate::layout::{ItemSpan, Layout, Places};
 use crate::{relocate, Db, SourceFile};
 
 /// The file's syntax tree in text offsets, and its syntax diagnostics.
@@ -31,6 +31,13 @@ pub fn line_index(db: &dyn Db, file: SourceFile) -> Arc<LineIndex> {
 #[salsa::tracked(returns(ref))]
 pub fn layout(db: &dyn Db, file: SourceFile) -> Layout {
     Layout::new(&item_spans(&parse(db, file).file), file.text(db).len())
+}
+
+/// Which item is placed where: unlike [`layout`], the same after typing
+/// that moves text, so results decoded with it are not decoded again.
+#[salsa::tracked(returns(ref))]
+fn places(db: &dyn Db, file: SourceFile) -> Places {
+    layout(db, file).places()
 }
 
 /// The items and methods of a file with unique keys: `f`, `S`, `S.forward`;
@@ -306,7 +313,7 @@ fn decoded(db: &dyn Db, file: SourceFile, outcome: &FunctionOutcome) -> Function
         ..outcome.clone()
     };
     let table = |key: &str| anchor_table(db, FunctionId::new(db, file, key.to_owned()));
-    anchors::decode(&mut outcome, layout(db, file), &table);
+    anchors::decode(&mut outcome, places(db, file), &table);
     outcome
 }
 

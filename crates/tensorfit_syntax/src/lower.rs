@@ -6,12 +6,33 @@
 //! accepts but the language does not (assigning to `a + b`, a number too
 //! large for 64 bits) is diagnosed here.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::OnceLock;
 
 use tensorfit_base::{Code, Diagnostic, TextRange};
 use tree_sitter::{Node, Tree};
 
 use crate::ast::*;
+
+/// A node's child by field name, with the field's id looked up once:
+/// tree-sitter finds a field name's id by comparing it with the name of
+/// every field of the grammar, which was a tenth of lowering's time.
+trait FieldById<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>>;
+}
+
+impl<'t> FieldById<'t> for Node<'t> {
+    fn field(&self, name: &str) -> Option<Node<'t>> {
+        static IDS: OnceLock<HashMap<&'static str, u16>> = OnceLock::new();
+        let ids = IDS.get_or_init(|| {
+            let language: tree_sitter::Language = tree_sitter_tensor::LANGUAGE.into();
+            (1..=language.field_count() as u16)
+                .filter_map(|id| Some((language.field_name_for_id(id)?, id)))
+                .collect()
+        });
+        self.child_by_field_id(*ids.get(name)?)
+    }
+}
 
 /// How deeply expressions and blocks may nest. Deeper text is replaced by a
 /// placeholder with a diagnostic, so that no later (recursive) pass can run
@@ -202,13 +223,13 @@ impl<'t> Lowerer<'t> {
     fn item(&mut self, node: Node<'_>) -> Option<Item> {
         Some(match node.kind() {
             "const_declaration" => Item::Const(Const {
-                name: self.name(node.child_by_field_name("name")),
-                ty: node.child_by_field_name("type").map(|t| self.ty(t)),
+                name: self.name(node.field("name")),
+                ty: node.field("type").map(|t| self.ty(t)),
                 value: self.expr_field(node, "value"),
                 range: self.range(node),
             }),
             "import_declaration" => {
-                let path_node = node.child_by_field_name("path");
+                let path_node = node.field("path");
                 Item::Import(Import {
                     path: path_node
                         .filter(|p| !is_broken(*p))
@@ -228,15 +249,15 @@ impl<'t> Lowerer<'t> {
     fn function(&mut self, node: Node<'_>) -> Function {
         let is_extern = node.kind() == "extern_function";
         Function {
-            name: self.name(node.child_by_field_name("name")),
+            name: self.name(node.field("name")),
             is_extern,
             params: node
-                .child_by_field_name("parameters")
+                .field("parameters")
                 .map(|p| self.params(p))
                 .unwrap_or_default(),
-            return_type: node.child_by_field_name("return_type").map(|t| self.ty(t)),
+            return_type: node.field("return_type").map(|t| self.ty(t)),
             where_clauses: node
-                .child_by_field_name("where")
+                .field("where")
                 .map(|w| {
                     named_children(w)
                         .into_iter()
@@ -247,7 +268,7 @@ impl<'t> Lowerer<'t> {
             body: if is_extern {
                 None
             } else {
-                Some(match node.child_by_field_name("body") {
+                Some(match node.field("body") {
                     Some(body) => self.block(body),
                     None => Block {
                         stmts: Vec::new(),
@@ -275,15 +296,15 @@ impl<'t> Lowerer<'t> {
                     range: self.range(child),
                 }),
                 "parameter" => {
-                    let Some(name) = self.name(child.child_by_field_name("name")) else {
+                    let Some(name) = self.name(child.field("name")) else {
                         continue;
                     };
                     params.push(Param {
                         is_self: false,
-                        variadic: child.child_by_field_name("variadic").is_some(),
+                        variadic: child.field("variadic").is_some(),
                         name,
-                        ty: child.child_by_field_name("type").map(|t| self.ty(t)),
-                        default: child.child_by_field_name("default").map(|d| self.expr(d)),
+                        ty: child.field("type").map(|t| self.ty(t)),
+                        default: child.field("default").map(|d| self.expr(d)),
                         range: self.range(child),
                     });
                 }
@@ -296,24 +317,22 @@ impl<'t> Lowerer<'t> {
 
     fn structure(&mut self, node: Node<'_>) -> Struct {
         let mut result = Struct {
-            name: self.name(node.child_by_field_name("name")),
-            params: node
-                .child_by_field_name("parameters")
-                .map(|p| self.params(p)),
+            name: self.name(node.field("name")),
+            params: node.field("parameters").map(|p| self.params(p)),
             fields: Vec::new(),
             methods: Vec::new(),
             range: self.range(node),
         };
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             for member in named_children(body) {
                 match member.kind() {
                     "field_definition" => {
-                        let Some(name) = self.name(member.child_by_field_name("name")) else {
+                        let Some(name) = self.name(member.field("name")) else {
                             continue;
                         };
                         result.fields.push(Field {
                             name,
-                            ty: member.child_by_field_name("type").map(|t| self.ty(t)),
+                            ty: member.field("type").map(|t| self.ty(t)),
                             value: self.expr_field(member, "value"),
                             range: self.range(member),
                         });
@@ -345,7 +364,7 @@ impl<'t> Lowerer<'t> {
                     _ => TypeKind::Missing,
                 },
                 "tensor_type" => TypeKind::Tensor {
-                    dims: node.child_by_field_name("dimensions").map(|list| {
+                    dims: node.field("dimensions").map(|list| {
                         named_children(list)
                             .into_iter()
                             .map(|d| this.dim(d))
@@ -380,7 +399,7 @@ impl<'t> Lowerer<'t> {
         match node.kind() {
             "unknown_dimension" => Dim::Unknown(self.range(node)),
             "segment" => {
-                let name = self.name(node.child_by_field_name("name"));
+                let name = self.name(node.field("name"));
                 let args = self.segment_args(node);
                 match name {
                     Some(name) => Dim::Segment {
@@ -402,7 +421,7 @@ impl<'t> Lowerer<'t> {
         if !has_parens {
             return None;
         }
-        let name_node = node.child_by_field_name("name");
+        let name_node = node.field("name");
         let args = named_children(node)
             .into_iter()
             .filter(|c| Some(*c) != name_node)
@@ -427,7 +446,7 @@ impl<'t> Lowerer<'t> {
     }
 
     fn block_field(&mut self, node: Node<'_>, field: &str) -> Block {
-        match node.child_by_field_name(field) {
+        match node.field(field) {
             Some(block) => self.block(block),
             None => Block {
                 stmts: Vec::new(),
@@ -440,16 +459,16 @@ impl<'t> Lowerer<'t> {
         let kind = match node.kind() {
             "let_statement" => StmtKind::Let {
                 pattern: self.pattern_field(node),
-                ty: node.child_by_field_name("type").map(|t| self.ty(t)),
+                ty: node.field("type").map(|t| self.ty(t)),
                 value: self.expr_field(node, "value"),
             },
             "var_statement" => StmtKind::Var {
                 pattern: self.pattern_field(node),
-                ty: node.child_by_field_name("type").map(|t| self.ty(t)),
-                value: node.child_by_field_name("value").map(|v| self.expr(v)),
+                ty: node.field("type").map(|t| self.ty(t)),
+                value: node.field("value").map(|v| self.expr(v)),
             },
             "assignment" => {
-                let op = match node.child_by_field_name("operator").map(|o| o.kind()) {
+                let op = match node.field("operator").map(|o| o.kind()) {
                     Some("+=") => AssignOp::AddAssign,
                     _ => AssignOp::Assign,
                 };
@@ -463,11 +482,11 @@ impl<'t> Lowerer<'t> {
             }
             "assert_statement" => StmtKind::Assert {
                 condition: self.expr_field(node, "condition"),
-                message: node.child_by_field_name("message").map(|m| self.expr(m)),
+                message: node.field("message").map(|m| self.expr(m)),
             },
             "if_statement" => self.if_statement(node),
             "for_statement" => {
-                let (start, end) = match node.child_by_field_name("range") {
+                let (start, end) = match node.field("range") {
                     Some(r) => (self.expr_field(r, "start"), self.expr_field(r, "end")),
                     None => {
                         let at = TextRange::empty(node.end_byte());
@@ -475,7 +494,7 @@ impl<'t> Lowerer<'t> {
                     }
                 };
                 StmtKind::For {
-                    variable: self.name(node.child_by_field_name("variable")),
+                    variable: self.name(node.field("variable")),
                     start,
                     end,
                     body: self.block_field(node, "body"),
@@ -485,9 +504,7 @@ impl<'t> Lowerer<'t> {
                 condition: self.expr_field(node, "condition"),
                 body: self.block_field(node, "body"),
             },
-            "return_statement" => {
-                StmtKind::Return(node.child_by_field_name("value").map(|v| self.expr(v)))
-            }
+            "return_statement" => StmtKind::Return(node.field("value").map(|v| self.expr(v))),
             "expression_statement" => match named_children(node).first() {
                 Some(expr) => StmtKind::Expr(self.expr(*expr)),
                 None => return None,
@@ -511,7 +528,7 @@ impl<'t> Lowerer<'t> {
             node,
             || StmtKind::Expr(Expr::missing(whole)),
             |this| {
-                let else_branch = node.child_by_field_name("alternative").and_then(|alt| {
+                let else_branch = node.field("alternative").and_then(|alt| {
                     if alt.kind() == "if_statement" {
                         this.statement(alt).map(|s| ElseBranch::If(Box::new(s)))
                     } else {
@@ -546,7 +563,7 @@ impl<'t> Lowerer<'t> {
     }
 
     fn pattern_field(&mut self, node: Node<'_>) -> Pattern {
-        match node.child_by_field_name("pattern") {
+        match node.field("pattern") {
             Some(p) => self.pattern(p),
             None => Pattern::Missing(TextRange::empty(node.end_byte())),
         }
@@ -571,7 +588,7 @@ impl<'t> Lowerer<'t> {
                 }
             }
             "index_pattern" => {
-                let name_node = node.child_by_field_name("name");
+                let name_node = node.field("name");
                 match self.name(name_node) {
                     Some(name) => {
                         let indices = named_children(node)
@@ -600,7 +617,7 @@ impl<'t> Lowerer<'t> {
     // ---------------------------------------------------------- expressions
 
     fn expr_field(&mut self, node: Node<'_>, field: &str) -> Expr {
-        match node.child_by_field_name(field) {
+        match node.field(field) {
             Some(child) => self.expr(child),
             None => Expr::missing(TextRange::empty(node.end_byte())),
         }
@@ -641,12 +658,12 @@ impl<'t> Lowerer<'t> {
                 None => ExprKind::Missing,
             },
             "call" => {
-                let args = match node.child_by_field_name("arguments") {
+                let args = match node.field("arguments") {
                     Some(list) => named_children(list)
                         .into_iter()
                         .filter(|a| a.kind() == "argument")
                         .map(|a| Arg {
-                            name: self.name(a.child_by_field_name("name")),
+                            name: self.name(a.field("name")),
                             value: self.expr_field(a, "value"),
                             range: self.range(a),
                         })
@@ -669,7 +686,7 @@ impl<'t> Lowerer<'t> {
             }
             "field_access" => {
                 let value = self.boxed(node, "value");
-                match node.child_by_field_name("field") {
+                match node.field("field") {
                     Some(f) if f.kind() == "integer" => {
                         match self.text_of(f).replace('_', "").parse() {
                             Ok(index) => ExprKind::Field {
@@ -692,7 +709,7 @@ impl<'t> Lowerer<'t> {
                 }
             }
             "unary_expression" => {
-                let op = match node.child_by_field_name("operator").map(|o| o.kind()) {
+                let op = match node.field("operator").map(|o| o.kind()) {
                     Some("!") => UnaryOp::Not,
                     _ => UnaryOp::Neg,
                 };
@@ -702,7 +719,7 @@ impl<'t> Lowerer<'t> {
                 }
             }
             "binary_expression" | "logical_expression" => {
-                let op = match node.child_by_field_name("operator").map(|o| o.kind()) {
+                let op = match node.field("operator").map(|o| o.kind()) {
                     Some("+") => BinaryOp::Add,
                     Some("-") => BinaryOp::Sub,
                     Some("*") => BinaryOp::Mul,
@@ -739,7 +756,7 @@ impl<'t> Lowerer<'t> {
                 ExprKind::Compare { operands, ops }
             }
             "shape_assertion" => {
-                let (pattern, pattern_range) = match node.child_by_field_name("shape") {
+                let (pattern, pattern_range) = match node.field("shape") {
                     Some(list) => (self.exprs(named_children(list)), self.range(list)),
                     None => (Vec::new(), TextRange::empty(node.end_byte())),
                 };
@@ -750,10 +767,7 @@ impl<'t> Lowerer<'t> {
                 }
             }
             "reduction" => {
-                let op = match node
-                    .child_by_field_name("operator")
-                    .map(|o| self.text_of(o))
-                {
+                let op = match node.field("operator").map(|o| self.text_of(o)) {
                     Some("prod") => ReductionOp::Prod,
                     Some("max") => ReductionOp::Max,
                     Some("min") => ReductionOp::Min,
@@ -763,9 +777,9 @@ impl<'t> Lowerer<'t> {
                     .into_iter()
                     .filter(|c| c.kind() == "index_binding")
                     .filter_map(|b| {
-                        let index = self.name(b.child_by_field_name("index"))?;
+                        let index = self.name(b.field("index"))?;
                         let range = b
-                            .child_by_field_name("range")
+                            .field("range")
                             .map(|r| (self.expr_field(r, "start"), self.expr_field(r, "end")));
                         Some(IndexBinding { index, range })
                     })
