@@ -9,6 +9,7 @@
 
 mod candidates;
 pub mod components;
+mod contexts;
 pub mod eliminate;
 mod range;
 pub mod term;
@@ -19,15 +20,7 @@ use std::collections::BTreeSet;
 pub use range::{value_range, ValueRange};
 pub use term::{Formula, Term, VarId};
 
-pub use z3_backend::{Interrupted, Interrupts};
-
-/// See [`z3_backend::in_own_context`].
-pub fn in_own_context<R>(
-    interrupts: &std::sync::Arc<Interrupts>,
-    work: impl FnOnce() -> R,
-) -> Result<R, Interrupted> {
-    z3_backend::in_own_context(interrupts, work)
-}
+pub use contexts::{in_own_context, Interrupted, Interrupts};
 
 use z3_backend::Answer;
 

@@ -7,12 +7,10 @@
 //! Perfectly paper); positivity of dimensions is added as an axiom for every
 //! position a query mentions.
 
-use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
 
 use z3::ast::{Bool, Int};
-use z3::{Config, Context, FuncDecl, Params, SatResult, Solver, Sort};
+use z3::{FuncDecl, Params, SatResult, Solver, Sort};
 
 use crate::term::{Formula, Term, VarId};
 
@@ -135,7 +133,7 @@ pub(crate) fn solve(
     wanted: &[Term],
     timeout_ms: u32,
 ) -> Answer {
-    in_scope_context(|| solve_in_context(tracked, untracked, wanted, timeout_ms))
+    crate::contexts::in_scope_context(|| solve_in_context(tracked, untracked, wanted, timeout_ms))
 }
 
 fn solve_in_context(
@@ -188,164 +186,5 @@ fn solve_in_context(
             Answer::Unsat(indices)
         }
         SatResult::Unknown => Answer::Unknown,
-    }
-}
-
-/// Runs `work` so that the Z3 queries it makes use a context of their own,
-/// made when its first query reaches Z3 (most analyses never do), and can
-/// be interrupted through `interrupts`. `Err` when they were: the work's
-/// result then holds unknowns it would not otherwise, and is to be thrown
-/// away.
-///
-/// Z3 numbers terms in the order a context first sees them, and its search
-/// (so the model it finds and the core it reports) follows those numbers.
-/// In one context per thread, an answer would depend on the queries that
-/// ran before it on that thread: an incremental check and a check from
-/// scratch could give different example values. A context per unit of work
-/// (one function's analysis) makes its answers depend on that work alone.
-/// Making a context costs about half a millisecond, too much to make one
-/// per query or per unit of work that does not need one.
-pub(crate) fn in_own_context<R>(
-    interrupts: &Arc<Interrupts>,
-    work: impl FnOnce() -> R,
-) -> Result<R, Interrupted> {
-    SCOPES.with(|s| {
-        s.borrow_mut().push(Scope {
-            context: None,
-            interrupts: interrupts.clone(),
-            interrupted: false,
-        })
-    });
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
-    let scope = SCOPES.with(|s| s.borrow_mut().pop());
-    match outcome {
-        Ok(_) if scope.is_some_and(|s| s.interrupted) => Err(Interrupted),
-        Ok(result) => Ok(result),
-        Err(payload) => std::panic::resume_unwind(payload),
-    }
-}
-
-struct Scope {
-    /// `None` until the unit makes its first Z3 query.
-    context: Option<Context>,
-    interrupts: Arc<Interrupts>,
-    interrupted: bool,
-}
-
-thread_local! {
-    /// The units of work running on this thread, innermost last.
-    static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
-}
-
-/// `with_z3_config` and `with_z3_context` ask for `Send + Sync` so that Z3
-/// objects cannot be moved to another context's thread. Here the closure
-/// runs on this thread before they return, and the only things crossing
-/// are plain data and the context handle itself, kept on this thread.
-struct OnThisThread<T>(T);
-unsafe impl<T> Send for OnThisThread<T> {}
-unsafe impl<T> Sync for OnThisThread<T> {}
-
-/// Runs `query` in the innermost unit of work's context (made now if this
-/// is its first query), or in the thread's context outside any. A query of
-/// a stopped group, or of a unit already interrupted, is not run.
-fn in_scope_context(query: impl FnOnce() -> Answer) -> Answer {
-    let scope = SCOPES.with(|s| {
-        let mut scopes = s.borrow_mut();
-        let scope = scopes.last_mut()?;
-        let context = scope.context.get_or_insert_with(|| {
-            z3::with_z3_config(&Config::new(), || OnThisThread(Context::thread_local())).0
-        });
-        Some((context.clone(), scope.interrupts.clone(), scope.interrupted))
-    });
-    let Some((context, interrupts, interrupted)) = scope else {
-        return query();
-    };
-    let mark_interrupted = || {
-        SCOPES.with(|s| {
-            if let Some(scope) = s.borrow_mut().last_mut() {
-                scope.interrupted = true;
-            }
-        })
-    };
-    if interrupted {
-        return Answer::Unknown;
-    }
-    let Some(token) = interrupts.register(context.get_z3_context()) else {
-        mark_interrupted();
-        return Answer::Unknown;
-    };
-    let query = OnThisThread(query);
-    let answer = z3::with_z3_context(&context, move || {
-        let query = query;
-        OnThisThread((query.0)())
-    })
-    .0;
-    if interrupts.deregister(token) {
-        mark_interrupted();
-        return Answer::Unknown;
-    }
-    answer
-}
-
-/// The Z3 queries of a group of units of work (one database and its
-/// snapshots), which a writer stops before it waits for them to finish.
-#[derive(Default)]
-pub struct Interrupts {
-    state: Mutex<InterruptState>,
-}
-
-#[derive(Default)]
-struct InterruptState {
-    stopped: bool,
-    next_token: u64,
-    /// The running queries' contexts (as addresses: the pointers are only
-    /// used under the lock, while their queries run).
-    running: Vec<(u64, usize)>,
-}
-
-/// The work was interrupted (see [`Interrupts::stop`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Interrupted;
-
-impl Interrupts {
-    /// Interrupts the group's running queries and answers every new one
-    /// with unknown (marking its unit interrupted) until [`Self::resume`].
-    pub fn stop(&self) {
-        let mut state = self.lock();
-        state.stopped = true;
-        for (_, context) in &state.running {
-            // Safety: a context stays registered only while its query runs
-            // (the unit holds it alive), and deregistering takes this lock.
-            if let Some(context) = std::ptr::NonNull::new(*context as *mut z3_sys::_Z3_context) {
-                unsafe { z3_sys::Z3_interrupt(context) };
-            }
-        }
-    }
-
-    pub fn resume(&self) {
-        self.lock().stopped = false;
-    }
-
-    fn register(&self, context: z3_sys::Z3_context) -> Option<u64> {
-        let mut state = self.lock();
-        if state.stopped {
-            return None;
-        }
-        let token = state.next_token;
-        state.next_token += 1;
-        state.running.push((token, context.as_ptr() as usize));
-        Some(token)
-    }
-
-    /// Whether the query may have been interrupted.
-    fn deregister(&self, token: u64) -> bool {
-        let mut state = self.lock();
-        state.running.retain(|(t, _)| *t != token);
-        state.stopped
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, InterruptState> {
-        // The state stays consistent under a panic: every update is one step.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
