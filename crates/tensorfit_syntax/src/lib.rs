@@ -6,13 +6,15 @@
 
 pub mod ast;
 mod lower;
+mod outline;
 mod syntax_errors;
 
 use std::collections::BTreeSet;
 
-use tensorfit_base::Diagnostic;
+use tensorfit_base::{Diagnostic, TextRange};
 
 pub use lower::{Placement, MAX_NESTING};
+pub use outline::{outline, ItemHead, Outline, OutlinePiece};
 
 /// The result of parsing one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,16 +33,78 @@ pub fn parse(text: &str) -> Parse {
     lower_tree(&parse_tree(text, None), text)
 }
 
-/// Lowers an already parsed text with its items moved where `placement`
-/// says (the incremental database gives each function offsets of its own,
-/// so that editing one function does not move the others). Diagnostics are
-/// those of [`parse`], so none are returned.
-pub fn lower_placed(
+/// One top-level piece of a file (see [`outline`]) lowered on its own.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoweredPiece {
+    /// The item, or the statement, of the piece (more than one, or none,
+    /// only where the piece's text is broken).
+    pub file: ast::SourceFile,
+    /// Problems found while lowering (syntax errors are the whole file's:
+    /// see [`syntax_errors`]).
+    pub diagnostics: Vec<Diagnostic>,
+    pub names_in_errors: BTreeSet<String>,
+}
+
+/// Parses and lowers the text of one piece of a file, starting at offset
+/// `base`. `places` moves the methods of a struct: each is the offset of a
+/// method in `text` and where it is to start. The result depends on
+/// nothing but the arguments, so that a piece whose text and places did not
+/// change need not be lowered again.
+///
+/// Only for pieces without syntax errors (see [`OutlinePiece::broken`]):
+/// tree-sitter recovers from an error differently when it sees the piece
+/// without the text before it, so a broken piece is lowered from the
+/// file's tree with [`lower_piece_in`].
+pub fn lower_piece(text: &str, base: usize, places: &[(usize, usize)]) -> LoweredPiece {
+    let tree = parse_tree(text, None);
+    let placement = |range: TextRange| {
+        places
+            .iter()
+            .find(|(at, _)| *at == range.start as usize)
+            .map(|(_, place)| *place)
+    };
+    lowered_piece(lower::lower_with(&tree, text, Some(&placement), base))
+}
+
+/// What [`lower_piece`] gives for the piece of the file's tree at `range`,
+/// read from that tree (`places` are relative to the piece's start).
+pub fn lower_piece_in(
     tree: &tree_sitter::Tree,
     text: &str,
-    placement: Placement<'_>,
-) -> ast::SourceFile {
-    lower::lower_with(tree, text, Some(placement)).file
+    range: TextRange,
+    base: usize,
+    places: &[(usize, usize)],
+) -> LoweredPiece {
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    let Some(child) = root
+        .named_children(&mut cursor)
+        .find(|c| c.start_byte() == range.start as usize && c.end_byte() == range.end as usize)
+    else {
+        return LoweredPiece::default();
+    };
+    let start = range.start as usize;
+    let placement = |at: TextRange| {
+        places
+            .iter()
+            .find(|(offset, _)| offset + start == at.start as usize)
+            .map(|(_, place)| *place)
+    };
+    let shift = base as isize - start as isize;
+    lowered_piece(lower::lower_child(child, text, Some(&placement), shift))
+}
+
+fn lowered_piece(lowered: lower::Lowered) -> LoweredPiece {
+    LoweredPiece {
+        file: lowered.file,
+        diagnostics: lowered.diagnostics,
+        names_in_errors: lowered.names_in_errors,
+    }
+}
+
+/// The syntax errors of a parsed text, in its offsets.
+pub fn syntax_errors(tree: &tree_sitter::Tree, text: &str) -> Vec<Diagnostic> {
+    syntax_errors::collect(tree, text)
 }
 
 /// Parses `text`, keeping the tree (for incremental reparsing).
@@ -64,11 +128,21 @@ pub fn lower_tree(tree: &tree_sitter::Tree, text: &str) -> Parse {
 
 /// Runs tree-sitter, reusing `old` (already edited) for incremental parsing.
 pub fn parse_tree(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::Tree {
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&tree_sitter_tensor::LANGUAGE.into())
-        .expect("the bundled grammar matches the tree-sitter runtime");
-    parser
-        .parse(text, old)
-        .expect("a parser with a language and no cancellation always returns a tree")
+    thread_local! {
+        /// Made once per thread: the database parses every piece of a file
+        /// on its own, and a new parser costs as much as a small piece.
+        static PARSER: std::cell::RefCell<tree_sitter::Parser> = std::cell::RefCell::new({
+            let mut parser = tree_sitter::Parser::new();
+            parser
+                .set_language(&tree_sitter_tensor::LANGUAGE.into())
+                .expect("the bundled grammar matches the tree-sitter runtime");
+            parser
+        });
+    }
+    PARSER.with(|parser| {
+        parser
+            .borrow_mut()
+            .parse(text, old)
+            .expect("a parser with a language and no cancellation always returns a tree")
+    })
 }

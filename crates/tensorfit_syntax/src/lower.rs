@@ -17,7 +17,7 @@ use crate::ast::*;
 /// A node's child by field name, with the field's id looked up once:
 /// tree-sitter finds a field name's id by comparing it with the name of
 /// every field of the grammar, which was a tenth of lowering's time.
-trait FieldById<'t> {
+pub(crate) trait FieldById<'t> {
     fn field(&self, name: &str) -> Option<Node<'t>>;
 }
 
@@ -50,27 +50,58 @@ pub(crate) struct Lowered {
 pub type Placement<'p> = &'p dyn Fn(TextRange) -> Option<usize>;
 
 pub(crate) fn lower(tree: &Tree, text: &str) -> Lowered {
-    lower_with(tree, text, None)
+    lower_with(tree, text, None, 0)
 }
 
-pub(crate) fn lower_with(tree: &Tree, text: &str, placement: Option<Placement<'_>>) -> Lowered {
-    let mut lowerer = Lowerer {
-        text,
-        placement,
-        shift: 0,
-        depth: 0,
-        reported_depth: false,
-        diagnostics: Vec::new(),
-        names_in_errors: BTreeSet::new(),
-        holes: Vec::new(),
-    };
-    let mut file = lowerer.source_file(tree.root_node());
-    file.holes = std::mem::take(&mut lowerer.holes);
-    file.holes.sort();
-    Lowered {
-        file,
-        diagnostics: lowerer.diagnostics,
-        names_in_errors: lowerer.names_in_errors,
+/// Lowers with every offset moved by `shift`, and the items that
+/// `placement` knows moved where it says.
+pub(crate) fn lower_with(
+    tree: &Tree,
+    text: &str,
+    placement: Option<Placement<'_>>,
+    shift: usize,
+) -> Lowered {
+    let mut lowerer = Lowerer::new(text, placement, shift as isize);
+    let file = lowerer.source_file(tree.root_node());
+    lowerer.finish(file)
+}
+
+/// Lowers one child of the root (a piece of the file: see
+/// [`crate::outline`]) with its offsets moved by `shift`.
+pub(crate) fn lower_child(
+    child: Node<'_>,
+    text: &str,
+    placement: Option<Placement<'_>>,
+    shift: isize,
+) -> Lowered {
+    let mut lowerer = Lowerer::new(text, placement, shift);
+    let mut file = SourceFile::default();
+    lowerer.top_level(child, &mut file);
+    lowerer.finish(file)
+}
+
+impl<'t> Lowerer<'t> {
+    fn new(text: &'t str, placement: Option<Placement<'t>>, shift: isize) -> Self {
+        Lowerer {
+            text,
+            placement,
+            shift,
+            depth: 0,
+            reported_depth: false,
+            diagnostics: Vec::new(),
+            names_in_errors: BTreeSet::new(),
+            holes: Vec::new(),
+        }
+    }
+
+    fn finish(mut self, mut file: SourceFile) -> Lowered {
+        file.holes = std::mem::take(&mut self.holes);
+        file.holes.sort();
+        Lowered {
+            file,
+            diagnostics: self.diagnostics,
+            names_in_errors: self.names_in_errors,
+        }
     }
 }
 
@@ -91,6 +122,34 @@ fn named_children<'tree>(node: Node<'tree>) -> Vec<Node<'tree>> {
     node.named_children(&mut cursor)
         .filter(|child| !child.is_extra())
         .collect()
+}
+
+/// Records the identifiers inside an unparsable region (iteratively: an
+/// error region can be arbitrarily deep).
+pub(crate) fn identifiers_in(node: Node<'_>, text: &str, names: &mut BTreeSet<String>) {
+    let mut cursor = node.walk();
+    loop {
+        let current = cursor.node();
+        if current.kind() == "identifier" && !current.is_missing() {
+            if let Some(name) = text.get(current.start_byte()..current.end_byte()) {
+                names.insert(name.to_owned());
+            }
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node() == node {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
 }
 
 fn is_broken(node: Node<'_>) -> bool {
@@ -141,31 +200,8 @@ impl<'t> Lowerer<'t> {
         })
     }
 
-    /// Records the identifiers inside an unparsable region (iteratively: an
-    /// error region can be arbitrarily deep).
     fn remember_error_names(&mut self, node: Node<'_>) {
-        let mut cursor = node.walk();
-        loop {
-            let current = cursor.node();
-            if current.kind() == "identifier" && !current.is_missing() {
-                let name = self.text_of(current).to_owned();
-                self.names_in_errors.insert(name);
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
-            loop {
-                if cursor.node() == node {
-                    return;
-                }
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return;
-                }
-            }
-        }
+        identifiers_in(node, self.text, &mut self.names_in_errors);
     }
 
     /// Runs `lower` one nesting level deeper, or returns `fallback` with a
@@ -200,24 +236,29 @@ impl<'t> Lowerer<'t> {
     fn source_file(&mut self, root: Node<'_>) -> SourceFile {
         let mut file = SourceFile::default();
         for child in named_children(root) {
-            match child.kind() {
-                "const_declaration"
-                | "import_declaration"
-                | "function_definition"
-                | "extern_function"
-                | "struct_definition" => {
-                    if let Some(item) = self.placed(child, |this| this.item(child)) {
-                        file.items.push(item);
-                    }
+            self.top_level(child, &mut file);
+        }
+        file
+    }
+
+    /// Lowers a child of the root into `file`'s items or script.
+    fn top_level(&mut self, child: Node<'_>, file: &mut SourceFile) {
+        match child.kind() {
+            "const_declaration"
+            | "import_declaration"
+            | "function_definition"
+            | "extern_function"
+            | "struct_definition" => {
+                if let Some(item) = self.placed(child, |this| this.item(child)) {
+                    file.items.push(item);
                 }
-                _ => {
-                    if let Some(stmt) = self.statement(child) {
-                        file.script.push(stmt);
-                    }
+            }
+            _ => {
+                if let Some(stmt) = self.statement(child) {
+                    file.script.push(stmt);
                 }
             }
         }
-        file
     }
 
     fn item(&mut self, node: Node<'_>) -> Option<Item> {
@@ -987,32 +1028,26 @@ mod tests {
     }
 
     #[test]
-    fn placed_items_and_methods_move_and_the_script_stays() {
-        let text = "let a = __\nfn f(x: Int) -> Int { return __ }\nstruct S { fn m(self) -> Int { return 1 } }\n";
-        let tree = crate::parse_tree(text, None);
-        let f_at = text.find("fn f").unwrap() as u32;
-        let m_at = text.find("fn m").unwrap() as u32;
-        let placement = |at: tensorfit_base::TextRange| match at.start {
-            start if start == f_at => Some(1000),
-            start if start == m_at => Some(5000),
-            _ => None,
+    fn pieces_and_their_methods_are_lowered_where_placed() {
+        let f = "fn f(x: Int) -> Int { return __ }";
+        let lowered = crate::lower_piece(f, 1000, &[]);
+        let Item::Function(function) = &lowered.file.items[0] else {
+            panic!("expected the function");
         };
-        let file = crate::lower_placed(&tree, text, &placement);
-        let Item::Function(f) = &file.items[0] else {
-            panic!("expected the function first");
-        };
-        assert_eq!(f.range.start, 1000);
-        assert_eq!(f.name.as_ref().unwrap().range.start, 1003);
-        let Item::Struct(s) = &file.items[1] else {
-            panic!("expected the struct second");
-        };
-        assert_eq!(s.range.start as usize, text.find("struct").unwrap());
-        assert_eq!(s.methods[0].range.start, 5000);
-        // The script's hole keeps its offset; the function's moves with it.
-        let hole_in_f = text[f_at as usize..].find("__").unwrap() as u32;
+        assert_eq!(function.range.start, 1000);
+        assert_eq!(function.name.as_ref().unwrap().range.start, 1003);
         assert_eq!(
-            file.holes.iter().map(|h| h.start).collect::<Vec<_>>(),
-            vec![text.find("__").unwrap() as u32, 1000 + hole_in_f]
+            lowered.file.holes.iter().map(|h| h.start).collect::<Vec<_>>(),
+            vec![1000 + f.find("__").unwrap() as u32]
         );
+        let s = "struct S { fn m(self) -> Int { return 1 } }";
+        let m_at = s.find("fn m").unwrap();
+        let lowered = crate::lower_piece(s, 3000, &[(m_at, 5000)]);
+        let Item::Struct(structure) = &lowered.file.items[0] else {
+            panic!("expected the struct");
+        };
+        assert_eq!(structure.range.start, 3000);
+        assert_eq!(structure.methods[0].range.start, 5000);
+        assert_eq!(structure.methods[0].name.as_ref().unwrap().range.start, 5003);
     }
 }
