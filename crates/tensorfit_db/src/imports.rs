@@ -38,12 +38,23 @@ impl FileLoader for FsLoader {
 }
 
 /// The imports of `file`, each loaded (from an open buffer or the loader)
-/// and parsed as a file of the database, or why it could not be.
+/// and parsed as a file of the database, or why it could not be; in text
+/// offsets, for the editor features (the analysis takes
+/// [`crate::items::imports`]).
 #[salsa::tracked(returns(ref))]
 pub fn resolved_imports(db: &dyn Db, file: SourceFile) -> Vec<ResolvedImport> {
+    resolve_imports(db, file, &parse(db, file).file.items)
+}
+
+/// Resolves the imports among `items`, items of `file`.
+pub(crate) fn resolve_imports(
+    db: &dyn Db,
+    file: SourceFile,
+    items: &[ast::Item],
+) -> Vec<ResolvedImport> {
     let file_path = file.path(db);
     let mut resolved = Vec::new();
-    for item in &parse(db, file).file.items {
+    for item in items {
         let ast::Item::Import(import) = item else {
             continue;
         };

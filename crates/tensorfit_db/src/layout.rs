@@ -1,4 +1,4 @@
-//! Where each function lives in the analysis's offsets.
+//! Where each piece of a file lives in the analysis's offsets.
 //!
 //! Summaries and reports hold byte ranges. If they were the text's own
 //! offsets, typing in one function would move every function after it, so
@@ -7,18 +7,20 @@
 //! own, chosen from its key (`f`, `S.forward`) and its size class only, and
 //! ranges are moved back to text offsets when results leave the database.
 //!
-//! The script body (top-level statements, spread between the items) keeps
-//! its text offsets, below [`SCRIPT_SPACE`]. Items get slots above it. The
-//! layout depends only on the set of keys and size classes, so an edit that
-//! changes neither moves nothing. When the slots would be more than half
-//! taken (over 15,000 items) or the file is too large, every item keeps its text offsets:
+//! The script body (top-level statements, spread between the items) is
+//! placed below [`SCRIPT_SPACE`], its statements one after the other with
+//! one byte between them: typing in an item, or between items, moves no
+//! statement. Items get slots above it. The items' layout depends only on
+//! the set of keys and size classes, so an edit that changes neither moves
+//! nothing. When the slots would be more than half taken (over 15,000
+//! items) or the file is too large, every piece keeps its text offsets:
 //! still correct, only less incremental.
 
 use std::collections::{BTreeMap, HashMap};
 
 use tensorfit_base::TextRange;
 
-/// Offsets below this are the text's own (the script body's).
+/// Offsets below this are the script body's.
 pub const SCRIPT_SPACE: usize = 1 << 27;
 /// The granularity of item places.
 const SLOT: usize = 1 << 16;
@@ -46,19 +48,19 @@ struct Region {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Layout {
-    /// Keyed by the text offset of the item's start.
+    /// Keyed by the text offset of the piece's start.
     by_actual: HashMap<usize, usize>,
-    /// Sorted by `placed`.
+    /// The items, sorted by `placed`.
     regions: Vec<Region>,
+    /// The script's statements (with empty keys), sorted by `placed`.
+    script: Vec<Region>,
 }
 
 impl Layout {
-    /// Places `items` (keys are unique; callers number repeated names).
-    pub fn new(items: &[ItemSpan], text_len: usize) -> Layout {
-        let identity = || Layout {
-            by_actual: HashMap::new(),
-            regions: Vec::new(),
-        };
+    /// Places `items` (keys are unique; callers number repeated names) and
+    /// the statements of the script, given in source order.
+    pub fn new(items: &[ItemSpan], script: &[TextRange], text_len: usize) -> Layout {
+        let identity = || Layout::default();
         if text_len >= SCRIPT_SPACE {
             return identity();
         }
@@ -91,14 +93,36 @@ impl Layout {
             });
         }
         regions.sort_by_key(|r| r.placed);
+        let mut next = 0;
+        let script = script
+            .iter()
+            .map(|range| {
+                let len = range.as_usize().len();
+                let region = Region {
+                    key: String::new(),
+                    placed: next,
+                    extent: len + 1,
+                    actual: range.start as usize,
+                    len,
+                };
+                next += len + 1;
+                region
+            })
+            .collect::<Vec<_>>();
         let by_actual = regions
             .iter()
+            .chain(&script)
             .map(|r| (r.actual, r.placed))
             .collect::<HashMap<_, _>>();
-        Layout { by_actual, regions }
+        Layout {
+            by_actual,
+            regions,
+            script,
+        }
     }
 
-    /// Where the item starting at text offset `actual` is placed.
+    /// Where the piece starting at text offset `actual` is placed (`None`:
+    /// at `actual`).
     pub fn place(&self, actual: usize) -> Option<usize> {
         self.by_actual.get(&actual).copied()
     }
@@ -107,7 +131,7 @@ impl Layout {
     pub fn to_text(&self, offset: u32) -> u32 {
         match self.region_at(offset as usize) {
             Some(region) => (region.actual + (offset as usize - region.placed)) as u32,
-            // Not in any item: the script's, or not from this layout's lowering.
+            // Not from this layout's lowering.
             None => offset,
         }
     }
@@ -124,11 +148,13 @@ impl Layout {
     }
 
     fn region_at(&self, offset: usize) -> Option<&Region> {
-        if offset < SCRIPT_SPACE {
-            return None;
-        }
-        let index = self.regions.partition_point(|r| r.placed <= offset);
-        let region = &self.regions[index.checked_sub(1)?];
+        let regions = if offset < SCRIPT_SPACE {
+            &self.script
+        } else {
+            &self.regions
+        };
+        let index = regions.partition_point(|r| r.placed <= offset);
+        let region = &regions[index.checked_sub(1)?];
         (offset <= region.placed + region.len).then_some(region)
     }
 
@@ -198,9 +224,9 @@ mod tests {
 
     #[test]
     fn places_depend_on_keys_not_on_positions() {
-        let before = Layout::new(&[span("f", 0, 100), span("g", 100, 300)], 300);
+        let before = Layout::new(&[span("f", 0, 100), span("g", 100, 300)], &[], 300);
         // `f` grew by 50 bytes: `g` moved in the text, not in the layout.
-        let after = Layout::new(&[span("f", 0, 150), span("g", 150, 350)], 350);
+        let after = Layout::new(&[span("f", 0, 150), span("g", 150, 350)], &[], 350);
         assert_eq!(before.place(100), after.place(150));
         assert_eq!(before.place(0), after.place(0));
         let g = after.place(150).unwrap();
@@ -214,7 +240,7 @@ mod tests {
         let items: Vec<ItemSpan> = (0..2000)
             .map(|i| span(&format!("f{i}"), i * 10, i * 10 + 10))
             .collect();
-        let layout = Layout::new(&items, 20_000);
+        let layout = Layout::new(&items, &[], 20_000);
         let mut places: Vec<usize> = items
             .iter()
             .map(|i| layout.place(i.range.start as usize).unwrap())
@@ -226,15 +252,34 @@ mod tests {
     }
 
     #[test]
+    fn the_script_is_placed_apart_from_the_items_between_its_statements() {
+        let statements = [TextRange::new(10, 20), TextRange::new(200, 205)];
+        let before = Layout::new(&[span("f", 30, 190)], &statements, 300);
+        // `f` grew by 40 bytes: the second statement moved in the text only.
+        let moved = [TextRange::new(10, 20), TextRange::new(240, 245)];
+        let after = Layout::new(&[span("f", 30, 230)], &moved, 340);
+        assert_eq!(before.place(10), Some(0));
+        assert_eq!(before.place(200), Some(11));
+        assert_eq!(after.place(240), Some(11));
+        assert_eq!(after.to_text(13), 242);
+        assert_eq!(before.to_text(13), 202);
+        assert_eq!(after.to_text(5), 15);
+    }
+
+    #[test]
     fn large_items_take_several_slots_and_overflow_falls_back() {
-        let layout = Layout::new(&[span("big", 0, 3 * SLOT), span("small", 10, 20)], 400_000);
+        let layout = Layout::new(
+            &[span("big", 0, 3 * SLOT), span("small", 10, 20)],
+            &[],
+            400_000,
+        );
         let big = layout.place(0).unwrap();
         let small = layout.place(10).unwrap();
         assert!(small >= big + 4 * SLOT || small + SLOT <= big);
         let too_many: Vec<ItemSpan> = (0..SLOTS / 2 + 1)
             .map(|i| span(&format!("f{i}"), i, i + 1))
             .collect();
-        let layout = Layout::new(&too_many, SLOTS + 1);
+        let layout = Layout::new(&too_many, &[], SLOTS + 1);
         assert_eq!(layout.place(5), None, "text offsets when places run out");
         assert_eq!(layout.to_text(5), 5);
     }

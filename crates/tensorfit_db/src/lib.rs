@@ -20,6 +20,7 @@
 mod anchors;
 mod host;
 mod imports;
+pub mod items;
 mod layout;
 pub mod queries;
 mod relocate;

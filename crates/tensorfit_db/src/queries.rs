@@ -1,7 +1,7 @@
 //! The database's queries, from a file's text to its report.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -10,8 +10,8 @@ use tensorfit_semantics::{FunctionOutcome, ItemIndex, ShapeFindings, Summary, Su
 use tensorfit_syntax::{ast, Parse};
 
 use crate::anchors::{self, Anchored};
-use crate::imports::resolved_imports;
-use crate::layout::{ItemSpan, Layout, Places};
+use crate::items::{self, interface, layout, script};
+use crate::layout::Places;
 use crate::{relocate, Db, SourceFile};
 
 /// The file's syntax tree in text offsets, and its syntax diagnostics.
@@ -27,99 +27,11 @@ pub fn line_index(db: &dyn Db, file: SourceFile) -> Arc<LineIndex> {
     Arc::new(LineIndex::new(file.text(db)))
 }
 
-/// Where each function and method is placed (see [`Layout`]).
-#[salsa::tracked(returns(ref))]
-pub fn layout(db: &dyn Db, file: SourceFile) -> Layout {
-    Layout::new(&item_spans(&parse(db, file).file), file.text(db).len())
-}
-
 /// Which item is placed where: unlike [`layout`], the same after typing
 /// that moves text, so results decoded with it are not decoded again.
 #[salsa::tracked(returns(ref))]
 fn places(db: &dyn Db, file: SourceFile) -> Places {
     layout(db, file).places()
-}
-
-/// The items and methods of a file with unique keys: `f`, `S`, `S.forward`;
-/// a repeated name gets `#2`, `#3` (its analysis is that of the first).
-pub fn item_spans(file: &ast::SourceFile) -> Vec<ItemSpan> {
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut unique = |key: String| {
-        let count = seen.entry(key.clone()).or_insert(0);
-        *count += 1;
-        match *count {
-            1 => key,
-            n => format!("{key}#{n}"),
-        }
-    };
-    let name = |n: &Option<ast::Name>| n.as_ref().map_or("?", |n| n.text.as_str()).to_owned();
-    let mut spans = Vec::new();
-    for item in &file.items {
-        let (key, range) = match item {
-            ast::Item::Function(f) => (name(&f.name), f.range),
-            ast::Item::Struct(s) => {
-                for method in &s.methods {
-                    spans.push(ItemSpan {
-                        key: unique(format!("{}.{}", name(&s.name), name(&method.name))),
-                        range: method.range,
-                    });
-                }
-                (format!("struct {}", name(&s.name)), s.range)
-            }
-            ast::Item::Const(c) => (format!("const {}", name(&c.name)), c.range),
-            ast::Item::Import(i) => (format!("import {:?}", i.path), i.range),
-        };
-        spans.push(ItemSpan {
-            key: unique(key),
-            range,
-        });
-    }
-    spans
-}
-
-/// The file lowered with every item at its place.
-#[salsa::tracked(returns(ref))]
-pub fn placed_file(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
-    let layout = layout(db, file);
-    let place = |range: TextRange| layout.place(range.start as usize);
-    tensorfit_syntax::lower_placed(&file.tree(db).0, file.text(db), &place)
-}
-
-/// What an analysis may see of the file's items: everything but function
-/// and method bodies (whose meaning reaches callers through summaries) and
-/// the script. Equal across edits inside bodies, so that such edits do not
-/// re-run other functions' analyses.
-#[salsa::tracked(returns(ref))]
-pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
-    let placed = placed_file(db, file);
-    // The ranges that cover a body end where the body starts: typing in a
-    // body changes its length, which must not change the interface.
-    let strip = |f: &ast::Function| ast::Function {
-        body: None,
-        range: match &f.body {
-            Some(body) => TextRange::new(f.range.start as usize, body.range.start as usize),
-            None => f.range,
-        },
-        ..f.clone()
-    };
-    let items = placed
-        .items
-        .iter()
-        .map(|item| match item {
-            ast::Item::Function(f) => ast::Item::Function(strip(f)),
-            ast::Item::Struct(s) => ast::Item::Struct(ast::Struct {
-                methods: s.methods.iter().map(strip).collect(),
-                range: TextRange::empty(s.range.start as usize),
-                ..s.clone()
-            }),
-            other => other.clone(),
-        })
-        .collect();
-    ast::SourceFile {
-        items,
-        script: Vec::new(),
-        holes: Vec::new(),
-    }
 }
 
 /// The interface's items by name, shared by every function's analysis.
@@ -128,36 +40,7 @@ pub fn item_index(db: &dyn Db, file: SourceFile) -> Arc<ItemIndex> {
     Arc::new(ItemIndex::new(interface(db, file)))
 }
 
-/// Where each function and method of the placed file is, by key: built
-/// once per edit instead of a search per function.
-#[salsa::tracked(returns(ref))]
-fn function_places(db: &dyn Db, file: SourceFile) -> HashMap<String, (usize, Option<usize>)> {
-    let mut places = HashMap::new();
-    let name = |n: &Option<ast::Name>| n.as_ref().map(|n| n.text.clone());
-    for (i, item) in placed_file(db, file).items.iter().enumerate() {
-        match item {
-            ast::Item::Function(f) => {
-                if let Some(name) = name(&f.name) {
-                    places.entry(name).or_insert((i, None));
-                }
-            }
-            ast::Item::Struct(s) => {
-                let Some(owner) = name(&s.name) else { continue };
-                for (m, method) in s.methods.iter().enumerate() {
-                    if let Some(method) = name(&method.name) {
-                        places
-                            .entry(format!("{owner}.{method}"))
-                            .or_insert((i, Some(m)));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    places
-}
-
-/// A function or method of a file, by key (see [`item_spans`]).
+/// A function or method of a file, by key (see [`tensorfit_syntax::ItemHead`]).
 #[salsa::interned(debug)]
 pub struct FunctionId {
     #[returns(copy)]
@@ -169,17 +52,7 @@ pub struct FunctionId {
 /// The function's own definition, body included, at its place.
 #[salsa::tracked(returns(ref))]
 pub fn function_definition(db: &dyn Db, id: FunctionId<'_>) -> Option<ast::Function> {
-    let placed = placed_file(db, id.file(db));
-    match *function_places(db, id.file(db)).get(id.key(db))? {
-        (item, None) => match &placed.items[item] {
-            ast::Item::Function(f) => Some(f.clone()),
-            _ => None,
-        },
-        (item, Some(method)) => match &placed.items[item] {
-            ast::Item::Struct(s) => Some(s.methods[method].clone()),
-            _ => None,
-        },
-    }
+    items::function_in(db, id.file(db), id.key(db))
 }
 
 /// The keys [`function_outcome`] is asked for, in source order.
@@ -239,7 +112,7 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
         return FunctionOutcome::default();
     };
     db.count_function_check();
-    let imports = resolved_imports(db, file);
+    let imports = items::imports(db, file);
     let options = db.settings().options(db);
     let _guard = InProgress::enter(file, key);
     let source = DbSummaries { db, file };
@@ -317,17 +190,11 @@ fn decoded(db: &dyn Db, file: SourceFile, outcome: &FunctionOutcome) -> Function
     outcome
 }
 
-/// The script body (top-level statements), which keeps text offsets.
-#[salsa::tracked(returns(ref))]
-fn script(db: &dyn Db, file: SourceFile) -> Vec<ast::Stmt> {
-    placed_file(db, file).script.clone()
-}
-
 #[salsa::tracked(returns(ref))]
 pub fn script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
     let mut program = interface(db, file).clone();
     program.script = script(db, file).clone();
-    let imports = resolved_imports(db, file);
+    let imports = items::imports(db, file);
     let options = db.settings().options(db);
     let source = DbSummaries { db, file };
     let start = program.script.first().map_or(0, |s| s.range.start as usize);
@@ -380,14 +247,13 @@ pub struct FileReport {
 /// The file's report: syntax, names and shapes.
 #[salsa::tracked(returns(clone))]
 pub fn file_report(db: &dyn Db, file: SourceFile) -> Arc<FileReport> {
-    let parsed = parse(db, file);
-    let imports = resolved_imports(db, file);
-    let mut diagnostics = parsed.diagnostics.clone();
-    diagnostics.extend(tensorfit_semantics::check_names(
-        &parsed.file,
-        imports,
-        &parsed.names_in_errors,
-    ));
+    let layout = layout(db, file);
+    let mut diagnostics = items::syntax_diagnostics(db, file).clone();
+    diagnostics.extend(
+        items::placed_diagnostics(db, file)
+            .iter()
+            .map(|d| relocate::diagnostic(d.clone(), layout)),
+    );
     let shapes = shape_report(db, file);
     diagnostics.extend(shapes.diagnostics.iter().cloned());
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
@@ -397,10 +263,10 @@ pub fn file_report(db: &dyn Db, file: SourceFile) -> Arc<FileReport> {
     })
 }
 
-/// The shape findings of every function and the script, put together and
-/// moved to text offsets.
+/// The shape findings of every function and the script, put together, in
+/// the analysis's offsets.
 #[salsa::tracked(returns(ref))]
-fn shape_report(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeReport {
+fn assembled(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeReport {
     let keys = entry_keys(db, file);
     let mut outcomes: Vec<&FunctionOutcome> = Vec::new();
     let mut seen = BTreeSet::new();
@@ -411,11 +277,17 @@ fn shape_report(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeRepo
     }
     outcomes.push(placed_script_outcome(db, file));
     let mut program = interface(db, file).clone();
-    program.holes = placed_file(db, file).holes.clone();
+    program.holes = items::holes(db, file).clone();
     let options = db.settings().options(db);
-    let imports = resolved_imports(db, file);
-    let report = solving(db, || {
+    let imports = items::imports(db, file);
+    solving(db, || {
         tensorfit_semantics::assemble(&program, imports, &outcomes, options)
-    });
-    relocate::report(report, layout(db, file))
+    })
+}
+
+/// The shape findings moved to text offsets: re-run after every edit that
+/// moves text, without assembling again.
+#[salsa::tracked(returns(ref))]
+fn shape_report(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeReport {
+    relocate::report(assembled(db, file).clone(), layout(db, file))
 }

@@ -5,18 +5,21 @@ use tensorfit_semantics::{ShapeFindings, ShapeInfo, ShapeReport};
 
 use crate::layout::Layout;
 
+/// A diagnostic, and the places it relates to, in text offsets.
+pub fn diagnostic(mut diagnostic: Diagnostic, layout: &Layout) -> Diagnostic {
+    diagnostic.range = layout.range_to_text(diagnostic.range);
+    for related in &mut diagnostic.related {
+        related.range = layout.range_to_text(related.range);
+    }
+    diagnostic
+}
+
 pub fn report(report: ShapeReport, layout: &Layout) -> ShapeReport {
     let to_text = |r| layout.range_to_text(r);
     let mut diagnostics: Vec<Diagnostic> = report
         .diagnostics
         .into_iter()
-        .map(|mut d| {
-            d.range = to_text(d.range);
-            for related in &mut d.related {
-                related.range = to_text(related.range);
-            }
-            d
-        })
+        .map(|d| diagnostic(d, layout))
         .collect();
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     let ShapeFindings {

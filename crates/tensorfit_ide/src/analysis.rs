@@ -111,6 +111,20 @@ pub fn file_analysis(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile
     }
 }
 
+/// The diagnostics of a file of the database and the line index to place
+/// them: what is published after every edit, without the file's syntax
+/// tree (which the diagnostics do not need).
+pub fn file_diagnostics(
+    db: &tensorfit_db::Database,
+    file: tensorfit_db::SourceFile,
+) -> (Arc<LineIndex>, Vec<Diagnostic>) {
+    let report = tensorfit_db::queries::file_report(db, file);
+    (
+        tensorfit_db::queries::line_index(db, file),
+        report.diagnostics.clone(),
+    )
+}
+
 /// What the syntax features (navigation, completion) read of a file of the
 /// database: no shapes, so they answer without waiting for the solver.
 pub struct FileSyntax<'db> {

@@ -19,7 +19,8 @@ mod signature_help;
 mod symbols;
 
 pub use analysis::{
-    analyze_file, file_analysis, file_syntax, AnalysisOptions, FileAnalysis, FileSyntax,
+    analyze_file, file_analysis, file_diagnostics, file_syntax, AnalysisOptions, FileAnalysis,
+    FileSyntax,
 };
 pub use completion::{completions, CompletionItem, CompletionKind};
 pub use fixes::{fixes, Fix, FixKind, TextEdit};

@@ -13,8 +13,9 @@
 //! - hover round trips on a warm database (median, p99);
 //! - the process's resident memory after the file is checked.
 //!
-//! `-- database` runs the database part only; `-- stages` times each query
-//! after a comment edit (where the fixed cost of an edit goes).
+//! `-- database` runs the database part only; `-- stages [N]` times each
+//! query after edits of kind N (0, 1, 2; default 1, a comment): where the
+//! time of an edit goes.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -362,7 +363,7 @@ fn main() {
 }
 
 fn stages(text: &str) {
-    use tensorfit_db::queries;
+    use tensorfit_db::{items, queries};
     let options = ShapeOptions {
         limits: Limits { timeout_ms: 2000 },
         questions: true,
@@ -371,11 +372,18 @@ fn stages(text: &str) {
     let mut host = Host::new(std::sync::Arc::new(NoImports), options);
     let file = host.set_text(path, text);
     queries::file_report(host.db(), file);
+    // `-- stages N` times the edits of kind N (default: the comment).
+    let kind = std::env::args()
+        .skip_while(|a| a != "stages")
+        .nth(1)
+        .and_then(|n| n.parse::<usize>().ok())
+        .unwrap_or(1);
     let kinds = edit_kinds();
+    println!("{}", kinds[kind].name);
     let mut current = text.to_owned();
     let mut totals = [Duration::ZERO; 7];
     for n in 0..EDITS {
-        let (from, to, new_text) = (kinds[1].change)(&current, n);
+        let (from, to, new_text) = (kinds[kind].change)(&current, n);
         let t = Instant::now();
         host.apply_changes(
             path,
@@ -386,19 +394,21 @@ fn stages(text: &str) {
         );
         totals[0] += t.elapsed();
         let t = Instant::now();
-        queries::parse(host.db(), file);
+        items::pieces(host.db(), file);
         totals[1] += t.elapsed();
         let t = Instant::now();
-        queries::placed_file(host.db(), file);
+        for piece in items::pieces(host.db(), file) {
+            items::lowered(host.db(), *piece);
+        }
         totals[2] += t.elapsed();
         let t = Instant::now();
-        queries::interface(host.db(), file);
+        items::interface(host.db(), file);
         totals[3] += t.elapsed();
         let t = Instant::now();
         queries::entry_keys(host.db(), file);
         totals[4] += t.elapsed();
         let t = Instant::now();
-        tensorfit_db::resolved_imports(host.db(), file);
+        items::imports(host.db(), file);
         totals[5] += t.elapsed();
         let t = Instant::now();
         queries::file_report(host.db(), file);
@@ -407,8 +417,8 @@ fn stages(text: &str) {
     }
     for (name, total) in [
         "apply",
-        "parse",
-        "placed",
+        "cut into pieces",
+        "lower pieces",
         "interface",
         "entry_keys",
         "imports",

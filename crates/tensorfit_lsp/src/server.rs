@@ -152,11 +152,10 @@ impl Server {
                 let uri_for_task = uri.clone();
                 let task = tokio::task::spawn_blocking(move || {
                     catch_unwind(AssertUnwindSafe(|| {
-                        let analysis = tensorfit_ide::file_analysis(&db, file);
-                        analysis
-                            .diagnostics()
+                        let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
+                        diagnostics
                             .iter()
-                            .map(|d| convert::diagnostic(&uri_for_task, &analysis.line_index, d))
+                            .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
                             .collect::<Vec<_>>()
                     }))
                     // The snapshot is dropped here, before the lock is taken

@@ -26,6 +26,7 @@ pub use shapes::{
     ShapeReport, Summary, SummarySource,
 };
 pub use signature::{Signature, SignatureParam};
+
 pub use tensorfit_solver::Limits;
 pub use tensorfit_solver::ValueRange;
 
@@ -37,11 +38,37 @@ pub fn check_names(
     imports: &[ResolvedImport],
     names_in_errors: &BTreeSet<String>,
 ) -> Vec<Diagnostic> {
-    let mut diagnostics = Vec::new();
-    let module = module_scope::ModuleScope::build(file, imports, &mut diagnostics);
-    let mut checker = name_check::NameChecker::new(&module, names_in_errors);
-    checker.check_file(file);
-    diagnostics.append(&mut checker.diagnostics);
+    let (scope, mut diagnostics) = NameScope::new(file, imports);
+    diagnostics.extend(check_names_in(&scope, file, names_in_errors));
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     diagnostics
+}
+
+/// The names every item of a file sees: its items, its imports' and the
+/// prelude's. The incremental database builds it once per change of the
+/// file's declarations and checks each item's body against it.
+pub struct NameScope(module_scope::ModuleScope);
+
+impl NameScope {
+    /// The scope of a file, from its items (their bodies are not read),
+    /// and the problems of the declarations themselves: names declared
+    /// twice, imports that could not be had.
+    pub fn new(file: &ast::SourceFile, imports: &[ResolvedImport]) -> (NameScope, Vec<Diagnostic>) {
+        let mut diagnostics = Vec::new();
+        let module = module_scope::ModuleScope::build(file, imports, &mut diagnostics);
+        (NameScope(module), diagnostics)
+    }
+}
+
+/// The name checks of the items and statements of `part`, a part of a file
+/// whose scope is `scope` (the script's statements must all be in one
+/// part: they share their scopes).
+pub fn check_names_in(
+    scope: &NameScope,
+    part: &ast::SourceFile,
+    names_in_errors: &BTreeSet<String>,
+) -> Vec<Diagnostic> {
+    let mut checker = name_check::NameChecker::new(&scope.0, names_in_errors);
+    checker.check_file(part);
+    checker.diagnostics
 }

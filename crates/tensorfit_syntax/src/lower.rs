@@ -1037,7 +1037,12 @@ mod tests {
         assert_eq!(function.range.start, 1000);
         assert_eq!(function.name.as_ref().unwrap().range.start, 1003);
         assert_eq!(
-            lowered.file.holes.iter().map(|h| h.start).collect::<Vec<_>>(),
+            lowered
+                .file
+                .holes
+                .iter()
+                .map(|h| h.start)
+                .collect::<Vec<_>>(),
             vec![1000 + f.find("__").unwrap() as u32]
         );
         let s = "struct S { fn m(self) -> Int { return 1 } }";
@@ -1048,6 +1053,9 @@ mod tests {
         };
         assert_eq!(structure.range.start, 3000);
         assert_eq!(structure.methods[0].range.start, 5000);
-        assert_eq!(structure.methods[0].name.as_ref().unwrap().range.start, 5003);
+        assert_eq!(
+            structure.methods[0].name.as_ref().unwrap().range.start,
+            5003
+        );
     }
 }

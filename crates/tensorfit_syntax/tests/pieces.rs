@@ -27,7 +27,10 @@ fn programs() -> Vec<PathBuf> {
         }
     }
     files.sort();
-    assert!(files.len() >= 30, "expected the corpus and the test programs");
+    assert!(
+        files.len() >= 30,
+        "expected the corpus and the test programs"
+    );
     files
 }
 
@@ -115,7 +118,13 @@ fn keys_are_unique_and_name_methods() {
         .collect();
     assert_eq!(
         keys,
-        [Some("f"), Some("f#2"), Some("struct S"), None, Some("const c")]
+        [
+            Some("f"),
+            Some("f#2"),
+            Some("struct S"),
+            None,
+            Some("const c")
+        ]
     );
     let methods = &outline.pieces[2].item.as_ref().expect("an item").methods;
     assert_eq!(methods, &[("S.m".to_owned(), TextRange::new(33, 46))]);

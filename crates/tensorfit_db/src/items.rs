@@ -1,0 +1,318 @@
+//! The file cut into its pieces (items and script statements), each lowered
+//! on its own at its place (see [`Layout`]).
+//!
+//! Every edit reparses the file's tree (incrementally) and cuts it again,
+//! which only reads the root's children. A piece is a tracked struct named
+//! by its key, whose text and places are tracked fields: a piece whose text
+//! did not change keeps its lowering, and what is built from the pieces
+//! (the interface, each function's definition, the script) is rebuilt only
+//! from the pieces that changed, and compared equal when they did not.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use tensorfit_base::{Diagnostic, TextRange};
+use tensorfit_semantics::{NameScope, ResolvedImport};
+use tensorfit_syntax::{ast, LoweredPiece, Outline};
+
+use crate::imports::resolve_imports;
+use crate::layout::{ItemSpan, Layout};
+use crate::{Db, SourceFile};
+
+/// The file's items and statements, read off its tree.
+#[salsa::tracked(returns(ref))]
+pub fn outline(db: &dyn Db, file: SourceFile) -> Outline {
+    tensorfit_syntax::outline(&file.tree(db).0, file.text(db))
+}
+
+/// Where each piece is placed (see [`Layout`]).
+#[salsa::tracked(returns(ref))]
+pub fn layout(db: &dyn Db, file: SourceFile) -> Layout {
+    let mut items = Vec::new();
+    let mut script = Vec::new();
+    for piece in &outline(db, file).pieces {
+        match &piece.item {
+            Some(head) => {
+                items.extend(head.methods.iter().map(|(key, range)| ItemSpan {
+                    key: key.clone(),
+                    range: *range,
+                }));
+                items.push(ItemSpan {
+                    key: head.key.clone(),
+                    range: piece.range,
+                });
+            }
+            None => script.push(piece.range),
+        }
+    }
+    Layout::new(&items, &script, file.text(db).len())
+}
+
+/// One item, or one statement of the script, of a file.
+#[salsa::tracked(debug)]
+pub struct Piece<'db> {
+    #[returns(copy)]
+    pub file: SourceFile,
+    /// The item's key (see [`tensorfit_syntax::ItemHead`]); empty for a
+    /// statement, which is told apart from the others by its order.
+    #[returns(ref)]
+    pub key: String,
+    #[tracked]
+    #[returns(ref)]
+    pub source: PieceSource,
+}
+
+/// What a piece is lowered from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PieceSource {
+    /// A piece without syntax errors: its text, where it starts in the
+    /// analysis's offsets, and where its methods do (offset in the text,
+    /// place).
+    Text {
+        text: String,
+        base: usize,
+        places: Vec<(usize, usize)>,
+    },
+    /// A piece with a syntax error, lowered from the file's tree at once
+    /// (see [`tensorfit_syntax::lower_piece`] for why).
+    Broken(Arc<LoweredPiece>),
+}
+
+/// The file's pieces, in source order.
+#[salsa::tracked(returns(ref))]
+pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
+    let layout = layout(db, file);
+    let text = file.text(db);
+    let tree = &file.tree(db).0;
+    let place = |at: usize| layout.place(at).unwrap_or(at);
+    outline(db, file)
+        .pieces
+        .iter()
+        .map(|piece| {
+            let start = piece.range.start as usize;
+            let base = place(start);
+            let places: Vec<(usize, usize)> = piece
+                .item
+                .iter()
+                .flat_map(|head| &head.methods)
+                .map(|(_, method)| {
+                    let at = method.start as usize;
+                    (at - start, place(at))
+                })
+                .collect();
+            let source = if piece.broken {
+                PieceSource::Broken(Arc::new(tensorfit_syntax::lower_piece_in(
+                    tree,
+                    text,
+                    piece.range,
+                    base,
+                    &places,
+                )))
+            } else {
+                PieceSource::Text {
+                    text: text[piece.range.as_usize()].to_owned(),
+                    base,
+                    places,
+                }
+            };
+            let key = piece.item.as_ref().map_or("", |head| &head.key);
+            Piece::new(db, file, key.to_owned(), source)
+        })
+        .collect()
+}
+
+/// A piece lowered: re-run only when its text or places change.
+#[salsa::tracked(returns(ref))]
+pub fn lowered<'db>(db: &'db dyn Db, piece: Piece<'db>) -> LoweredPiece {
+    match piece.source(db) {
+        PieceSource::Text { text, base, places } => {
+            tensorfit_syntax::lower_piece(text, *base, places)
+        }
+        PieceSource::Broken(lowered) => LoweredPiece::clone(lowered),
+    }
+}
+
+/// What a piece declares: its items without function and method bodies.
+/// Equal across edits inside bodies, so that such edits do not re-run
+/// other functions' analyses.
+#[salsa::tracked(returns(ref))]
+fn declarations<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<ast::Item> {
+    // The ranges that cover a body end where the body starts: typing in a
+    // body changes its length, which must not change the declarations.
+    let strip = |f: &ast::Function| ast::Function {
+        body: None,
+        range: match &f.body {
+            Some(body) => TextRange::new(f.range.start as usize, body.range.start as usize),
+            None => f.range,
+        },
+        ..f.clone()
+    };
+    lowered(db, piece)
+        .file
+        .items
+        .iter()
+        .map(|item| match item {
+            ast::Item::Function(f) => ast::Item::Function(strip(f)),
+            ast::Item::Struct(s) => ast::Item::Struct(ast::Struct {
+                methods: s.methods.iter().map(strip).collect(),
+                range: TextRange::empty(s.range.start as usize),
+                ..s.clone()
+            }),
+            other => other.clone(),
+        })
+        .collect()
+}
+
+/// What an analysis may see of the file's items: everything but function
+/// and method bodies (whose meaning reaches callers through summaries) and
+/// the script.
+#[salsa::tracked(returns(ref))]
+pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
+    ast::SourceFile {
+        items: pieces(db, file)
+            .iter()
+            .flat_map(|piece| declarations(db, *piece).iter().cloned())
+            .collect(),
+        script: Vec::new(),
+        holes: Vec::new(),
+    }
+}
+
+/// Where a function or method is: its piece, the item's index in the
+/// piece, and the method's index in the struct.
+type FunctionPlace<'db> = (Piece<'db>, usize, Option<usize>);
+
+/// Every function and method of the file by key (`f`, `S.m`); for a
+/// repeated name, the first.
+#[salsa::tracked(returns(ref))]
+fn function_places(db: &dyn Db, file: SourceFile) -> HashMap<String, FunctionPlace<'_>> {
+    let mut places = HashMap::new();
+    let name = |n: &Option<ast::Name>| n.as_ref().map(|n| n.text.clone());
+    for piece in pieces(db, file) {
+        for (i, item) in declarations(db, *piece).iter().enumerate() {
+            match item {
+                ast::Item::Function(f) => {
+                    if let Some(name) = name(&f.name) {
+                        places.entry(name).or_insert((*piece, i, None));
+                    }
+                }
+                ast::Item::Struct(s) => {
+                    let Some(owner) = name(&s.name) else { continue };
+                    for (m, method) in s.methods.iter().enumerate() {
+                        if let Some(method) = name(&method.name) {
+                            places.entry(format!("{owner}.{method}")).or_insert((
+                                *piece,
+                                i,
+                                Some(m),
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    places
+}
+
+/// The function or method with this key, body included, at its place.
+pub fn function_in(db: &dyn Db, file: SourceFile, key: &str) -> Option<ast::Function> {
+    let (piece, item, method) = *function_places(db, file).get(key)?;
+    match (&lowered(db, piece).file.items[item], method) {
+        (ast::Item::Function(f), None) => Some(f.clone()),
+        (ast::Item::Struct(s), Some(method)) => Some(s.methods[method].clone()),
+        _ => None,
+    }
+}
+
+/// The script body (the top-level statements), in order.
+#[salsa::tracked(returns(ref))]
+pub fn script(db: &dyn Db, file: SourceFile) -> Vec<ast::Stmt> {
+    pieces(db, file)
+        .iter()
+        .flat_map(|piece| lowered(db, *piece).file.script.iter().cloned())
+        .collect()
+}
+
+/// Every hole `__` of the file, in the analysis's offsets, sorted.
+#[salsa::tracked(returns(ref))]
+pub fn holes(db: &dyn Db, file: SourceFile) -> Vec<TextRange> {
+    let mut holes: Vec<TextRange> = pieces(db, file)
+        .iter()
+        .flat_map(|piece| lowered(db, *piece).file.holes.iter().copied())
+        .collect();
+    holes.sort();
+    holes
+}
+
+/// Identifiers inside unparsable text anywhere in the file.
+#[salsa::tracked(returns(ref))]
+fn names_in_errors(db: &dyn Db, file: SourceFile) -> BTreeSet<String> {
+    let mut names = outline(db, file).names_in_errors.clone();
+    for piece in pieces(db, file) {
+        names.extend(lowered(db, *piece).names_in_errors.iter().cloned());
+    }
+    names
+}
+
+/// The imports of the file as the analysis sees them (in its offsets).
+#[salsa::tracked(returns(ref))]
+pub fn imports(db: &dyn Db, file: SourceFile) -> Vec<ResolvedImport> {
+    resolve_imports(db, file, &interface(db, file).items)
+}
+
+/// The names every item of the file sees, and the problems of their
+/// declarations. Not compared: it changes only with the declarations.
+#[salsa::tracked(returns(ref), no_eq)]
+fn name_scope(db: &dyn Db, file: SourceFile) -> Scope {
+    let (scope, diagnostics) = NameScope::new(interface(db, file), imports(db, file));
+    Scope(Arc::new(scope), diagnostics)
+}
+
+struct Scope(Arc<NameScope>, Vec<Diagnostic>);
+
+/// The name checks of one item piece (the script's statements are checked
+/// together, by [`script_name_diagnostics`]).
+#[salsa::tracked(returns(ref))]
+fn piece_name_diagnostics<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<Diagnostic> {
+    let file = piece.file(db);
+    let items = ast::SourceFile {
+        items: lowered(db, piece).file.items.clone(),
+        script: Vec::new(),
+        holes: Vec::new(),
+    };
+    tensorfit_semantics::check_names_in(&name_scope(db, file).0, &items, names_in_errors(db, file))
+}
+
+#[salsa::tracked(returns(ref))]
+fn script_name_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let statements = ast::SourceFile {
+        items: Vec::new(),
+        script: script(db, file).clone(),
+        holes: Vec::new(),
+    };
+    tensorfit_semantics::check_names_in(
+        &name_scope(db, file).0,
+        &statements,
+        names_in_errors(db, file),
+    )
+}
+
+/// The diagnostics of lowering and of the name checks, in the analysis's
+/// offsets.
+#[salsa::tracked(returns(ref))]
+pub fn placed_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let mut diagnostics = name_scope(db, file).1.clone();
+    for piece in pieces(db, file) {
+        diagnostics.extend(lowered(db, *piece).diagnostics.iter().cloned());
+        diagnostics.extend(piece_name_diagnostics(db, *piece).iter().cloned());
+    }
+    diagnostics.extend(script_name_diagnostics(db, file).iter().cloned());
+    diagnostics
+}
+
+/// The syntax errors of the file, in text offsets.
+#[salsa::tracked(returns(ref))]
+pub fn syntax_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    tensorfit_syntax::syntax_errors(&file.tree(db).0, file.text(db))
+}
