@@ -24,6 +24,7 @@ pub mod items;
 mod layout;
 pub mod queries;
 mod relocate;
+pub mod report;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -36,7 +37,7 @@ use tensorfit_solver::Interrupts;
 pub use host::{Host, TextChange};
 pub use imports::{resolved_imports, FileLoader, FsLoader, NoImports};
 pub use layout::{ItemSpan, Layout};
-pub use queries::FileReport;
+pub use report::{file_diagnostics, file_report, findings, FileReport};
 
 /// A tree-sitter tree, compared by identity: a new tree is a new input.
 #[derive(Clone)]

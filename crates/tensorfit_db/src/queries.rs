@@ -1,18 +1,17 @@
 //! The database's queries, from a file's text to its report.
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{FunctionOutcome, ItemIndex, ShapeFindings, Summary, SummarySource};
+use tensorfit_semantics::{FunctionOutcome, ItemIndex, Summary, SummarySource};
 use tensorfit_syntax::{ast, Parse};
 
 use crate::anchors::{self, Anchored};
 use crate::items::{self, interface, layout, script};
 use crate::layout::Places;
-use crate::{relocate, Db, SourceFile};
+use crate::{Db, SourceFile};
 
 /// The file's syntax tree in text offsets, and its syntax diagnostics.
 #[salsa::tracked(returns(ref))]
@@ -166,25 +165,15 @@ fn anchor_table(db: &dyn Db, id: FunctionId<'_>) -> Arc<[u32]> {
     summary_anchoring(db, id).offsets.clone()
 }
 
-/// A function's outcome with the anchors its callees' summaries brought
-/// put back to placed offsets: re-run when a callee moves, without
-/// re-solving anything. The summary is left out (assembly does not need
-/// it, and callers take the anchored one).
-#[salsa::tracked(returns(ref))]
-fn placed_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
-    decoded(db, id.file(db), function_outcome(db, id))
-}
-
-#[salsa::tracked(returns(ref))]
-fn placed_script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
-    decoded(db, file, script_outcome(db, file))
-}
-
-fn decoded(db: &dyn Db, file: SourceFile, outcome: &FunctionOutcome) -> FunctionOutcome {
-    let mut outcome = FunctionOutcome {
-        summary: None,
-        ..outcome.clone()
-    };
+/// A function's or the script's outcome, or a part of it, with the
+/// anchors its callees' summaries brought put back to placed offsets. The
+/// queries that call it re-run when a callee moves, without re-solving
+/// anything.
+pub(crate) fn decoded(
+    db: &dyn Db,
+    file: SourceFile,
+    mut outcome: FunctionOutcome,
+) -> FunctionOutcome {
     let table = |key: &str| anchor_table(db, FunctionId::new(db, file, key.to_owned()));
     anchors::decode(&mut outcome, places(db, file), &table);
     outcome
@@ -209,7 +198,7 @@ pub fn script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
 /// answers do not depend on what ran before it on this thread), where an
 /// edit can interrupt it. Interrupted work has unknowns where it would have
 /// answers: it is cancelled, as salsa would cancel it at its next query.
-fn solving<R>(db: &dyn Db, work: impl FnOnce() -> R) -> R {
+pub(crate) fn solving<R>(db: &dyn Db, work: impl FnOnce() -> R) -> R {
     match tensorfit_solver::in_own_context(db.interrupts(), work) {
         Ok(result) => result,
         Err(tensorfit_solver::Interrupted) => {
@@ -234,60 +223,4 @@ fn guarded(at: TextRange, analyse: impl FnOnce() -> FunctionOutcome) -> Function
             outcome
         }
     }
-}
-
-/// Everything found in one file, in text offsets.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FileReport {
-    /// Sorted by position.
-    pub diagnostics: Vec<Diagnostic>,
-    pub findings: ShapeFindings,
-}
-
-/// The file's report: syntax, names and shapes.
-#[salsa::tracked(returns(clone))]
-pub fn file_report(db: &dyn Db, file: SourceFile) -> Arc<FileReport> {
-    let layout = layout(db, file);
-    let mut diagnostics = items::syntax_diagnostics(db, file).clone();
-    diagnostics.extend(
-        items::placed_diagnostics(db, file)
-            .iter()
-            .map(|d| relocate::diagnostic(d.clone(), layout)),
-    );
-    let shapes = shape_report(db, file);
-    diagnostics.extend(shapes.diagnostics.iter().cloned());
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
-    Arc::new(FileReport {
-        diagnostics,
-        findings: shapes.findings.clone(),
-    })
-}
-
-/// The shape findings of every function and the script, put together, in
-/// the analysis's offsets.
-#[salsa::tracked(returns(ref))]
-fn assembled(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeReport {
-    let keys = entry_keys(db, file);
-    let mut outcomes: Vec<&FunctionOutcome> = Vec::new();
-    let mut seen = BTreeSet::new();
-    for key in keys {
-        if seen.insert(key.as_str()) {
-            outcomes.push(placed_outcome(db, FunctionId::new(db, file, key.clone())));
-        }
-    }
-    outcomes.push(placed_script_outcome(db, file));
-    let mut program = interface(db, file).clone();
-    program.holes = items::holes(db, file).clone();
-    let options = db.settings().options(db);
-    let imports = items::imports(db, file);
-    solving(db, || {
-        tensorfit_semantics::assemble(&program, imports, &outcomes, options)
-    })
-}
-
-/// The shape findings moved to text offsets: re-run after every edit that
-/// moves text, without assembling again.
-#[salsa::tracked(returns(ref))]
-fn shape_report(db: &dyn Db, file: SourceFile) -> tensorfit_semantics::ShapeReport {
-    relocate::report(assembled(db, file).clone(), layout(db, file))
 }

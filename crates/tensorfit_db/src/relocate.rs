@@ -1,7 +1,7 @@
 //! Moving a report from placed offsets (see [`Layout`]) to text offsets.
 
 use tensorfit_base::Diagnostic;
-use tensorfit_semantics::{ShapeFindings, ShapeInfo, ShapeReport};
+use tensorfit_semantics::{ShapeFindings, ShapeInfo};
 
 use crate::layout::Layout;
 
@@ -14,14 +14,9 @@ pub fn diagnostic(mut diagnostic: Diagnostic, layout: &Layout) -> Diagnostic {
     diagnostic
 }
 
-pub fn report(report: ShapeReport, layout: &Layout) -> ShapeReport {
+/// Findings in text offsets, in text order.
+pub fn findings(findings: ShapeFindings, layout: &Layout) -> ShapeFindings {
     let to_text = |r| layout.range_to_text(r);
-    let mut diagnostics: Vec<Diagnostic> = report
-        .diagnostics
-        .into_iter()
-        .map(|d| diagnostic(d, layout))
-        .collect();
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     let ShapeFindings {
         mut bindings,
         mut expressions,
@@ -30,7 +25,7 @@ pub fn report(report: ShapeReport, layout: &Layout) -> ShapeReport {
         mut migrations,
         // Keyed by function, with no places.
         preconditions,
-    } = report.findings;
+    } = findings;
     let shape = |info: &mut ShapeInfo| {
         info.range = to_text(info.range);
         for call in &mut info.at_calls {
@@ -63,15 +58,12 @@ pub fn report(report: ShapeReport, layout: &Layout) -> ShapeReport {
     holes.sort_by_key(|h| h.range.start);
     conditions.sort_by_key(|c| c.range);
     migrations.sort_by_key(|m| m.range);
-    ShapeReport {
-        diagnostics,
-        findings: ShapeFindings {
-            bindings,
-            expressions,
-            holes,
-            conditions,
-            migrations,
-            preconditions,
-        },
+    ShapeFindings {
+        bindings,
+        expressions,
+        holes,
+        conditions,
+        migrations,
+        preconditions,
     }
 }

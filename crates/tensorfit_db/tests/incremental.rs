@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tensorfit_base::Position;
-use tensorfit_db::queries::file_report;
+use tensorfit_db::file_report;
 use tensorfit_db::{FileReport, Host, NoImports, TextChange};
 use tensorfit_semantics::{Limits, ShapeOptions};
 

@@ -107,7 +107,7 @@ pub fn file_analysis(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile
         line_index: tensorfit_db::queries::line_index(db, file),
         text: file.text(db).clone(),
         tree: tensorfit_db::queries::parse(db, file).file.clone(),
-        report: tensorfit_db::queries::file_report(db, file),
+        report: tensorfit_db::file_report(db, file),
     }
 }
 
@@ -118,10 +118,9 @@ pub fn file_diagnostics(
     db: &tensorfit_db::Database,
     file: tensorfit_db::SourceFile,
 ) -> (Arc<LineIndex>, Vec<Diagnostic>) {
-    let report = tensorfit_db::queries::file_report(db, file);
     (
         tensorfit_db::queries::line_index(db, file),
-        report.diagnostics.clone(),
+        tensorfit_db::file_diagnostics(db, file).to_vec(),
     )
 }
 

@@ -20,10 +20,10 @@ use tensorfit_syntax::ast;
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
 pub use shapes::{
-    analyse_function, analyse_function_in_interface, analyse_script, assemble, check_shapes,
-    entry_keys, CallShape, DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution,
-    ItemIndex, MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions,
-    ShapeReport, Summary, SummarySource,
+    analyse_function, analyse_function_in_interface, analyse_script, assemble,
+    assemble_diagnostics, assemble_findings, check_shapes, entry_keys, CallShape, DecidedCondition,
+    EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex, MapRanges, Migration, Place,
+    Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport, Summary, SummarySource,
 };
 pub use signature::{Signature, SignatureParam};
 

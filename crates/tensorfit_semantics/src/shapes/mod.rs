@@ -254,6 +254,35 @@ pub fn assemble(
     outcomes: &[&FunctionOutcome],
     options: ShapeOptions,
 ) -> ShapeReport {
+    ShapeReport {
+        diagnostics: assemble_diagnostics(outcomes),
+        findings: assemble_findings(file, imports, outcomes, options),
+    }
+}
+
+/// The diagnostics of a file's analyses, with a hint for each decided
+/// condition: all that [`assemble`] reads of the outcomes' reports but
+/// their `diagnostics` and `conditions`, without solving holes or writing
+/// shapes (the language server publishes these first).
+pub fn assemble_diagnostics(outcomes: &[&FunctionOutcome]) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for entry in outcomes.iter().map(|o| &o.report) {
+        diagnostics.extend(entry.diagnostics.iter().cloned());
+        diagnostics.extend(entry.conditions.iter().map(decided_hint));
+    }
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    diagnostics.dedup_by(|a, b| a.range == b.range && a.message == b.message);
+    diagnostics
+}
+
+/// What [`assemble`] finds besides diagnostics: holes solved, shapes
+/// written, decided conditions, migrations and preconditions.
+pub fn assemble_findings(
+    file: &ast::SourceFile,
+    imports: &[ResolvedImport],
+    outcomes: &[&FunctionOutcome],
+    options: ShapeOptions,
+) -> ShapeFindings {
     let holes = if options.questions {
         // The paths are copied apart from one another before they meet, so
         // this analysis's fresh variables cannot clash with theirs.
@@ -279,7 +308,6 @@ pub fn assemble(
     } else {
         Vec::new()
     };
-    let mut diagnostics = Vec::new();
     let mut findings = ShapeFindings {
         holes,
         migrations: outcomes
@@ -290,16 +318,12 @@ pub fn assemble(
     };
     let mut at_calls: Vec<(TextRange, Option<String>, CallShape)> = Vec::new();
     for entry in outcomes.iter().map(|o| &o.report) {
-        diagnostics.extend(entry.diagnostics.iter().cloned());
         if let (Some(key), false) = (&entry.function, entry.preconditions.is_empty()) {
             findings
                 .preconditions
                 .insert(key.clone(), entry.preconditions.clone());
         }
-        for decided in &entry.conditions {
-            diagnostics.push(decided_hint(decided));
-            findings.conditions.push(decided.clone());
-        }
+        findings.conditions.extend(entry.conditions.iter().cloned());
         for shown in &entry.shapes {
             let shape = shown::format(&shown.dims);
             if !shown.calls.is_empty() {
@@ -349,18 +373,13 @@ pub fn assemble(
             }
         }
     }
-    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
-    diagnostics.dedup_by(|a, b| a.range == b.range && a.message == b.message);
     findings.bindings.sort_by_key(|b| b.range.start);
     findings.conditions.sort_by_key(|c| c.range);
     findings.migrations.sort_by_key(|m| m.range);
     findings
         .expressions
         .sort_by_key(|e| (e.range.start, std::cmp::Reverse(e.range.end)));
-    ShapeReport {
-        diagnostics,
-        findings,
-    }
+    findings
 }
 
 fn decided_hint(decided: &DecidedCondition) -> Diagnostic {

@@ -1,0 +1,134 @@
+//! What the database reports of a file, in text offsets: its diagnostics,
+//! which the editor shows after every edit, and its findings (shapes,
+//! holes, decided conditions, migrations), which only hover, inlay hints,
+//! code actions and the command line read. They are separate queries so
+//! that publishing diagnostics never waits for holes to be solved or
+//! shapes to be written.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use tensorfit_base::Diagnostic;
+use tensorfit_semantics::{FunctionOutcome, ShapeFindings};
+
+use crate::items::{self, interface, layout};
+use crate::queries::{decoded, entry_keys, function_outcome, script_outcome, solving, FunctionId};
+use crate::{relocate, Db, SourceFile};
+
+/// Everything found in one file, in text offsets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileReport {
+    /// Sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    pub findings: Arc<ShapeFindings>,
+}
+
+/// The file's report: syntax, names and shapes.
+#[salsa::tracked(returns(clone))]
+pub fn file_report(db: &dyn Db, file: SourceFile) -> Arc<FileReport> {
+    Arc::new(FileReport {
+        diagnostics: file_diagnostics(db, file).to_vec(),
+        findings: findings(db, file),
+    })
+}
+
+/// The file's diagnostics (syntax, names and shapes), sorted by position.
+#[salsa::tracked(returns(clone))]
+pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Arc<[Diagnostic]> {
+    let layout = layout(db, file);
+    let mut diagnostics = items::syntax_diagnostics(db, file).clone();
+    diagnostics.extend(
+        items::placed_diagnostics(db, file)
+            .iter()
+            .chain(shape_diagnostics(db, file))
+            .map(|d| relocate::diagnostic(d.clone(), layout)),
+    );
+    diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
+    diagnostics.into()
+}
+
+/// The entry points' analyses, each once, in source order (the script
+/// apart).
+fn entries<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<FunctionId<'db>> {
+    let mut seen = BTreeSet::new();
+    entry_keys(db, file)
+        .iter()
+        .filter(|key| seen.insert(key.as_str()))
+        .map(|key| FunctionId::new(db, file, key.clone()))
+        .collect()
+}
+
+/// What diagnostics read of an outcome: its diagnostics and decided
+/// conditions, a small part of it, so that a callee's move decodes little.
+fn diagnostics_part(outcome: &FunctionOutcome) -> FunctionOutcome {
+    let mut part = FunctionOutcome::default();
+    part.report.diagnostics = outcome.report.diagnostics.clone();
+    part.report.conditions = outcome.report.conditions.clone();
+    part
+}
+
+#[salsa::tracked(returns(ref))]
+fn placed_diagnostics_of(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
+    decoded(db, id.file(db), diagnostics_part(function_outcome(db, id)))
+}
+
+#[salsa::tracked(returns(ref))]
+fn placed_script_diagnostics(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
+    decoded(db, file, diagnostics_part(script_outcome(db, file)))
+}
+
+/// The shape diagnostics of every function and the script, in the
+/// analysis's offsets.
+#[salsa::tracked(returns(ref))]
+fn shape_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let mut parts: Vec<&FunctionOutcome> = entries(db, file)
+        .into_iter()
+        .map(|id| placed_diagnostics_of(db, id))
+        .collect();
+    parts.push(placed_script_diagnostics(db, file));
+    tensorfit_semantics::assemble_diagnostics(&parts)
+}
+
+/// A function's outcome, decoded, without its summary (assembly does not
+/// need it, and callers take the anchored one).
+#[salsa::tracked(returns(ref))]
+fn placed_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
+    let outcome = FunctionOutcome {
+        summary: None,
+        ..function_outcome(db, id).clone()
+    };
+    decoded(db, id.file(db), outcome)
+}
+
+#[salsa::tracked(returns(ref))]
+fn placed_script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
+    decoded(db, file, script_outcome(db, file).clone())
+}
+
+/// The findings of every function and the script, put together (holes
+/// solved), in the analysis's offsets.
+#[salsa::tracked(returns(ref))]
+fn assembled_findings(db: &dyn Db, file: SourceFile) -> ShapeFindings {
+    let mut outcomes: Vec<&FunctionOutcome> = entries(db, file)
+        .into_iter()
+        .map(|id| placed_outcome(db, id))
+        .collect();
+    outcomes.push(placed_script_outcome(db, file));
+    let mut program = interface(db, file).clone();
+    program.holes = items::holes(db, file).clone();
+    let options = db.settings().options(db);
+    let imports = items::imports(db, file);
+    solving(db, || {
+        tensorfit_semantics::assemble_findings(&program, imports, &outcomes, options)
+    })
+}
+
+/// The findings in text offsets: re-run after every edit that moves text,
+/// without assembling again.
+#[salsa::tracked(returns(clone))]
+pub fn findings(db: &dyn Db, file: SourceFile) -> Arc<ShapeFindings> {
+    Arc::new(relocate::findings(
+        assembled_findings(db, file).clone(),
+        layout(db, file),
+    ))
+}
