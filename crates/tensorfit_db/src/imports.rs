@@ -1,6 +1,7 @@
 //! Resolving `import "path"` to parsed files, with cycle detection.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use tensorfit_semantics::{ImportOutcome, ResolvedImport};
 use tensorfit_syntax::ast;
@@ -43,15 +44,21 @@ impl FileLoader for FsLoader {
 /// [`crate::items::imports`]).
 #[salsa::tracked(returns(ref))]
 pub fn resolved_imports(db: &dyn Db, file: SourceFile) -> Vec<ResolvedImport> {
-    resolve_imports(db, file, &parse(db, file).file.items)
+    let whole = |db: &dyn Db, imported: SourceFile| parse(db, imported).file.clone();
+    resolve_imports(db, file, &parse(db, file).file.items, &whole)
+        .into_iter()
+        .map(|(import, _)| import)
+        .collect()
 }
 
-/// Resolves the imports among `items`, items of `file`.
+/// Resolves the imports among `items`, items of `file`: each with the file
+/// it loaded, whose syntax `content` gives.
 pub(crate) fn resolve_imports(
     db: &dyn Db,
     file: SourceFile,
     items: &[ast::Item],
-) -> Vec<ResolvedImport> {
+    content: &dyn Fn(&dyn Db, SourceFile) -> Arc<ast::SourceFile>,
+) -> Vec<(ResolvedImport, Option<SourceFile>)> {
     let file_path = file.path(db);
     let mut resolved = Vec::new();
     for item in items {
@@ -62,20 +69,26 @@ pub(crate) fn resolve_imports(
             continue;
         };
         let target = resolve_relative(file_path, path_text);
-        let outcome = match db.file_at(&target) {
-            Err(reason) => ImportOutcome::NotFound {
-                reason: format!("{} ({reason})", target.display()),
-            },
+        let (outcome, loaded) = match db.file_at(&target) {
+            Err(reason) => (
+                ImportOutcome::NotFound {
+                    reason: format!("{} ({reason})", target.display()),
+                },
+                None,
+            ),
             Ok(imported) => match cycle_back_to(db, file_path, &target) {
-                Some(chain) => ImportOutcome::Cycle { chain },
-                None => ImportOutcome::Loaded(parse(db, imported).file.clone()),
+                Some(chain) => (ImportOutcome::Cycle { chain }, None),
+                None => (ImportOutcome::Loaded(content(db, imported)), Some(imported)),
             },
         };
-        resolved.push(ResolvedImport {
-            range: import.path_range,
-            display_path: path_text.clone(),
-            outcome,
-        });
+        resolved.push((
+            ResolvedImport {
+                range: import.path_range,
+                display_path: path_text.clone(),
+                outcome,
+            },
+            loaded,
+        ));
     }
     resolved
 }
@@ -96,7 +109,9 @@ fn cycle_back_to(db: &dyn Db, origin: &Path, start: &Path) -> Option<Vec<String>
         let Ok(file) = db.file_at(&path) else {
             continue;
         };
-        for item in &parse(db, file).file.items {
+        // The declarations are enough to follow imports, and they stay the
+        // same while the user types in a body of that file.
+        for item in &crate::items::interface(db, file).items {
             if let ast::Item::Import(ast::Import {
                 path: Some(next), ..
             }) = item

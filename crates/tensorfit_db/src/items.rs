@@ -255,17 +255,32 @@ fn names_in_errors(db: &dyn Db, file: SourceFile) -> BTreeSet<String> {
     names
 }
 
-/// The imports of the file as the analysis sees them (in its offsets).
+/// The imports of the file as the analysis sees them: in its offsets, and
+/// each imported file by its interface, so that editing a body there does
+/// not change them (the analysis takes imported functions' summaries from
+/// the database: see [`crate::queries::imported_summary`]).
 #[salsa::tracked(returns(ref))]
-pub fn imports(db: &dyn Db, file: SourceFile) -> Vec<ResolvedImport> {
-    resolve_imports(db, file, &interface(db, file).items)
+pub fn imports(db: &dyn Db, file: SourceFile) -> Imports {
+    let declarations =
+        |db: &dyn Db, imported: SourceFile| Arc::new(interface(db, imported).clone());
+    let (resolved, files) = resolve_imports(db, file, &interface(db, file).items, &declarations)
+        .into_iter()
+        .unzip();
+    Imports { resolved, files }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imports {
+    pub resolved: Vec<ResolvedImport>,
+    /// The file each import loaded, in the same order.
+    pub files: Vec<Option<SourceFile>>,
 }
 
 /// The names every item of the file sees, and the problems of their
 /// declarations. Not compared: it changes only with the declarations.
 #[salsa::tracked(returns(ref), no_eq)]
 fn name_scope(db: &dyn Db, file: SourceFile) -> Scope {
-    let (scope, diagnostics) = NameScope::new(interface(db, file), imports(db, file));
+    let (scope, diagnostics) = NameScope::new(interface(db, file), &imports(db, file).resolved);
     Scope(Arc::new(scope), diagnostics)
 }
 

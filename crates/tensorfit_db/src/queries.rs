@@ -99,6 +99,28 @@ impl SummarySource for DbSummaries<'_> {
         }
         function_summary(self.db, FunctionId::new(self.db, self.file, key.to_owned()))
     }
+
+    fn imported_summary(&self, import: usize, key: &str) -> Option<Option<Arc<Summary>>> {
+        let imported = (*items::imports(self.db, self.file).files.get(import)?)?;
+        let id = FunctionId::new(self.db, imported, key.to_owned());
+        Some(imported_summary(self.db, id))
+    }
+}
+
+/// The summary of a function as another file that imports it sees it:
+/// without shape records, and with its anchors put back to its file's
+/// placed offsets (the importing file's anchors would mistake them for its
+/// own). Re-run when the function's text moves, which re-solves its
+/// callers in other files; typing elsewhere in its file does not.
+#[salsa::tracked(returns(clone))]
+pub fn imported_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>> {
+    let summary = function_summary(db, id)?;
+    let mut summary = Summary::clone(&summary);
+    summary.records.clear();
+    let file = id.file(db);
+    let table = |key: &str| anchor_table(db, FunctionId::new(db, file, key.to_owned()));
+    anchors::decode(&mut summary, places(db, file), &table);
+    Some(Arc::new(summary))
 }
 
 /// One function analysed: its summary, diagnostics, shapes and what the
@@ -111,7 +133,7 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
         return FunctionOutcome::default();
     };
     db.count_function_check();
-    let imports = items::imports(db, file);
+    let imports = &items::imports(db, file).resolved;
     let options = db.settings().options(db);
     let _guard = InProgress::enter(file, key);
     let source = DbSummaries { db, file };
@@ -183,7 +205,7 @@ pub(crate) fn decoded(
 pub fn script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
     let mut program = interface(db, file).clone();
     program.script = script(db, file).clone();
-    let imports = items::imports(db, file);
+    let imports = &items::imports(db, file).resolved;
     let options = db.settings().options(db);
     let source = DbSummaries { db, file };
     let start = program.script.first().map_or(0, |s| s.range.start as usize);

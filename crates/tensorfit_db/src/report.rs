@@ -117,7 +117,7 @@ fn assembled_findings(db: &dyn Db, file: SourceFile) -> ShapeFindings {
     let mut program = interface(db, file).clone();
     program.holes = items::holes(db, file).clone();
     let options = db.settings().options(db);
-    let imports = items::imports(db, file);
+    let imports = &items::imports(db, file).resolved;
     solving(db, || {
         tensorfit_semantics::assemble_findings(&program, imports, &outcomes, options)
     })

@@ -67,6 +67,8 @@ struct Indexed<'a> {
     file: &'a ast::SourceFile,
     index: Arc<ItemIndex>,
     local: bool,
+    /// For an imported file, its place among the imports given.
+    import: Option<usize>,
 }
 
 /// What an analysis can call and name: the checked file's items, its
@@ -112,13 +114,15 @@ impl<'a> Program<'a> {
             file,
             index,
             local: true,
+            import: None,
         }];
-        for import in imports.iter().rev() {
+        for (i, import) in imports.iter().enumerate().rev() {
             if let ImportOutcome::Loaded(imported) = &import.outcome {
                 files.push(Indexed {
                     file: imported,
                     index: Arc::new(ItemIndex::new(imported)),
                     local: false,
+                    import: Some(i),
                 });
             }
         }
@@ -203,6 +207,22 @@ impl<'a> Program<'a> {
             Some((owner, method)) => self.method(owner, method),
             None => self.function(key),
         }
+    }
+
+    /// Which of the imports given declares `function` (`None`: the checked
+    /// file, or the prelude).
+    pub fn import_of(&self, function: &FunctionRef<'a>) -> Option<usize> {
+        let key = function.key();
+        let owner_or_name = key.split_once('.').map_or(key.as_str(), |(owner, _)| owner);
+        let declaring = self.files.iter().find(|f| match function.owner {
+            Some(_) => f.index.structs.contains_key(owner_or_name),
+            None => f.index.functions.contains_key(owner_or_name),
+        })?;
+        // A prelude contract may share its name with an imported function.
+        let found = self.by_key(&key)?;
+        std::ptr::eq(found.function, function.function)
+            .then_some(declaring.import)
+            .flatten()
     }
 
     /// Whether the function or method with this key (see [`FunctionRef::key`])
