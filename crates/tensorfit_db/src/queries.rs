@@ -201,10 +201,39 @@ pub(crate) fn decoded(
     outcome
 }
 
+/// Statements of a file's script that share no variable with the others
+/// (see [`tensorfit_semantics::independent_groups`]), at their places.
+/// Interned by value: a group whose statements and places did not change
+/// is the same group, whose analysis is kept.
+#[salsa::interned(debug)]
+pub struct ScriptGroup {
+    #[returns(copy)]
+    pub file: SourceFile,
+    #[returns(ref)]
+    pub statements: Vec<ast::Stmt>,
+}
+
+/// The file's script in groups that are analysed apart, in source order
+/// of their first statements.
 #[salsa::tracked(returns(ref))]
-pub fn script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
+pub fn script_groups(db: &dyn Db, file: SourceFile) -> Vec<ScriptGroup<'_>> {
+    let script = script(db, file);
+    tensorfit_semantics::independent_groups(script)
+        .into_iter()
+        .map(|group| {
+            let statements: Vec<ast::Stmt> = group.iter().map(|&i| script[i].clone()).collect();
+            ScriptGroup::new(db, file, statements)
+        })
+        .collect()
+}
+
+/// One group of the script analysed: re-run when its statements move or
+/// change, or when a summary it uses changes.
+#[salsa::tracked(returns(ref))]
+pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> FunctionOutcome {
+    let file = group.file(db);
     let mut program = interface(db, file).clone();
-    program.script = script(db, file).clone();
+    program.script = group.statements(db).clone();
     let imports = &items::imports(db, file).resolved;
     let options = db.settings().options(db);
     let source = DbSummaries { db, file };

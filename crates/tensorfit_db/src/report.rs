@@ -12,7 +12,10 @@ use tensorfit_base::Diagnostic;
 use tensorfit_semantics::{FunctionOutcome, ShapeFindings};
 
 use crate::items::{self, interface, layout};
-use crate::queries::{decoded, entry_keys, function_outcome, script_outcome, solving, FunctionId};
+use crate::queries::{
+    decoded, entry_keys, function_outcome, script_groups, script_outcome, solving, FunctionId,
+    ScriptGroup,
+};
 use crate::{relocate, Db, SourceFile};
 
 /// Everything found in one file, in text offsets.
@@ -73,11 +76,15 @@ fn placed_diagnostics_of(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
 }
 
 #[salsa::tracked(returns(ref))]
-fn placed_script_diagnostics(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
-    decoded(db, file, diagnostics_part(script_outcome(db, file)))
+fn placed_script_diagnostics<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> FunctionOutcome {
+    decoded(
+        db,
+        group.file(db),
+        diagnostics_part(script_outcome(db, group)),
+    )
 }
 
-/// The shape diagnostics of every function and the script, in the
+/// The shape diagnostics of every function and script group, in the
 /// analysis's offsets.
 #[salsa::tracked(returns(ref))]
 fn shape_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
@@ -85,7 +92,11 @@ fn shape_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         .into_iter()
         .map(|id| placed_diagnostics_of(db, id))
         .collect();
-    parts.push(placed_script_diagnostics(db, file));
+    parts.extend(
+        script_groups(db, file)
+            .iter()
+            .map(|group| placed_script_diagnostics(db, *group)),
+    );
     tensorfit_semantics::assemble_diagnostics(&parts)
 }
 
@@ -101,8 +112,8 @@ fn placed_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
 }
 
 #[salsa::tracked(returns(ref))]
-fn placed_script_outcome(db: &dyn Db, file: SourceFile) -> FunctionOutcome {
-    decoded(db, file, script_outcome(db, file).clone())
+fn placed_script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> FunctionOutcome {
+    decoded(db, group.file(db), script_outcome(db, group).clone())
 }
 
 /// The findings of every function and the script, put together (holes
@@ -113,7 +124,11 @@ fn assembled_findings(db: &dyn Db, file: SourceFile) -> ShapeFindings {
         .into_iter()
         .map(|id| placed_outcome(db, id))
         .collect();
-    outcomes.push(placed_script_outcome(db, file));
+    outcomes.extend(
+        script_groups(db, file)
+            .iter()
+            .map(|group| placed_script_outcome(db, *group)),
+    );
     let mut program = interface(db, file).clone();
     program.holes = items::holes(db, file).clone();
     let options = db.settings().options(db);

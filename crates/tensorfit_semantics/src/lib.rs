@@ -8,6 +8,7 @@
 mod module_scope;
 mod name_check;
 mod prelude;
+mod script_groups;
 mod shapes;
 mod signature;
 mod suggest;
@@ -19,11 +20,13 @@ use tensorfit_syntax::ast;
 
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
+pub use script_groups::independent_groups;
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,
-    assemble_diagnostics, assemble_findings, check_shapes, entry_keys, CallShape, DecidedCondition,
-    EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex, MapRanges, Migration, Place,
-    Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport, Summary, SummarySource,
+    assemble_diagnostics, assemble_findings, check_shapes, check_shapes_whole_script, entry_keys,
+    CallShape, DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex,
+    MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport,
+    Summary, SummarySource,
 };
 pub use signature::{Signature, SignatureParam};
 

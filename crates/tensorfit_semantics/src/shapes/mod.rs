@@ -153,7 +153,9 @@ fn analyse_in(
     outcome_of(analysis, Some(summary))
 }
 
-/// Analyses the script body (the file's top-level statements).
+/// Analyses the script body (the file's top-level statements), or a part
+/// of it that shares no variable with the rest (see
+/// [`crate::independent_groups`]).
 pub fn analyse_script(
     file: &ast::SourceFile,
     imports: &[ResolvedImport],
@@ -198,6 +200,31 @@ pub fn check_shapes(
     imports: &[ResolvedImport],
     options: ShapeOptions,
 ) -> ShapeReport {
+    check_shapes_in_groups(
+        file,
+        imports,
+        options,
+        crate::independent_groups(&file.script),
+    )
+}
+
+/// [`check_shapes`] with the script analysed whole, as one entry point:
+/// what analysing it in independent groups must agree with (tested).
+pub fn check_shapes_whole_script(
+    file: &ast::SourceFile,
+    imports: &[ResolvedImport],
+    options: ShapeOptions,
+) -> ShapeReport {
+    let whole = vec![(0..file.script.len()).collect()];
+    check_shapes_in_groups(file, imports, options, whole)
+}
+
+fn check_shapes_in_groups(
+    file: &ast::SourceFile,
+    imports: &[ResolvedImport],
+    options: ShapeOptions,
+    script_groups: Vec<Vec<usize>>,
+) -> ShapeReport {
     let memo = Memo {
         file,
         imports,
@@ -208,7 +235,16 @@ pub fn check_shapes(
     for key in entry_keys(file) {
         memo.summary(&key);
     }
-    let script = analyse_script(file, imports, options, &memo);
+    let script: Vec<FunctionOutcome> = script_groups
+        .into_iter()
+        .map(|group| {
+            let part = ast::SourceFile {
+                script: group.iter().map(|&i| file.script[i].clone()).collect(),
+                ..file.clone()
+            };
+            analyse_script(&part, imports, options, &memo)
+        })
+        .collect();
     let outcomes = memo.outcomes.borrow();
     let mut all: Vec<&FunctionOutcome> = memo
         .order
@@ -216,7 +252,7 @@ pub fn check_shapes(
         .iter()
         .filter_map(|key| outcomes.get(key)?.as_ref())
         .collect();
-    all.push(&script);
+    all.extend(&script);
     assemble(file, imports, &all, options)
 }
 
@@ -360,6 +396,9 @@ pub fn assemble_findings(
     };
     let (binding_index, expression_index) =
         (index(&findings.bindings), index(&findings.expressions));
+    // In source order of the calls, whichever entry point (function or
+    // group of the script's statements) they were found in.
+    at_calls.sort_by(|a, b| a.2.calls.cmp(&b.2.calls));
     for (range, name, call) in at_calls {
         let (list, index) = if name.is_some() {
             (&mut findings.bindings, &binding_index)
