@@ -64,20 +64,36 @@ struct OnThisThread<T>(T);
 unsafe impl<T> Send for OnThisThread<T> {}
 unsafe impl<T> Sync for OnThisThread<T> {}
 
+thread_local! {
+    /// The context of queries made outside any unit of work (tests, and
+    /// checks outside the database), one per thread.
+    static OUTSIDE_UNITS: RefCell<Option<Context>> = const { RefCell::new(None) };
+}
+
+fn new_context() -> Context {
+    z3::with_z3_config(&Config::new(), || OnThisThread(Context::thread_local())).0
+}
+
 /// Runs `query` in the innermost unit of work's context (made now if this
-/// is its first query), or in the thread's context outside any. A query of
-/// a stopped group, or of a unit already interrupted, is not run.
-pub(crate) fn in_scope_context(query: impl FnOnce() -> Answer) -> Answer {
+/// is its first query), or in the thread's context outside any, within
+/// `timeout_ms` (see [`crate::watchdog`]). A query of a stopped group, or
+/// of a unit already interrupted, is not run. A context whose query ran
+/// out of time was interrupted, and Z3 may keep it so: it is replaced.
+pub(crate) fn in_scope_context(timeout_ms: u32, query: impl FnOnce() -> Answer) -> Answer {
     let scope = SCOPES.with(|s| {
         let mut scopes = s.borrow_mut();
         let scope = scopes.last_mut()?;
-        let context = scope.context.get_or_insert_with(|| {
-            z3::with_z3_config(&Config::new(), || OnThisThread(Context::thread_local())).0
-        });
+        let context = scope.context.get_or_insert_with(new_context);
         Some((context.clone(), scope.interrupts.clone(), scope.interrupted))
     });
     let Some((context, interrupts, interrupted)) = scope else {
-        return query();
+        let context =
+            OUTSIDE_UNITS.with(|c| c.borrow_mut().get_or_insert_with(new_context).clone());
+        let (answer, timed_out) = timed(&context, timeout_ms, query);
+        if timed_out {
+            OUTSIDE_UNITS.with(|c| c.borrow_mut().take());
+        }
+        return answer;
     };
     let mark_interrupted = || {
         SCOPES.with(|s| {
@@ -93,17 +109,35 @@ pub(crate) fn in_scope_context(query: impl FnOnce() -> Answer) -> Answer {
         mark_interrupted();
         return Answer::Unknown;
     };
-    let query = OnThisThread(query);
-    let answer = z3::with_z3_context(&context, move || {
-        let query = query;
-        OnThisThread((query.0)())
-    })
-    .0;
+    let (answer, timed_out) = timed(&context, timeout_ms, query);
     if interrupts.deregister(token) {
         mark_interrupted();
         return Answer::Unknown;
     }
+    if timed_out {
+        SCOPES.with(|s| {
+            if let Some(scope) = s.borrow_mut().last_mut() {
+                scope.context = None;
+            }
+        });
+    }
     answer
+}
+
+/// Runs `query` in `context` under the watchdog; whether it ran out of
+/// time (its answer is then unknown).
+fn timed(context: &Context, timeout_ms: u32, query: impl FnOnce() -> Answer) -> (Answer, bool) {
+    let timing = crate::watchdog::start(context.get_z3_context(), timeout_ms);
+    let query = OnThisThread(query);
+    let answer = z3::with_z3_context(context, move || {
+        let query = query;
+        OnThisThread((query.0)())
+    })
+    .0;
+    match timing.finish() {
+        true => (Answer::Unknown, true),
+        false => (answer, false),
+    }
 }
 
 /// The Z3 queries of a group of units of work (one database and its

@@ -13,6 +13,7 @@ mod contexts;
 pub mod eliminate;
 mod range;
 pub mod term;
+mod watchdog;
 mod z3_backend;
 
 use std::collections::BTreeSet;

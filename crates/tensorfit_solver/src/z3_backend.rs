@@ -10,7 +10,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use z3::ast::{Bool, Int};
-use z3::{FuncDecl, Params, SatResult, Solver, Sort};
+use z3::{FuncDecl, SatResult, Solver, Sort};
 
 use crate::term::{Formula, Term, VarId};
 
@@ -133,19 +133,13 @@ pub(crate) fn solve(
     wanted: &[Term],
     timeout_ms: u32,
 ) -> Answer {
-    crate::contexts::in_scope_context(|| solve_in_context(tracked, untracked, wanted, timeout_ms))
+    crate::contexts::in_scope_context(timeout_ms, || solve_in_context(tracked, untracked, wanted))
 }
 
-fn solve_in_context(
-    tracked: &[&Formula],
-    untracked: &[Formula],
-    wanted: &[Term],
-    timeout_ms: u32,
-) -> Answer {
+fn solve_in_context(tracked: &[&Formula], untracked: &[Formula], wanted: &[Term]) -> Answer {
+    // No `timeout` parameter: the caller's watchdog interrupts the query
+    // (Z3 4.8.12's own timer can deadlock; see crate::watchdog).
     let solver = Solver::new();
-    let mut params = Params::new();
-    params.set_u32("timeout", timeout_ms);
-    solver.set_params(&params);
     let mut translator = Translator::default();
     let mut literals = Vec::with_capacity(tracked.len());
     for (i, formula) in tracked.iter().enumerate() {
