@@ -232,15 +232,21 @@ pub fn script_groups(db: &dyn Db, file: SourceFile) -> Vec<ScriptGroup<'_>> {
 #[salsa::tracked(returns(ref))]
 pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> FunctionOutcome {
     let file = group.file(db);
-    let mut program = interface(db, file).clone();
-    program.script = group.statements(db).clone();
+    let statements = group.statements(db);
     let imports = &items::imports(db, file).resolved;
     let options = db.settings().options(db);
     let source = DbSummaries { db, file };
-    let start = program.script.first().map_or(0, |s| s.range.start as usize);
+    let start = statements.first().map_or(0, |s| s.range.start as usize);
     guarded(TextRange::empty(start), || {
         solving(db, || {
-            tensorfit_semantics::analyse_script(&program, imports, options, &source)
+            tensorfit_semantics::analyse_script(
+                interface(db, file),
+                item_index(db, file),
+                statements,
+                imports,
+                options,
+                &source,
+            )
         })
     })
 }

@@ -42,77 +42,65 @@ pub fn independent_groups(script: &[ast::Stmt]) -> Vec<Vec<usize>> {
             groups.join(first, i);
         }
     }
-    let mut by_root: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    let mut slot_of_root: HashMap<usize, usize> = HashMap::new();
     for i in 0..script.len() {
         let root = groups.root(i);
-        match by_root.iter_mut().find(|(r, _)| *r == root) {
-            Some((_, members)) => members.push(i),
-            None => by_root.push((root, vec![i])),
-        }
+        let slot = *slot_of_root.entry(root).or_insert_with(|| {
+            members.push(Vec::new());
+            members.len() - 1
+        });
+        members[slot].push(i);
     }
-    by_root.into_iter().map(|(_, members)| members).collect()
+    members
 }
 
-fn returns(stmt: &ast::Stmt) -> bool {
+/// The statements directly inside `stmt`'s branches or body.
+fn nested(stmt: &ast::Stmt) -> Vec<&ast::Stmt> {
     match &stmt.kind {
-        ast::StmtKind::Return(_) => true,
         ast::StmtKind::If {
             then_branch,
             else_branch,
             ..
         } => {
-            then_branch.stmts.iter().any(returns)
-                || match else_branch {
-                    Some(ast::ElseBranch::Block(block)) => block.stmts.iter().any(returns),
-                    Some(ast::ElseBranch::If(stmt)) => returns(stmt),
-                    None => false,
-                }
+            let mut inside: Vec<&ast::Stmt> = then_branch.stmts.iter().collect();
+            match else_branch {
+                Some(ast::ElseBranch::Block(block)) => inside.extend(&block.stmts),
+                Some(ast::ElseBranch::If(stmt)) => inside.push(stmt),
+                None => {}
+            }
+            inside
         }
         ast::StmtKind::For { body, .. } | ast::StmtKind::While { body, .. } => {
-            body.stmts.iter().any(returns)
+            body.stmts.iter().collect()
         }
-        _ => false,
+        _ => Vec::new(),
     }
+}
+
+fn returns(stmt: &ast::Stmt) -> bool {
+    matches!(stmt.kind, ast::StmtKind::Return(_)) || nested(stmt).into_iter().any(returns)
 }
 
 /// The names a statement binds, at any depth, and the names its type
 /// annotations mention (a dimension name binds on first use).
 fn collect_bound(stmt: &ast::Stmt, bound: &mut BTreeSet<String>) {
-    let mut in_types = Names(bound);
     match &stmt.kind {
         ast::StmtKind::Let { pattern, ty, .. } | ast::StmtKind::Var { pattern, ty, .. } => {
-            in_types.pattern(pattern);
-            if let Some(ty) = ty {
-                in_types.ty(ty);
-            }
+            let mut names = Names(bound);
+            names.pattern(pattern);
+            ty.iter().for_each(|t| names.ty(t));
         }
-        ast::StmtKind::For { variable, body, .. } => {
-            if let Some(variable) = variable {
-                bound.insert(variable.text.clone());
-            }
-            body.stmts.iter().for_each(|s| collect_bound(s, bound));
-        }
-        ast::StmtKind::While { body, .. } => {
-            body.stmts.iter().for_each(|s| collect_bound(s, bound))
-        }
-        ast::StmtKind::If {
-            then_branch,
-            else_branch,
+        ast::StmtKind::For {
+            variable: Some(variable),
             ..
         } => {
-            then_branch
-                .stmts
-                .iter()
-                .for_each(|s| collect_bound(s, bound));
-            match else_branch {
-                Some(ast::ElseBranch::Block(block)) => {
-                    block.stmts.iter().for_each(|s| collect_bound(s, bound))
-                }
-                Some(ast::ElseBranch::If(stmt)) => collect_bound(stmt, bound),
-                None => {}
-            }
+            bound.insert(variable.text.clone());
         }
         _ => {}
+    }
+    for inner in nested(stmt) {
+        collect_bound(inner, bound);
     }
 }
 

@@ -91,6 +91,33 @@ fn a_query_past_its_time_limit_is_interrupted_and_answers_unknown() {
             started.elapsed()
         );
     }
+    // Factoring a large semiprime runs for minutes without a limit, so
+    // an answer after about the limit is the watchdog's doing.
+    let (a, b) = (Term::var(3), Term::var(4));
+    let factoring = vec![
+        Fact {
+            id: 0,
+            formula: Formula::eq(&Term::mul(&a, &b), &Term::int(1000000016000000063)),
+        },
+        Fact {
+            id: 1,
+            formula: Formula::ge(&a, &Term::int(2)),
+        },
+        Fact {
+            id: 2,
+            formula: Formula::ge(&b, &Term::int(2)),
+        },
+    ];
+    let started = std::time::Instant::now();
+    assert_eq!(
+        check(&factoring, Limits { timeout_ms: 300 }),
+        Outcome::Unknown
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= std::time::Duration::from_millis(250) && took.as_secs() < 5,
+        "interrupted after {took:?}, not at its 300 ms limit"
+    );
     // A query after the interrupted ones is answered.
     let easy = vec![
         Fact {

@@ -153,19 +153,22 @@ fn analyse_in(
     outcome_of(analysis, Some(summary))
 }
 
-/// Analyses the script body (the file's top-level statements), or a part
-/// of it that shares no variable with the rest (see
-/// [`crate::independent_groups`]).
+/// Analyses `statements` of the script body (the file's top-level
+/// statements): all of them, or a group that shares no variable with the
+/// rest (see [`crate::independent_groups`]). `file`'s own script is not
+/// read, so it may be an interface indexed once for every group.
 pub fn analyse_script(
     file: &ast::SourceFile,
+    index: Arc<ItemIndex>,
+    statements: &[ast::Stmt],
     imports: &[ResolvedImport],
     options: ShapeOptions,
     source: &dyn SummarySource,
 ) -> FunctionOutcome {
-    let program = program::Program::new(file, imports);
+    let program = program::Program::indexed(file, index, imports, None);
     let analysis =
         analysis::Analysis::new(program, options.limits, options.questions, Some(source));
-    analysis.check_script(&file.script);
+    analysis.check_script(statements);
     outcome_of(analysis, None)
 }
 
@@ -235,14 +238,13 @@ fn check_shapes_in_groups(
     for key in entry_keys(file) {
         memo.summary(&key);
     }
+    let index = Arc::new(ItemIndex::new(file));
     let script: Vec<FunctionOutcome> = script_groups
         .into_iter()
         .map(|group| {
-            let part = ast::SourceFile {
-                script: group.iter().map(|&i| file.script[i].clone()).collect(),
-                ..file.clone()
-            };
-            analyse_script(&part, imports, options, &memo)
+            let statements: Vec<ast::Stmt> =
+                group.iter().map(|&i| file.script[i].clone()).collect();
+            analyse_script(file, index.clone(), &statements, imports, options, &memo)
         })
         .collect();
     let outcomes = memo.outcomes.borrow();
