@@ -14,7 +14,7 @@
 //! `return` in the script ends the path for everything after it, so a
 //! script with one is kept whole.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use tensorfit_syntax::ast;
 
@@ -32,27 +32,12 @@ pub fn independent_groups(script: &[ast::Stmt]) -> Vec<Vec<usize>> {
     for stmt in script {
         collect_bound(stmt, &mut bound);
     }
-    let mut groups = UnionFind::new(script.len());
-    let mut first_mention: HashMap<String, usize> = HashMap::new();
-    for (i, stmt) in script.iter().enumerate() {
+    tensorfit_solver::components::group_by_shared_keys(script.iter().map(|stmt| {
         let mut mentioned = BTreeSet::new();
         Names(&mut mentioned).stmt(stmt);
-        for name in mentioned.into_iter().filter(|n| bound.contains(n)) {
-            let first = *first_mention.entry(name).or_insert(i);
-            groups.join(first, i);
-        }
-    }
-    let mut members: Vec<Vec<usize>> = Vec::new();
-    let mut slot_of_root: HashMap<usize, usize> = HashMap::new();
-    for i in 0..script.len() {
-        let root = groups.root(i);
-        let slot = *slot_of_root.entry(root).or_insert_with(|| {
-            members.push(Vec::new());
-            members.len() - 1
-        });
-        members[slot].push(i);
-    }
-    members
+        mentioned.retain(|name| bound.contains(name));
+        mentioned
+    }))
 }
 
 /// The statements directly inside `stmt`'s branches or body.
@@ -248,27 +233,6 @@ impl Names<'_> {
             | ast::ExprKind::UnknownDim
             | ast::ExprKind::Missing => {}
         }
-    }
-}
-
-struct UnionFind(Vec<usize>);
-
-impl UnionFind {
-    fn new(n: usize) -> UnionFind {
-        UnionFind((0..n).collect())
-    }
-
-    fn root(&mut self, mut i: usize) -> usize {
-        while self.0[i] != i {
-            self.0[i] = self.0[self.0[i]];
-            i = self.0[i];
-        }
-        i
-    }
-
-    fn join(&mut self, a: usize, b: usize) {
-        let (a, b) = (self.root(a), self.root(b));
-        self.0[a.max(b)] = a.min(b);
     }
 }
 

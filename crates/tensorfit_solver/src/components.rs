@@ -47,22 +47,32 @@ impl UnionFind {
 /// The indices of `formulas`, grouped into independent components, each in
 /// increasing order; components ordered by their first index.
 pub fn components<'f>(formulas: impl IntoIterator<Item = &'f Formula>) -> Vec<Vec<usize>> {
-    let formulas: Vec<&Formula> = formulas.into_iter().collect();
-    let mut sets = UnionFind((0..formulas.len()).collect());
-    let mut owner: HashMap<VarId, usize> = HashMap::new();
-    for (i, formula) in formulas.iter().enumerate() {
-        for v in variables(formula) {
-            match owner.get(&v) {
+    group_by_shared_keys(formulas.into_iter().map(variables))
+}
+
+/// The indices of `items`, grouped so that items sharing a key (directly
+/// or through other items) are together: each group in increasing order,
+/// the groups ordered by their first index. Facts grouped by their
+/// variables, statements by the names they mention.
+pub fn group_by_shared_keys<K: std::hash::Hash + Eq>(
+    items: impl IntoIterator<Item = impl IntoIterator<Item = K>>,
+) -> Vec<Vec<usize>> {
+    let mut sets = UnionFind(Vec::new());
+    let mut owner: HashMap<K, usize> = HashMap::new();
+    for (i, keys) in items.into_iter().enumerate() {
+        sets.0.push(i);
+        for key in keys {
+            match owner.get(&key) {
                 Some(&j) => sets.union(j, i),
                 None => {
-                    owner.insert(v, i);
+                    owner.insert(key, i);
                 }
             }
         }
     }
     let mut groups: Vec<Vec<usize>> = Vec::new();
     let mut group_of_root: HashMap<usize, usize> = HashMap::new();
-    for i in 0..formulas.len() {
+    for i in 0..sets.0.len() {
         let root = sets.find(i);
         let group = *group_of_root.entry(root).or_insert_with(|| {
             groups.push(Vec::new());
