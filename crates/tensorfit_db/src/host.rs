@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ropey::Rope;
 use salsa::Setter;
 use tensorfit_base::Position;
-use tensorfit_semantics::ShapeOptions;
+use tensorfit_semantics::{Prelude, ShapeOptions};
 use tree_sitter::{InputEdit, Point, Tree};
 
 use crate::{Database, Db, FileLoader, SourceFile, SyntaxTree};
@@ -20,6 +20,14 @@ use crate::{Database, Db, FileLoader, SourceFile, SyntaxTree};
 pub struct TextChange {
     pub range: Option<(Position, Position)>,
     pub text: String,
+}
+
+/// What happened to a file on disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiskChange {
+    Created,
+    Changed,
+    Deleted,
 }
 
 struct Document {
@@ -117,6 +125,16 @@ impl Host {
         }
     }
 
+    /// Replaces the prelude every file sees (the built-in one to begin
+    /// with). Only a different prelude is applied: everything that reads
+    /// it (name checks, every analysis) runs again.
+    pub fn set_prelude(&mut self, prelude: Arc<Prelude>) {
+        let input = self.db.prelude_input();
+        if *input.prelude(&self.db) != *prelude {
+            self.write(|db| input.set_prelude(db).to(prelude));
+        }
+    }
+
     /// Changes inputs. A setter waits until every snapshot is dropped;
     /// salsa cancels their work at its next query, but a Z3 query runs up
     /// to its time limit (seconds) without asking salsa. So the database's
@@ -145,6 +163,46 @@ impl Host {
             self.set_text(path, &text);
             self.open.remove(path);
         }
+    }
+
+    /// A file changed on disk (the editor's file watcher says so). An open
+    /// document's buffer wins over the disk and is left alone; otherwise
+    /// the file's text is read again, and a file created or deleted makes
+    /// the imports that missed or found it be resolved again.
+    pub fn disk_changed(&mut self, path: &Path, change: DiskChange) {
+        let path = &crate::imports::normalize(path);
+        if self.is_open(path) {
+            return;
+        }
+        let known = self.db.known_file(path);
+        let text = match change {
+            DiskChange::Deleted => None,
+            DiskChange::Created | DiskChange::Changed => self.db.load(path).ok(),
+        };
+        match (known, text) {
+            (Some(file), Some(text)) => {
+                if **file.text(&self.db) != *text {
+                    let tree = SyntaxTree(Arc::new(tensorfit_syntax::parse_tree(&text, None)));
+                    self.write(|db| {
+                        file.set_text(db).to(Arc::from(text));
+                        file.set_tree(db).to(tree);
+                    });
+                }
+            }
+            // Not loaded yet: an import that missed it finds it now.
+            (None, Some(_)) if change == DiskChange::Created => self.bump_file_system(),
+            (Some(_), None) => {
+                self.db.forget_file(path);
+                self.bump_file_system();
+            }
+            (None, _) => {}
+        }
+    }
+
+    fn bump_file_system(&mut self) {
+        let file_system = self.db.file_system();
+        let revision = file_system.revision(&self.db);
+        self.write(|db| file_system.set_revision(db).to(revision + 1));
     }
 
     pub fn is_open(&self, path: &Path) -> bool {

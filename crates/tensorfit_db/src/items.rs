@@ -12,7 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use tensorfit_base::{Diagnostic, TextRange};
-use tensorfit_semantics::{NameScope, ResolvedImport};
+use tensorfit_semantics::{Environment, NameScope, ResolvedImport};
 use tensorfit_syntax::{ast, LoweredPiece, Outline};
 
 use crate::imports::resolve_imports;
@@ -280,7 +280,9 @@ pub struct Imports {
 /// declarations. Not compared: it changes only with the declarations.
 #[salsa::tracked(returns(ref), no_eq)]
 fn name_scope(db: &dyn Db, file: SourceFile) -> Scope {
-    let (scope, diagnostics) = NameScope::new(interface(db, file), &imports(db, file).resolved);
+    let prelude = crate::prelude(db);
+    let environment = Environment::new(&prelude, &imports(db, file).resolved);
+    let (scope, diagnostics) = NameScope::new(interface(db, file), environment);
     Scope(Arc::new(scope), diagnostics)
 }
 

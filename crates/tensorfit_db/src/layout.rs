@@ -8,9 +8,11 @@
 //! ranges are moved back to text offsets when results leave the database.
 //!
 //! The script body (top-level statements, spread between the items) is
-//! placed below [`SCRIPT_SPACE`], its statements one after the other with
-//! one byte between them: typing in an item, or between items, moves no
-//! statement. Items get slots above it. The items' layout depends only on
+//! placed below [`SCRIPT_SPACE`], its statements one after the other, each
+//! in a place of a power-of-two length with room to grow: typing in an
+//! item, or between items, moves no statement, and typing in a statement
+//! moves the statements after it only when it outgrows its place (or
+//! shrinks to half of it). Items get slots above it. The items' layout depends only on
 //! the set of keys and size classes, so an edit that changes neither moves
 //! nothing. When the slots would be more than half taken (over 15,000
 //! items) or the file is too large, every piece keeps its text offsets:
@@ -22,6 +24,8 @@ use tensorfit_base::TextRange;
 
 /// Offsets below this are the script body's.
 pub const SCRIPT_SPACE: usize = 1 << 27;
+/// The smallest place of a script statement.
+const MIN_STATEMENT_PLACE: usize = 64;
 /// The granularity of item places.
 const SLOT: usize = 1 << 16;
 /// Places end below 2^31: hole variables use the offsets above.
@@ -93,6 +97,13 @@ impl Layout {
             });
         }
         regions.sort_by_key(|r| r.placed);
+        let roomy = |len: usize| (len + 1).next_power_of_two().max(MIN_STATEMENT_PLACE);
+        let total: usize = script.iter().map(|r| roomy(r.as_usize().len())).sum();
+        // Statements too many to have room each are packed tight.
+        let extent_of = |len: usize| match total < SCRIPT_SPACE {
+            true => roomy(len),
+            false => len + 1,
+        };
         let mut next = 0;
         let script = script
             .iter()
@@ -101,11 +112,11 @@ impl Layout {
                 let region = Region {
                     key: String::new(),
                     placed: next,
-                    extent: len + 1,
+                    extent: extent_of(len),
                     actual: range.start as usize,
                     len,
                 };
-                next += len + 1;
+                next += region.extent;
                 region
             })
             .collect::<Vec<_>>();
@@ -259,11 +270,25 @@ mod tests {
         let moved = [TextRange::new(10, 20), TextRange::new(240, 245)];
         let after = Layout::new(&[span("f", 30, 230)], &moved, 340);
         assert_eq!(before.place(10), Some(0));
-        assert_eq!(before.place(200), Some(11));
-        assert_eq!(after.place(240), Some(11));
-        assert_eq!(after.to_text(13), 242);
-        assert_eq!(before.to_text(13), 202);
+        assert_eq!(before.place(200), Some(64));
+        assert_eq!(after.place(240), Some(64));
+        assert_eq!(after.to_text(66), 242);
+        assert_eq!(before.to_text(66), 202);
         assert_eq!(after.to_text(5), 15);
+    }
+
+    #[test]
+    fn a_statement_that_grows_within_its_place_moves_no_later_one() {
+        let before = [TextRange::new(0, 40), TextRange::new(50, 60)];
+        // The first statement grew by 20 bytes: still under 64.
+        let grown = [TextRange::new(0, 60), TextRange::new(70, 80)];
+        // And then past 64: the second moves to the next free place.
+        let outgrown = [TextRange::new(0, 70), TextRange::new(80, 90)];
+        let place =
+            |script: &[TextRange]| Layout::new(&[], script, 100).place(script[1].start as usize);
+        assert_eq!(place(&before), Some(64));
+        assert_eq!(place(&grown), Some(64));
+        assert_eq!(place(&outgrown), Some(128));
     }
 
     #[test]

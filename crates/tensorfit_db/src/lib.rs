@@ -31,10 +31,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tensorfit_semantics::ShapeOptions;
+use tensorfit_semantics::{Prelude, ShapeOptions};
 use tensorfit_solver::Interrupts;
 
-pub use host::{Host, TextChange};
+pub use host::{DiskChange, Host, TextChange};
 pub use imports::{resolved_imports, FileLoader, FsLoader, NoImports};
 pub use layout::{ItemSpan, Layout};
 pub use report::{file_diagnostics, file_report, findings, FileReport};
@@ -69,6 +69,25 @@ pub struct SourceFile {
     pub tree: SyntaxTree,
 }
 
+/// The prelude every file sees. An input, so that a change of prelude
+/// re-runs what reads it; the built-in one unless the host is given another
+/// ([`Host::set_prelude`]).
+#[salsa::input(debug)]
+pub struct PreludeInput {
+    #[returns(clone)]
+    pub prelude: Arc<Prelude>,
+}
+
+/// Which files exist, as a revision number: `import`s that found or missed
+/// a file depend on it, and a file created or deleted on disk bumps it
+/// ([`Host::disk_changed`]), so that they are resolved again. The text
+/// of a file that exists is an input of its own ([`SourceFile`]).
+#[salsa::input(debug)]
+pub struct FileSystem {
+    #[returns(copy)]
+    pub revision: u64,
+}
+
 /// What every analysis is asked for.
 #[salsa::input(debug)]
 pub struct Settings {
@@ -79,13 +98,23 @@ pub struct Settings {
 #[salsa::db]
 pub trait Db: salsa::Database {
     fn settings(&self) -> Settings;
+    fn prelude_input(&self) -> PreludeInput;
+    fn file_system(&self) -> FileSystem;
     /// The file at `path`, loaded on first use; why not, if it cannot be.
     fn file_at(&self, path: &Path) -> Result<SourceFile, String>;
     /// Called once per function analysis actually run (not cached).
     fn count_function_check(&self);
+    /// Called once per analysis of a group of script statements actually
+    /// run.
+    fn count_script_check(&self);
     /// The Z3 queries of this database and its snapshots, which an edit
     /// interrupts (see [`host::Host`]).
     fn interrupts(&self) -> &Arc<Interrupts>;
+}
+
+/// The prelude the database holds, read as a dependency of the caller.
+pub fn prelude(db: &dyn Db) -> Arc<Prelude> {
+    db.prelude_input().prelude(db)
 }
 
 #[salsa::db]
@@ -94,9 +123,14 @@ pub struct Database {
     storage: salsa::Storage<Self>,
     /// Always set once [`Database::new`] returns.
     settings: Option<Settings>,
+    /// Always set once [`Database::new`] returns.
+    prelude: Option<PreludeInput>,
+    /// Always set once [`Database::new`] returns.
+    file_system: Option<FileSystem>,
     files: Arc<Mutex<HashMap<PathBuf, SourceFile>>>,
     loader: Arc<dyn FileLoader>,
     function_checks: Arc<AtomicU64>,
+    script_checks: Arc<AtomicU64>,
     interrupts: Arc<Interrupts>,
 }
 
@@ -107,18 +141,29 @@ impl Database {
             storage,
             // An input needs a database to be made in: set just below.
             settings: None,
+            prelude: None,
+            file_system: None,
             files: Arc::default(),
             loader,
             function_checks: Arc::default(),
+            script_checks: Arc::default(),
             interrupts: Arc::default(),
         };
         db.settings = Some(Settings::new(&db, options));
+        db.prelude = Some(PreludeInput::new(&db, Prelude::builtin_shared().clone()));
+        db.file_system = Some(FileSystem::new(&db, 0));
         db
     }
 
     /// Function analyses run since the database was made (all snapshots).
     pub fn function_checks(&self) -> u64 {
         self.function_checks.load(Ordering::Relaxed)
+    }
+
+    /// Analyses of groups of script statements run since the database was
+    /// made (all snapshots).
+    pub fn script_checks(&self) -> u64 {
+        self.script_checks.load(Ordering::Relaxed)
     }
 
     /// The file's text as the loader (not an open buffer) has it.
@@ -128,6 +173,13 @@ impl Database {
 
     pub(crate) fn known_file(&self, path: &Path) -> Option<SourceFile> {
         self.files.lock().ok()?.get(path).copied()
+    }
+
+    /// Forgets the file at `path`: the next import of it asks the loader.
+    pub(crate) fn forget_file(&self, path: &Path) {
+        if let Ok(mut files) = self.files.lock() {
+            files.remove(path);
+        }
     }
 
     pub(crate) fn add_file(&self, path: PathBuf, text: Arc<str>) -> SourceFile {
@@ -149,7 +201,17 @@ impl Db for Database {
         self.settings.expect("set by Database::new")
     }
 
+    fn prelude_input(&self) -> PreludeInput {
+        self.prelude.expect("set by Database::new")
+    }
+
+    fn file_system(&self) -> FileSystem {
+        self.file_system.expect("set by Database::new")
+    }
+
     fn file_at(&self, path: &Path) -> Result<SourceFile, String> {
+        // Whether the file is found depends on which files exist.
+        self.file_system().revision(self);
         let path = imports::normalize(path);
         if let Some(file) = self.known_file(&path) {
             return Ok(file);
@@ -160,6 +222,10 @@ impl Db for Database {
 
     fn count_function_check(&self) {
         self.function_checks.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn count_script_check(&self) {
+        self.script_checks.fetch_add(1, Ordering::Relaxed);
     }
 
     fn interrupts(&self) -> &Arc<Interrupts> {

@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{FunctionOutcome, ItemIndex, Summary, SummarySource};
+use tensorfit_semantics::{Environment, FunctionOutcome, ItemIndex, Summary, SummarySource};
 use tensorfit_syntax::{ast, Parse};
 
 use crate::anchors::{self, Anchored};
@@ -134,6 +134,7 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
     };
     db.count_function_check();
     let imports = &items::imports(db, file).resolved;
+    let prelude = crate::prelude(db);
     let options = db.settings().options(db);
     let _guard = InProgress::enter(file, key);
     let source = DbSummaries { db, file };
@@ -143,7 +144,7 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
                 interface(db, file),
                 item_index(db, file),
                 definition,
-                imports,
+                Environment::new(&prelude, imports),
                 key,
                 options,
                 &source,
@@ -233,7 +234,9 @@ pub fn script_groups(db: &dyn Db, file: SourceFile) -> Vec<ScriptGroup<'_>> {
 pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> FunctionOutcome {
     let file = group.file(db);
     let statements = group.statements(db);
+    db.count_script_check();
     let imports = &items::imports(db, file).resolved;
+    let prelude = crate::prelude(db);
     let options = db.settings().options(db);
     let source = DbSummaries { db, file };
     let start = statements.first().map_or(0, |s| s.range.start as usize);
@@ -243,7 +246,7 @@ pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> Function
                 interface(db, file),
                 item_index(db, file),
                 statements,
-                imports,
+                Environment::new(&prelude, imports),
                 options,
                 &source,
             )

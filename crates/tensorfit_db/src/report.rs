@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use tensorfit_base::Diagnostic;
-use tensorfit_semantics::{FunctionOutcome, ShapeFindings};
+use tensorfit_semantics::{Environment, FunctionOutcome, ShapeFindings};
 
 use crate::items::{self, interface, layout};
 use crate::queries::{
@@ -133,8 +133,14 @@ fn assembled_findings(db: &dyn Db, file: SourceFile) -> ShapeFindings {
     program.holes = items::holes(db, file).clone();
     let options = db.settings().options(db);
     let imports = &items::imports(db, file).resolved;
+    let prelude = crate::prelude(db);
     solving(db, || {
-        tensorfit_semantics::assemble_findings(&program, imports, &outcomes, options)
+        tensorfit_semantics::assemble_findings(
+            &program,
+            Environment::new(&prelude, imports),
+            &outcomes,
+            options,
+        )
     })
 }
 

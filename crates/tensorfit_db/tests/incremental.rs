@@ -253,3 +253,44 @@ fn many_edits_in_a_row_agree_with_checks_from_scratch() {
         checks_for(&mut host, |h| edit(h, after, old, new));
     }
 }
+
+/// A script of three statements that share no variable: three groups.
+const SCRIPT: &str = "\
+fn double(x: Tensor[n, 4]) -> Tensor[n, 4] {
+    return x + x
+}
+
+let a = double(randn(2, 4))
+let b = randn(3, 5) @ randn(5, 7)
+let c = double(randn(6, 4)) |-> [6, 4]
+";
+
+/// Runs an edit and returns how many script groups it re-analysed; the
+/// report must be the one a check from scratch gives.
+fn script_checks_for(host: &mut Host, after: &str, old: &str, new: &str) -> u64 {
+    let file = host.file(Path::new("main.tensor")).unwrap();
+    report(host, file);
+    let before = host.db().script_checks();
+    let edited = edit(host, after, old, new);
+    assert_eq!(*report(host, file), *from_scratch(&edited));
+    host.db().script_checks() - before
+}
+
+#[test]
+fn typing_in_a_script_statement_re_solves_its_group_alone() {
+    let (host, file) = open(SCRIPT);
+    report(&host, file);
+    assert_eq!(host.db().script_checks(), 3, "three independent groups");
+    let (mut host, _) = open(SCRIPT);
+    // `b` grows, so `c` moves in the text; `a` and `c` are not re-solved.
+    assert_eq!(
+        script_checks_for(&mut host, "let b", "randn(3, 5)", "randn(3, 5) * 2.0"),
+        1
+    );
+    assert_eq!(script_checks_for(&mut host, "let b", "7)", "70)"), 1);
+    // Text between the statements moves them without re-solving any.
+    assert_eq!(
+        script_checks_for(&mut host, "let c", "let c", "// c\nlet c"),
+        0
+    );
+}

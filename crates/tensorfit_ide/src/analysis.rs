@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{Limits, ShapeFindings, ShapeOptions};
+use tensorfit_semantics::{Environment, Limits, Prelude, ShapeFindings, ShapeOptions};
 
 use tensorfit_db::{FileLoader, FileReport, Host};
 
@@ -17,6 +17,8 @@ pub struct FileAnalysis {
     pub text: Arc<str>,
     /// The syntax tree of `text`, in its offsets.
     pub tree: Arc<tensorfit_syntax::ast::SourceFile>,
+    /// The prelude the file was analysed with.
+    pub prelude: Arc<Prelude>,
     report: Arc<FileReport>,
 }
 
@@ -107,6 +109,7 @@ pub fn file_analysis(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile
         line_index: tensorfit_db::queries::line_index(db, file),
         text: file.text(db).clone(),
         tree: tensorfit_db::queries::parse(db, file).file.clone(),
+        prelude: tensorfit_db::prelude(db),
         report: tensorfit_db::file_report(db, file),
     }
 }
@@ -130,7 +133,15 @@ pub struct FileSyntax<'db> {
     pub tree: &'db tensorfit_syntax::ast::SourceFile,
     pub text: &'db str,
     pub imports: &'db [tensorfit_semantics::ResolvedImport],
+    pub prelude: Arc<Prelude>,
     pub line_index: Arc<LineIndex>,
+}
+
+impl FileSyntax<'_> {
+    /// What the file sees besides its own items.
+    pub fn environment(&self) -> Environment<'_> {
+        Environment::new(&self.prelude, self.imports)
+    }
 }
 
 pub fn file_syntax(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile) -> FileSyntax<'_> {
@@ -138,6 +149,7 @@ pub fn file_syntax(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile) 
         tree: &tensorfit_db::queries::parse(db, file).file,
         text: file.text(db),
         imports: tensorfit_db::resolved_imports(db, file),
+        prelude: tensorfit_db::prelude(db),
         line_index: tensorfit_db::queries::line_index(db, file),
     }
 }

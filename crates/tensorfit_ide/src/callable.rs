@@ -7,7 +7,7 @@
 //! (`x.reshape(2, 3)` means `reshape(x, 2, 3)`, so the receiver fills the
 //! first parameter and is not shown).
 
-use tensorfit_semantics::{Prelude, PRELUDE_SOURCE};
+use tensorfit_semantics::Prelude;
 use tensorfit_syntax::ast;
 
 use crate::render;
@@ -109,16 +109,16 @@ pub(crate) fn callable(
                 _ => None,
             }
         }
-        Callee::Prelude { op, method } => prelude_callable(op, *method),
+        Callee::Prelude { op, method } => prelude_callable(resolution.prelude, op, *method),
         Callee::Unknown => None,
     }
 }
 
 /// A prelude operation; `method` drops the parameter the receiver fills.
-pub(crate) fn prelude_callable(op: &str, method: bool) -> Option<Callable> {
-    let function = prelude_function(op)?;
+pub(crate) fn prelude_callable(prelude: &Prelude, op: &str, method: bool) -> Option<Callable> {
+    let function = prelude.function(op)?;
     let skip = usize::from(method);
-    let section = prelude_section(function.range.start as usize);
+    let section = prelude_section(&prelude.source, function.range.start as usize);
     let mut documentation = match section {
         Some(section) => format!("Prelude operation ({section})."),
         None => "Prelude operation.".to_owned(),
@@ -137,18 +137,6 @@ pub(crate) fn prelude_callable(op: &str, method: bool) -> Option<Callable> {
         tail: render::function_tail(function),
         documentation: Some(documentation),
     })
-}
-
-/// The declaration of a prelude operation.
-pub(crate) fn prelude_function(op: &str) -> Option<&'static ast::Function> {
-    Prelude::get()
-        .file
-        .items
-        .iter()
-        .find_map(|item| match item {
-            ast::Item::Function(f) if f.name.as_ref().is_some_and(|n| n.text == op) => Some(f),
-            _ => None,
-        })
 }
 
 /// Prelude operations usable as methods of a tensor (`x.reshape(...)`):
@@ -180,8 +168,8 @@ fn params<'p>(params: impl Iterator<Item = &'p ast::Param>) -> Vec<CallableParam
 
 /// The title of the prelude section an operation is declared in: the last
 /// `// ---- title` line before it.
-fn prelude_section(offset: usize) -> Option<&'static str> {
-    PRELUDE_SOURCE
+fn prelude_section(source: &str, offset: usize) -> Option<&str> {
+    source
         .get(..offset)?
         .lines()
         .rev()

@@ -23,10 +23,10 @@
 
 use std::collections::HashSet;
 
-use tensorfit_semantics::{Prelude, ResolvedImport, PRELUDE_VALUES};
+use tensorfit_semantics::{Environment, Prelude, PRELUDE_VALUES};
 use tensorfit_syntax::ast;
 
-use crate::callable::{callable, is_tensor_method, prelude_callable, prelude_function};
+use crate::callable::{callable, is_tensor_method, prelude_callable};
 use crate::cursor_text::CursorText;
 use crate::cursor_tree::CursorTree;
 use crate::render;
@@ -66,19 +66,19 @@ pub enum CompletionKind {
 const BUILTIN_TYPES: &[&str] = &["Int", "Bool", "Float", "Shape", "Tensor"];
 
 /// The completions at byte `offset` of `text` (which `file` was parsed
-/// from). `imports` are the file's resolved imports.
+/// from). `environment` is the file's prelude and resolved imports.
 pub fn completions(
     file: &ast::SourceFile,
     text: &str,
     offset: usize,
-    imports: &[ResolvedImport],
+    environment: Environment<'_>,
 ) -> Vec<CompletionItem> {
     let cursor = CursorText::new(text, offset);
     if cursor.in_comment_or_string || cursor.declares_a_name() {
         return Vec::new();
     }
-    let tree = CursorTree::new(file, &cursor, imports);
-    let resolution = tree.resolve(&cursor);
+    let tree = CursorTree::new(file, &cursor, environment.imports);
+    let resolution = tree.resolve(&cursor, environment.prelude);
     let probe = resolution.probe.clone().unwrap_or_default();
     let mut items = Vec::new();
     if cursor.after_dot() {
@@ -103,8 +103,8 @@ pub fn completions(
                 insert_text: None,
             });
         }
-        for op in Prelude::get().signatures.keys() {
-            items.push(prelude_item(op, false));
+        for op in resolution.prelude.signatures.keys() {
+            items.push(prelude_item(resolution.prelude, op, false));
         }
     }
     let prefix = cursor.prefix();
@@ -153,9 +153,13 @@ fn member_completions(
                     insert_text: None,
                 });
             }
-            for op in Prelude::get().signatures.keys() {
-                if prelude_function(op).is_some_and(is_tensor_method) {
-                    items.push(prelude_item(op, true));
+            for op in resolution.prelude.signatures.keys() {
+                if resolution
+                    .prelude
+                    .function(op)
+                    .is_some_and(is_tensor_method)
+                {
+                    items.push(prelude_item(resolution.prelude, op, true));
                 }
             }
         }
@@ -176,9 +180,9 @@ fn type_completions(resolution: &Resolution<'_>, items: &mut Vec<CompletionItem>
             items.push(def_item(resolution, id));
         }
     }
-    for op in Prelude::get().signatures.keys() {
+    for op in resolution.prelude.signatures.keys() {
         if op.starts_with(char::is_uppercase) {
-            items.push(prelude_item(op, false));
+            items.push(prelude_item(resolution.prelude, op, false));
         }
     }
 }
@@ -285,8 +289,8 @@ fn def_item(resolution: &Resolution<'_>, id: usize) -> CompletionItem {
 
 /// A prelude operation with its signature; `method` leaves out the
 /// parameter the receiver fills.
-fn prelude_item(op: &str, method: bool) -> CompletionItem {
-    let detail = prelude_callable(op, method).map(|c| {
+fn prelude_item(prelude: &Prelude, op: &str, method: bool) -> CompletionItem {
+    let detail = prelude_callable(prelude, op, method).map(|c| {
         let params: Vec<&str> = c.params.iter().map(|p| p.text.as_str()).collect();
         format!("({}){}", params.join(", "), c.tail)
     });

@@ -10,7 +10,7 @@
 //! the imported files' trees: they are declared (so that they can be
 //! completed and called) but not walked.
 
-use tensorfit_semantics::{ImportOutcome, ResolvedImport};
+use tensorfit_semantics::{ImportOutcome, Prelude, ResolvedImport};
 use tensorfit_syntax::ast;
 
 use crate::cursor_text::CursorText;
@@ -81,9 +81,9 @@ impl CursorTree {
     }
 
     /// Names resolved, with the scope at the cursor recorded.
-    pub fn resolve(&self, cursor: &CursorText<'_>) -> Resolution<'_> {
+    pub fn resolve<'a>(&'a self, cursor: &CursorText<'_>, prelude: &'a Prelude) -> Resolution<'a> {
         let probe = u32::try_from(cursor.offset).unwrap_or(u32::MAX);
-        resolve_at(&self.file, probe, self.completed_items)
+        resolve_at(&self.file, prelude, probe, self.completed_items)
     }
 
     /// The import an item (by index in `file.items`) comes from.

@@ -8,7 +8,7 @@ use tensorfit_semantics::{CallShape, ShapeInfo, ValueRange};
 
 use tensorfit_syntax::ast;
 
-use crate::callable::{callable, prelude_callable, prelude_function};
+use crate::callable::{callable, prelude_callable};
 use crate::cursor_text::word_around;
 use crate::resolve::{resolve, Callee, DefKind, Target};
 use crate::FileAnalysis;
@@ -67,7 +67,7 @@ fn function_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     if !names_a_function(analysis, word_around(&analysis.text, offset as usize)?) {
         return None;
     }
-    let resolution = resolve(&analysis.tree);
+    let resolution = resolve(&analysis.tree, &analysis.prelude);
     let occurrence = resolution.occurrence_at(offset as usize)?;
     let (callable, key) = match &occurrence.target {
         Target::Def(id) => {
@@ -80,7 +80,7 @@ fn function_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
             let key = callable.name.clone();
             (callable, Some(key))
         }
-        Target::Prelude(op) => (prelude_callable(op, false)?, None),
+        Target::Prelude(op) => (prelude_callable(&analysis.prelude, op, false)?, None),
         _ => return None,
     };
     let mut text = format!("fn {}", callable.label().0);
@@ -97,7 +97,7 @@ fn function_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
 
 fn names_a_function(analysis: &FileAnalysis, word: &str) -> bool {
     let named = |name: &Option<ast::Name>| name.as_ref().is_some_and(|n| n.text == word);
-    prelude_function(word).is_some()
+    analysis.prelude.function(word).is_some()
         || analysis.tree.items.iter().any(|item| match item {
             ast::Item::Function(f) => named(&f.name),
             ast::Item::Struct(s) => s.methods.iter().any(|m| named(&m.name)),

@@ -32,6 +32,6 @@ pub use signature_help::{signature_help, SignatureHelp};
 pub use symbols::{document_symbols, Symbol, SymbolKind};
 pub use tensorfit_db::{FileLoader, FsLoader, NoImports};
 pub use tensorfit_semantics::{
-    CallShape, DecidedCondition, HoleSolution, Migration, Requirement, ShapeFindings, ShapeInfo,
-    ValueRange,
+    CallShape, DecidedCondition, Environment, HoleSolution, Migration, Prelude, Requirement,
+    ShapeFindings, ShapeInfo, ValueRange,
 };

@@ -8,6 +8,7 @@
 //! gives nothing; their references are their uses in the file.
 
 use tensorfit_base::TextRange;
+use tensorfit_semantics::Prelude;
 use tensorfit_syntax::ast;
 
 use crate::resolve::{resolve, Target};
@@ -23,8 +24,12 @@ pub struct NavTarget {
 /// The declaration of the name at `offset` (a byte offset into the text
 /// `file` was parsed from). On a declaration, that declaration itself.
 /// `None` off names, for prelude operations and for undeclared names.
-pub fn goto_definition(file: &ast::SourceFile, offset: usize) -> Option<NavTarget> {
-    let resolution = resolve(file);
+pub fn goto_definition(
+    file: &ast::SourceFile,
+    prelude: &Prelude,
+    offset: usize,
+) -> Option<NavTarget> {
+    let resolution = resolve(file, prelude);
     let occurrence = resolution.occurrence_at(offset)?;
     let Target::Def(id) = occurrence.target else {
         return None;
@@ -41,10 +46,11 @@ pub fn goto_definition(file: &ast::SourceFile, offset: usize) -> Option<NavTarge
 /// `include_declaration`. Empty off names and for undeclared names.
 pub fn references(
     file: &ast::SourceFile,
+    prelude: &Prelude,
     offset: usize,
     include_declaration: bool,
 ) -> Vec<TextRange> {
-    let resolution = resolve(file);
+    let resolution = resolve(file, prelude);
     let Some(occurrence) = resolution.occurrence_at(offset) else {
         return Vec::new();
     };

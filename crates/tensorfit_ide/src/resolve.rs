@@ -162,8 +162,10 @@ pub(crate) struct ProbeMember {
     pub receiver_is_instance: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Resolution<'a> {
+    /// What names no declaration of the file's resolve to.
+    pub prelude: &'a Prelude,
     pub defs: Vec<Def<'a>>,
     /// Sorted by range.
     pub occurrences: Vec<Occurrence>,
@@ -186,7 +188,21 @@ pub(crate) struct Members {
     pub methods: Vec<DefId>,
 }
 
-impl Resolution<'_> {
+impl<'a> Resolution<'a> {
+    fn new(prelude: &'a Prelude) -> Resolution<'a> {
+        Resolution {
+            prelude,
+            defs: Vec::new(),
+            occurrences: Vec::new(),
+            calls: Vec::new(),
+            items: BTreeMap::new(),
+            item_defs: Vec::new(),
+            members: HashMap::new(),
+            params: HashMap::new(),
+            probe: None,
+        }
+    }
+
     /// The occurrence at `offset`: one that contains it, else one that ends
     /// there (the cursor just after a name).
     pub fn occurrence_at(&self, offset: usize) -> Option<&Occurrence> {
@@ -231,25 +247,31 @@ impl Resolution<'_> {
 }
 
 /// Resolves every name of `file`.
-pub(crate) fn resolve(file: &ast::SourceFile) -> Resolution<'_> {
-    resolve_with(file, None, usize::MAX)
+pub(crate) fn resolve<'a>(file: &'a ast::SourceFile, prelude: &'a Prelude) -> Resolution<'a> {
+    resolve_with(file, prelude, None, usize::MAX)
 }
 
 /// Resolves the names of `file` and records the scope at `probe`. Only the
 /// first `walked_items` items are walked; the others (items after the
 /// cursor, imported items) are declared, so that they can be referred to,
 /// but their bodies, whose ranges belong to another text, are not.
-pub(crate) fn resolve_at(
-    file: &ast::SourceFile,
+pub(crate) fn resolve_at<'a>(
+    file: &'a ast::SourceFile,
+    prelude: &'a Prelude,
     probe: u32,
     walked_items: usize,
-) -> Resolution<'_> {
-    resolve_with(file, Some(probe), walked_items)
+) -> Resolution<'a> {
+    resolve_with(file, prelude, Some(probe), walked_items)
 }
 
-fn resolve_with(file: &ast::SourceFile, probe: Option<u32>, walked_items: usize) -> Resolution<'_> {
+fn resolve_with<'a>(
+    file: &'a ast::SourceFile,
+    prelude: &'a Prelude,
+    probe: Option<u32>,
+    walked_items: usize,
+) -> Resolution<'a> {
     let mut walker = Walker {
-        res: Resolution::default(),
+        res: Resolution::new(prelude),
         scopes: Vec::new(),
         current_struct: None,
         in_method: false,
@@ -511,7 +533,7 @@ impl<'a> Walker<'a> {
         if let Some(&id) = self.res.items.get(name) {
             return Target::Def(id);
         }
-        if Prelude::get().signature(name).is_some() {
+        if self.res.prelude.signature(name).is_some() {
             return Target::Prelude(name.to_owned());
         }
         if PRELUDE_VALUES.contains(&name) {
@@ -740,7 +762,7 @@ impl<'a> Walker<'a> {
                 self.probe_name(name.range, None, true);
                 let target = match self.res.items.get(&name.text) {
                     Some(&id) if self.res.defs[id].kind == DefKind::Struct => Target::Def(id),
-                    _ if Prelude::get().signature(&name.text).is_some() => {
+                    _ if self.res.prelude.signature(&name.text).is_some() => {
                         Target::Prelude(name.text.clone())
                     }
                     _ => Target::Unresolved,
@@ -1225,7 +1247,9 @@ impl<'a> Walker<'a> {
                         })
                         .map_or(Target::Unresolved, Target::Def),
                     Callee::Prelude { op, .. } => {
-                        let known = Prelude::get()
+                        let known = self
+                            .res
+                            .prelude
                             .signature(op)
                             .is_some_and(|s| s.params.iter().any(|p| p.name == name.text));
                         if known {
@@ -1272,7 +1296,7 @@ impl<'a> Walker<'a> {
             None if TENSOR_PROPERTIES.contains(&name.text.as_str()) => {
                 Target::TensorProperty(name.text.clone())
             }
-            None if called && Prelude::get().signature(&name.text).is_some() => {
+            None if called && self.res.prelude.signature(&name.text).is_some() => {
                 Target::Prelude(name.text.clone())
             }
             None => Target::Unresolved,

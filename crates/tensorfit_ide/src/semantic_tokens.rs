@@ -7,6 +7,7 @@
 //! use) and for shape holes `__`.
 
 use tensorfit_base::TextRange;
+use tensorfit_semantics::Prelude;
 use tensorfit_syntax::ast;
 
 use crate::resolve::{resolve, DefKind, Occurrence, Resolution, Role, Target};
@@ -48,8 +49,8 @@ pub struct TokenModifiers {
 }
 
 /// The tokens of the file, sorted by start and not overlapping.
-pub fn semantic_tokens(file: &ast::SourceFile) -> Vec<SemanticToken> {
-    let resolution = resolve(file);
+pub fn semantic_tokens(file: &ast::SourceFile, prelude: &Prelude) -> Vec<SemanticToken> {
+    let resolution = resolve(file, prelude);
     let mut tokens: Vec<SemanticToken> = resolution
         .occurrences
         .iter()

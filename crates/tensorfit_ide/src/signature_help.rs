@@ -10,7 +10,7 @@
 //! the one named by the argument (`stride: `) or the one its position
 //! fills, counting the receiver of a method-style call.
 
-use tensorfit_semantics::ResolvedImport;
+use tensorfit_semantics::Environment;
 use tensorfit_syntax::ast;
 
 use crate::callable::callable;
@@ -35,7 +35,7 @@ pub fn signature_help(
     file: &ast::SourceFile,
     text: &str,
     offset: usize,
-    imports: &[ResolvedImport],
+    environment: Environment<'_>,
 ) -> Option<SignatureHelp> {
     let cursor = CursorText::new(text, offset);
     if cursor.in_comment_or_string {
@@ -43,8 +43,8 @@ pub fn signature_help(
     }
     // The tree is only built once an open parenthesis is found.
     cursor.open.iter().rev().find(|o| o.bracket == '(')?;
-    let tree = CursorTree::new(file, &cursor, imports);
-    let resolution = tree.resolve(&cursor);
+    let tree = CursorTree::new(file, &cursor, environment.imports);
+    let resolution = tree.resolve(&cursor, environment.prelude);
     for open in cursor.open.iter().rev() {
         match open.bracket {
             '{' => return None,

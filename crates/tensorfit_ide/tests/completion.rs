@@ -6,14 +6,14 @@
 
 use expect_test::{expect, Expect};
 use tensorfit_base::TextRange;
-use tensorfit_ide::{completions, CompletionItem, CompletionKind};
+use tensorfit_ide::{completions, CompletionItem, CompletionKind, Environment};
 use tensorfit_semantics::{ImportOutcome, ResolvedImport};
 
 fn complete(fixture: &str, imports: &[ResolvedImport]) -> Vec<CompletionItem> {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor");
     let text = fixture.replace("$0", "");
     let file = tensorfit_syntax::parse(&text).file;
-    completions(&file, &text, offset, imports)
+    completions(&file, &text, offset, Environment::builtin(imports))
 }
 
 fn render(items: &[CompletionItem]) -> String {

@@ -6,7 +6,7 @@
 
 use expect_test::{expect, Expect};
 use tensorfit_base::TextRange;
-use tensorfit_ide::{goto_definition, references};
+use tensorfit_ide::{goto_definition, references, Prelude};
 
 fn parse(
     fixture: &str,
@@ -53,7 +53,7 @@ fn mark(text: &str, ranges: &[TextRange]) -> String {
 
 fn check_definition(fixture: &str, expect: Expect) {
     let (text, offset, file) = parse(fixture);
-    let actual = match goto_definition(&file, offset) {
+    let actual = match goto_definition(&file, Prelude::builtin(), offset) {
         Some(target) => {
             assert!(
                 target.full_range.start <= target.name_range.start
@@ -76,7 +76,7 @@ fn check_definition(fixture: &str, expect: Expect) {
 
 fn check_references(fixture: &str, include_declaration: bool, expect: Expect) {
     let (text, offset, file) = parse(fixture);
-    let ranges = references(&file, offset, include_declaration);
+    let ranges = references(&file, Prelude::builtin(), offset, include_declaration);
     assert!(
         ranges.windows(2).all(|w| w[0] < w[1]),
         "sorted, no duplicates"

@@ -13,7 +13,7 @@ use std::time::Duration;
 use tensorfit_base::TextRange;
 use tensorfit_ide::{
     completions, document_symbols, goto_definition, references, semantic_tokens, signature_help,
-    Symbol,
+    Environment, Prelude, Symbol,
 };
 
 fn corpus_files() -> Vec<(PathBuf, String)> {
@@ -57,7 +57,7 @@ fn check_symbols(symbols: &[Symbol], text: &str) {
 fn exercise(text: &str, stride: usize) {
     let file = tensorfit_syntax::parse(text).file;
     check_symbols(&document_symbols(&file), text);
-    let tokens = semantic_tokens(&file);
+    let tokens = semantic_tokens(&file, Prelude::builtin());
     for pair in tokens.windows(2) {
         assert!(pair[0].range.end <= pair[1].range.start, "{pair:?}");
     }
@@ -68,16 +68,16 @@ fn exercise(text: &str, stride: usize) {
         .step_by(stride)
         .chain([usize::MAX, u32::MAX as usize + 5]);
     for offset in offsets {
-        if let Some(target) = goto_definition(&file, offset) {
+        if let Some(target) = goto_definition(&file, Prelude::builtin(), offset) {
             assert!(in_text(target.name_range, text) && in_text(target.full_range, text));
         }
         for include in [true, false] {
-            let ranges = references(&file, offset, include);
+            let ranges = references(&file, Prelude::builtin(), offset, include);
             assert!(ranges.iter().all(|r| in_text(*r, text)));
             assert!(ranges.windows(2).all(|w| w[0] < w[1]));
         }
-        completions(&file, text, offset, &[]);
-        if let Some(help) = signature_help(&file, text, offset, &[]) {
+        completions(&file, text, offset, Environment::builtin(&[]));
+        if let Some(help) = signature_help(&file, text, offset, Environment::builtin(&[])) {
             for &(start, end) in &help.parameters {
                 assert!(start <= end && end <= help.label.len());
             }

@@ -4,11 +4,11 @@
 
 use expect_test::{expect, Expect};
 use tensorfit_base::LineIndex;
-use tensorfit_ide::{semantic_tokens, SemanticToken};
+use tensorfit_ide::{semantic_tokens, Prelude, SemanticToken};
 
 fn check(text: &str, expect: Expect) {
     let file = tensorfit_syntax::parse(text).file;
-    let tokens = semantic_tokens(&file);
+    let tokens = semantic_tokens(&file, Prelude::builtin());
     assert_sorted_and_disjoint(&tokens);
     let lines = LineIndex::new(text);
     let mut actual = String::new();

@@ -5,14 +5,14 @@
 
 use expect_test::{expect, Expect};
 use tensorfit_base::TextRange;
-use tensorfit_ide::signature_help;
+use tensorfit_ide::{signature_help, Environment};
 use tensorfit_semantics::{ImportOutcome, ResolvedImport};
 
 fn help(fixture: &str, imports: &[ResolvedImport]) -> String {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor");
     let text = fixture.replace("$0", "");
     let file = tensorfit_syntax::parse(&text).file;
-    let Some(help) = signature_help(&file, &text, offset, imports) else {
+    let Some(help) = signature_help(&file, &text, offset, Environment::builtin(imports)) else {
         return "no signature help\n".to_owned();
     };
     for &(start, end) in &help.parameters {

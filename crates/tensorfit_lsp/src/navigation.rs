@@ -31,7 +31,8 @@ impl<'db> SyntaxView<'db> {
 }
 
 pub fn definition(view: &SyntaxView, uri: &Uri, at: Position) -> Option<GotoDefinitionResponse> {
-    let target = tensorfit_ide::goto_definition(view.syntax.tree, view.offset(at))?;
+    let target =
+        tensorfit_ide::goto_definition(view.syntax.tree, &view.syntax.prelude, view.offset(at))?;
     Some(GotoDefinitionResponse::Scalar(Location::new(
         uri.clone(),
         view.range(target.name_range),
@@ -39,7 +40,8 @@ pub fn definition(view: &SyntaxView, uri: &Uri, at: Position) -> Option<GotoDefi
 }
 
 pub fn references(view: &SyntaxView, uri: &Uri, at: Position, declaration: bool) -> Vec<Location> {
-    tensorfit_ide::references(view.syntax.tree, view.offset(at), declaration)
+    let offset = view.offset(at);
+    tensorfit_ide::references(view.syntax.tree, &view.syntax.prelude, offset, declaration)
         .into_iter()
         .map(|range| Location::new(uri.clone(), view.range(range)))
         .collect()
@@ -118,7 +120,7 @@ pub fn semantic_tokens_legend() -> SemanticTokensLegend {
 pub fn semantic_tokens(view: &SyntaxView) -> SemanticTokens {
     let mut data = Vec::new();
     let (mut line, mut start) = (0, 0);
-    for token in tensorfit_ide::semantic_tokens(view.syntax.tree) {
+    for token in tensorfit_ide::semantic_tokens(view.syntax.tree, &view.syntax.prelude) {
         let from = view.syntax.line_index.position(token.range.start);
         let to = view.syntax.line_index.position(token.range.end);
         if to.line != from.line || to.character <= from.character {
@@ -162,7 +164,7 @@ pub fn completions(view: &SyntaxView, at: Position) -> Vec<CompletionItem> {
         view.syntax.tree,
         view.syntax.text,
         view.offset(at),
-        view.syntax.imports,
+        view.syntax.environment(),
     )
     .into_iter()
     .map(|item| {
@@ -197,7 +199,7 @@ pub fn signature_help(view: &SyntaxView, at: Position) -> Option<SignatureHelp> 
         view.syntax.tree,
         view.syntax.text,
         view.offset(at),
-        view.syntax.imports,
+        view.syntax.environment(),
     )?;
     // Parameter spans are bytes of the label; LSP counts UTF-16 units.
     let utf16 = |byte: usize| help.label[..byte].encode_utf16().count() as u32;

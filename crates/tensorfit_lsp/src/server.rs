@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tensorfit_base::Position;
-use tensorfit_db::{Database, FsLoader, Host, SourceFile, TextChange};
+use tensorfit_db::{Database, DiskChange, FsLoader, Host, SourceFile, TextChange};
 use tensorfit_ide::FileAnalysis;
 use tensorfit_semantics::{Limits, ShapeOptions};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
@@ -28,6 +28,8 @@ struct State {
     /// Open documents: where they are, and the version last applied.
     documents: HashMap<Uri, (PathBuf, i32)>,
     settings: ServerSettings,
+    /// The client can be asked to watch `*.tensor` files for us.
+    can_watch_files: bool,
 }
 
 impl State {
@@ -56,6 +58,7 @@ impl Server {
                 host: Host::new(Arc::new(FsLoader), shape_options(&settings)),
                 documents: HashMap::new(),
                 settings,
+                can_watch_files: false,
             })),
         }
     }
@@ -203,6 +206,12 @@ impl LanguageServer for Server {
         if let Some(options) = params.initialization_options {
             self.state().update_settings(&options);
         }
+        self.state().can_watch_files = params
+            .capabilities
+            .workspace
+            .and_then(|w| w.did_change_watched_files)
+            .and_then(|w| w.dynamic_registration)
+            .unwrap_or(false);
         Ok(InitializeResult {
             server_info: Some(ServerInfo {
                 name: "tensorfit".to_owned(),
@@ -211,6 +220,42 @@ impl LanguageServer for Server {
             capabilities: crate::capabilities::server_capabilities(),
             ..InitializeResult::default()
         })
+    }
+
+    /// Asks the client to tell us when `*.tensor` files change on disk, so
+    /// that files imported but not open are read again.
+    async fn initialized(&self, _: InitializedParams) {
+        if !self.state().can_watch_files {
+            return;
+        }
+        let options = DidChangeWatchedFilesRegistrationOptions {
+            watchers: vec![FileSystemWatcher {
+                glob_pattern: GlobPattern::String("**/*.tensor".to_owned()),
+                kind: None,
+            }],
+        };
+        let registration = Registration {
+            id: "tensorfit-watched-files".to_owned(),
+            method: "workspace/didChangeWatchedFiles".to_owned(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        // A client that refuses leaves imported files as first read.
+        let _ = self.client.register_capability(vec![registration]).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        {
+            let mut state = self.state();
+            for event in params.changes {
+                let change = match event.typ {
+                    FileChangeType::CREATED => DiskChange::Created,
+                    FileChangeType::DELETED => DiskChange::Deleted,
+                    _ => DiskChange::Changed,
+                };
+                state.host.disk_changed(&path_of(&event.uri), change);
+            }
+        }
+        self.schedule_diagnostics();
     }
 
     async fn shutdown(&self) -> Result<()> {

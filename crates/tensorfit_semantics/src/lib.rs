@@ -5,6 +5,7 @@
 //! function, argument matching). The shape constraints build on the same
 //! scopes.
 
+mod environment;
 mod module_scope;
 mod name_check;
 mod prelude;
@@ -18,6 +19,7 @@ use std::collections::BTreeSet;
 use tensorfit_base::Diagnostic;
 use tensorfit_syntax::ast;
 
+pub use environment::Environment;
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
 pub use script_groups::independent_groups;
@@ -41,7 +43,7 @@ pub fn check_names(
     imports: &[ResolvedImport],
     names_in_errors: &BTreeSet<String>,
 ) -> Vec<Diagnostic> {
-    let (scope, mut diagnostics) = NameScope::new(file, imports);
+    let (scope, mut diagnostics) = NameScope::new(file, Environment::builtin(imports));
     diagnostics.extend(check_names_in(&scope, file, names_in_errors));
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     diagnostics
@@ -56,9 +58,12 @@ impl NameScope {
     /// The scope of a file, from its items (their bodies are not read),
     /// and the problems of the declarations themselves: names declared
     /// twice, imports that could not be had.
-    pub fn new(file: &ast::SourceFile, imports: &[ResolvedImport]) -> (NameScope, Vec<Diagnostic>) {
+    pub fn new(
+        file: &ast::SourceFile,
+        environment: Environment<'_>,
+    ) -> (NameScope, Vec<Diagnostic>) {
         let mut diagnostics = Vec::new();
-        let module = module_scope::ModuleScope::build(file, imports, &mut diagnostics);
+        let module = module_scope::ModuleScope::build(file, environment, &mut diagnostics);
         (NameScope(module), diagnostics)
     }
 }

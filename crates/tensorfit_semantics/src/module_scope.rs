@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use tensorfit_base::{Code, Diagnostic, TextRange};
 use tensorfit_syntax::ast;
 
-use crate::prelude::{Prelude, PRELUDE_VALUES};
+use crate::environment::Environment;
+use crate::prelude::PRELUDE_VALUES;
 use crate::signature::Signature;
 
 /// An `import` of the checked file, resolved by the caller (which owns file
@@ -37,7 +38,7 @@ pub(crate) enum ModuleItemKind {
     Const,
     Function(Signature),
     Struct(Signature),
-    Prelude(&'static Signature),
+    Prelude(Signature),
     PreludeValue,
 }
 
@@ -75,19 +76,18 @@ pub(crate) struct ModuleScope {
 impl ModuleScope {
     pub fn build(
         file: &ast::SourceFile,
-        imports: &[ResolvedImport],
+        environment: Environment<'_>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> ModuleScope {
         let mut scope = ModuleScope {
             items: BTreeMap::new(),
             member_names: BTreeSet::new(),
         };
-        let prelude = Prelude::get();
-        for (name, signature) in &prelude.signatures {
+        for (name, signature) in &environment.prelude.signatures {
             scope.items.insert(
                 name.clone(),
                 ModuleItem {
-                    kind: ModuleItemKind::Prelude(signature),
+                    kind: ModuleItemKind::Prelude(signature.clone()),
                     range: TextRange::default(),
                     imported_from: None,
                 },
@@ -103,7 +103,7 @@ impl ModuleScope {
                 },
             );
         }
-        for import in imports {
+        for import in environment.imports {
             match &import.outcome {
                 ImportOutcome::Loaded(imported) => {
                     for item in &imported.items {

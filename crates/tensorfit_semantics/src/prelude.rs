@@ -3,9 +3,10 @@
 //! It is a `.tensor` file of `extern fn` contracts compiled into the binary,
 //! parsed with the same parser as user code.
 
-use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, OnceLock};
 
+use tensorfit_base::Diagnostic;
 use tensorfit_syntax::ast;
 
 use crate::signature::Signature;
@@ -17,42 +18,98 @@ pub const PRELUDE_SOURCE: &str = include_str!("../prelude/prelude.tensor");
 /// "no value", the default of optional parameters.
 pub const PRELUDE_VALUES: &[&str] = &["None"];
 
+/// The operations a program can call without declaring them, with their
+/// contracts. The database holds one as an input (the built-in one unless
+/// it is given another); code outside it uses [`Prelude::builtin`].
 pub struct Prelude {
+    /// The text it was parsed from: two preludes are equal when their
+    /// texts are.
+    pub source: Arc<str>,
     pub file: ast::SourceFile,
     pub signatures: BTreeMap<String, Signature>,
+    /// Where each operation's declaration is among the file's items.
+    functions: HashMap<String, usize>,
+    /// Syntax errors of the text, empty for the built-in prelude.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Prelude {
-    pub fn get() -> &'static Prelude {
-        static PRELUDE: OnceLock<Prelude> = OnceLock::new();
+    /// The prelude compiled into tensorfit, parsed once.
+    pub fn builtin() -> &'static Prelude {
+        Prelude::builtin_shared()
+    }
+
+    /// [`Prelude::builtin`] to be held where a prelude is owned (the
+    /// database's input).
+    pub fn builtin_shared() -> &'static Arc<Prelude> {
+        static PRELUDE: OnceLock<Arc<Prelude>> = OnceLock::new();
         PRELUDE.get_or_init(|| {
-            let parse = tensorfit_syntax::parse(PRELUDE_SOURCE);
+            let prelude = Prelude::parse(PRELUDE_SOURCE);
             debug_assert!(
-                parse.diagnostics.is_empty(),
+                prelude.diagnostics.is_empty(),
                 "prelude syntax: {:?}",
-                parse.diagnostics
+                prelude.diagnostics
             );
-            let signatures = parse
-                .file
-                .items
-                .iter()
-                .filter_map(|item| match item {
-                    ast::Item::Function(f) => {
-                        let name = f.name.as_ref()?.text.clone();
-                        Some((name.clone(), Signature::from_params(name, &f.params)))
-                    }
-                    _ => None,
-                })
-                .collect();
-            Prelude {
-                file: std::sync::Arc::unwrap_or_clone(parse.file),
-                signatures,
-            }
+            Arc::new(prelude)
         })
+    }
+
+    /// A prelude from its text: every `fn` (normally `extern fn`) at the
+    /// top level is an operation. A syntax error leaves out what it spoils
+    /// and is kept in `diagnostics`.
+    pub fn parse(source: impl Into<Arc<str>>) -> Prelude {
+        let source = source.into();
+        let parse = tensorfit_syntax::parse(&source);
+        let mut signatures = BTreeMap::new();
+        let mut functions = HashMap::new();
+        for (i, item) in parse.file.items.iter().enumerate() {
+            let ast::Item::Function(f) = item else {
+                continue;
+            };
+            let Some(name) = f.name.as_ref().map(|n| n.text.clone()) else {
+                continue;
+            };
+            signatures.insert(
+                name.clone(),
+                Signature::from_params(name.clone(), &f.params),
+            );
+            functions.insert(name, i);
+        }
+        Prelude {
+            source,
+            file: Arc::unwrap_or_clone(parse.file),
+            signatures,
+            functions,
+            diagnostics: parse.diagnostics,
+        }
     }
 
     pub fn signature(&self, name: &str) -> Option<&Signature> {
         self.signatures.get(name)
+    }
+
+    /// The declaration of the operation `name`.
+    pub fn function(&self, name: &str) -> Option<&ast::Function> {
+        match &self.file.items[*self.functions.get(name)?] {
+            ast::Item::Function(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for Prelude {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Eq for Prelude {}
+
+impl std::fmt::Debug for Prelude {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prelude")
+            .field("operations", &self.signatures.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -68,13 +125,13 @@ mod tests {
 
     #[test]
     fn the_prelude_passes_its_own_name_checks() {
-        let diagnostics = crate::check_names(&Prelude::get().file, &[], &Default::default());
+        let diagnostics = crate::check_names(&Prelude::builtin().file, &[], &Default::default());
         assert_eq!(diagnostics, vec![]);
     }
 
     #[test]
     fn signatures_follow_pytorch() {
-        let prelude = Prelude::get();
+        let prelude = Prelude::builtin();
         let conv = prelude.signature("Conv2d").expect("Conv2d");
         let names: Vec<&str> = conv.params.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(

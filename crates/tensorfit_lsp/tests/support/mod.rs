@@ -26,6 +26,12 @@ impl Client {
 
     /// A server initialised with these settings (`initializationOptions`).
     pub async fn start_with(settings: Value) -> Client {
+        Client::start_as(settings, json!({})).await
+    }
+
+    /// A server initialised with settings, by a client that declares
+    /// `capabilities`.
+    pub async fn start_as(settings: Value, capabilities: Value) -> Client {
         let (client_end, server_end) = tokio::io::duplex(1 << 22);
         let (server_read, server_write) = tokio::io::split(server_end);
         let (service, socket) = tensorfit_lsp::service();
@@ -43,7 +49,7 @@ impl Client {
         let answer = client
             .request(
                 "initialize",
-                json!({"capabilities": {}, "initializationOptions": settings}),
+                json!({"capabilities": capabilities, "initializationOptions": settings}),
             )
             .await
             .expect("initialize answers");
@@ -98,9 +104,11 @@ impl Client {
                 };
             }
             if message.get("id").is_some() && message.get("method").is_some() {
-                // A request from the server (e.g. a refresh): accept it.
+                // A request from the server (e.g. a refresh): accept it,
+                // and keep it for tests that look for it.
                 let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
                 self.send(reply).await;
+                self.notifications.push(message);
                 continue;
             }
             self.notifications.push(message);
@@ -126,11 +134,43 @@ impl Client {
     }
 
     pub async fn open(&mut self, text: &str) {
+        self.open_at(URI, text).await;
+    }
+
+    pub async fn open_at(&mut self, uri: &str, text: &str) {
         self.notify(
             "textDocument/didOpen",
-            json!({"textDocument": {"uri": URI, "languageId": "tensor", "version": 1, "text": text}}),
+            json!({"textDocument": {"uri": uri, "languageId": "tensor", "version": 1, "text": text}}),
         )
         .await;
+    }
+
+    /// A message received so far with this method (a notification or a
+    /// request from the server), removed from those kept.
+    pub fn take_received(&mut self, method: &str) -> Option<Value> {
+        let index = self
+            .notifications
+            .iter()
+            .position(|n| n["method"] == method)?;
+        Some(self.notifications.remove(index))
+    }
+
+    /// The next message with this method, waiting for it if need be (a
+    /// request from the server is accepted).
+    pub async fn wait_for(&mut self, method: &str) -> Value {
+        loop {
+            if let Some(message) = self.take_received(method) {
+                return message;
+            }
+            let message = tokio::time::timeout(Duration::from_secs(60), self.receive())
+                .await
+                .expect("the server sends it within a minute");
+            if message.get("id").is_some() && message.get("method").is_some() {
+                let reply = json!({"jsonrpc": "2.0", "id": message["id"], "result": null});
+                self.send(reply).await;
+            }
+            self.notifications.push(message);
+        }
     }
 
     pub async fn change(&mut self, version: i64, changes: Value) {

@@ -27,6 +27,7 @@ use tensorfit_base::{Diagnostic, TextRange};
 use tensorfit_solver::{Limits, VarId};
 use tensorfit_syntax::ast;
 
+use crate::environment::Environment;
 use crate::module_scope::ResolvedImport;
 
 pub use analysis::{EntryReport, Summary, SummarySource};
@@ -118,7 +119,7 @@ pub fn analyse_function(
     options: ShapeOptions,
     source: &dyn SummarySource,
 ) -> FunctionOutcome {
-    let program = program::Program::new(file, imports);
+    let program = program::Program::new(file, Environment::builtin(imports));
     analyse_in(program, key, options, source)
 }
 
@@ -129,12 +130,12 @@ pub fn analyse_function_in_interface(
     interface: &ast::SourceFile,
     index: Arc<ItemIndex>,
     definition: &ast::Function,
-    imports: &[ResolvedImport],
+    environment: Environment<'_>,
     key: &str,
     options: ShapeOptions,
     source: &dyn SummarySource,
 ) -> FunctionOutcome {
-    let program = program::Program::indexed(interface, index, imports, Some((key, definition)));
+    let program = program::Program::indexed(interface, index, environment, Some((key, definition)));
     analyse_in(program, key, options, source)
 }
 
@@ -161,11 +162,11 @@ pub fn analyse_script(
     file: &ast::SourceFile,
     index: Arc<ItemIndex>,
     statements: &[ast::Stmt],
-    imports: &[ResolvedImport],
+    environment: Environment<'_>,
     options: ShapeOptions,
     source: &dyn SummarySource,
 ) -> FunctionOutcome {
-    let program = program::Program::indexed(file, index, imports, None);
+    let program = program::Program::indexed(file, index, environment, None);
     let analysis =
         analysis::Analysis::new(program, options.limits, options.questions, Some(source));
     analysis.check_script(statements);
@@ -244,7 +245,14 @@ fn check_shapes_in_groups(
         .map(|group| {
             let statements: Vec<ast::Stmt> =
                 group.iter().map(|&i| file.script[i].clone()).collect();
-            analyse_script(file, index.clone(), &statements, imports, options, &memo)
+            analyse_script(
+                file,
+                index.clone(),
+                &statements,
+                Environment::builtin(imports),
+                options,
+                &memo,
+            )
         })
         .collect();
     let outcomes = memo.outcomes.borrow();
@@ -294,7 +302,7 @@ pub fn assemble(
 ) -> ShapeReport {
     ShapeReport {
         diagnostics: assemble_diagnostics(outcomes),
-        findings: assemble_findings(file, imports, outcomes, options),
+        findings: assemble_findings(file, Environment::builtin(imports), outcomes, options),
     }
 }
 
@@ -317,14 +325,14 @@ pub fn assemble_diagnostics(outcomes: &[&FunctionOutcome]) -> Vec<Diagnostic> {
 /// written, decided conditions, migrations and preconditions.
 pub fn assemble_findings(
     file: &ast::SourceFile,
-    imports: &[ResolvedImport],
+    environment: Environment<'_>,
     outcomes: &[&FunctionOutcome],
     options: ShapeOptions,
 ) -> ShapeFindings {
     let holes = if options.questions {
         // The paths are copied apart from one another before they meet, so
         // this analysis's fresh variables cannot clash with theirs.
-        let program = program::Program::new(file, imports);
+        let program = program::Program::new(file, environment);
         let analysis = analysis::Analysis::new(program, options.limits, true, None);
         let deadline = std::time::Instant::now() + check::entry_budget(&analysis);
         let mut evaluated = BTreeMap::new();

@@ -1,11 +1,12 @@
 //! The items an analysis can call: the file's, its imports' and the prelude's.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use tensorfit_syntax::ast;
 
-use crate::module_scope::{ImportOutcome, ResolvedImport};
+use crate::environment::Environment;
+use crate::module_scope::ImportOutcome;
 use crate::prelude::Prelude;
 
 /// A function the analysis can summarise: a user function, a method (with
@@ -79,27 +80,12 @@ pub struct Program<'a> {
     /// The function being analysed with its body, when the checked file
     /// has bodies stripped (the database's interface): its key and body.
     with_body: Option<(&'a str, &'a ast::Function)>,
-}
-
-/// The prelude's operations by name, built once.
-fn prelude_functions() -> &'static HashMap<String, &'static ast::Function> {
-    static FUNCTIONS: OnceLock<HashMap<String, &'static ast::Function>> = OnceLock::new();
-    FUNCTIONS.get_or_init(|| {
-        Prelude::get()
-            .file
-            .items
-            .iter()
-            .filter_map(|item| match item {
-                ast::Item::Function(f) => Some((f.name.as_ref()?.text.clone(), f)),
-                _ => None,
-            })
-            .collect()
-    })
+    prelude: &'a Prelude,
 }
 
 impl<'a> Program<'a> {
-    pub fn new(file: &'a ast::SourceFile, imports: &'a [ResolvedImport]) -> Program<'a> {
-        Program::indexed(file, Arc::new(ItemIndex::new(file)), imports, None)
+    pub fn new(file: &'a ast::SourceFile, environment: Environment<'a>) -> Program<'a> {
+        Program::indexed(file, Arc::new(ItemIndex::new(file)), environment, None)
     }
 
     /// A program over a file already indexed; `with_body` gives the body
@@ -107,7 +93,7 @@ impl<'a> Program<'a> {
     pub fn indexed(
         file: &'a ast::SourceFile,
         index: Arc<ItemIndex>,
-        imports: &'a [ResolvedImport],
+        environment: Environment<'a>,
         with_body: Option<(&'a str, &'a ast::Function)>,
     ) -> Program<'a> {
         let mut files = vec![Indexed {
@@ -116,7 +102,7 @@ impl<'a> Program<'a> {
             local: true,
             import: None,
         }];
-        for (i, import) in imports.iter().enumerate().rev() {
+        for (i, import) in environment.imports.iter().enumerate().rev() {
             if let ImportOutcome::Loaded(imported) = &import.outcome {
                 files.push(Indexed {
                     file: imported,
@@ -126,7 +112,11 @@ impl<'a> Program<'a> {
                 });
             }
         }
-        Program { files, with_body }
+        Program {
+            files,
+            with_body,
+            prelude: environment.prelude,
+        }
     }
 
     /// The body-carrying definition of `key` if it is the analysed one.
@@ -180,8 +170,8 @@ impl<'a> Program<'a> {
     }
 
     /// The prelude operation `name`.
-    pub fn prelude_op(&self, name: &str) -> Option<&'static ast::Function> {
-        prelude_functions().get(name).copied()
+    pub fn prelude_op(&self, name: &str) -> Option<&'a ast::Function> {
+        self.prelude.function(name)
     }
 
     pub fn method(&self, struct_name: &str, method: &str) -> Option<FunctionRef<'a>> {

@@ -1,0 +1,146 @@
+//! Files that change on disk while they are not open in the editor: an
+//! import of a file created later finds it, one of a file deleted misses
+//! it, and a change of an imported file's text is seen.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tensorfit_db::{file_report, DiskChange, FileLoader, Host};
+use tensorfit_semantics::{Limits, ShapeOptions};
+
+const OPTIONS: ShapeOptions = ShapeOptions {
+    limits: Limits { timeout_ms: 2000 },
+    questions: true,
+};
+
+/// A disk in memory that the test changes behind the host's back.
+#[derive(Default)]
+struct Disk(Mutex<HashMap<PathBuf, String>>);
+
+impl Disk {
+    fn write(&self, path: &str, text: &str) {
+        self.0.lock().unwrap().insert(path.into(), text.to_owned());
+    }
+
+    fn delete(&self, path: &str) {
+        self.0.lock().unwrap().remove(Path::new(path));
+    }
+}
+
+impl FileLoader for Disk {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        self.0
+            .lock()
+            .unwrap()
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+    }
+}
+
+const MAIN: &str = "\
+import \"layers.tensor\"
+
+let y = project(randn(2, 8)) |-> [2, 4]
+";
+
+const LAYERS: &str = "\
+fn project(x: Tensor[b, 8]) -> Tensor[b, 4] {
+    return x @ ones(8, 4)
+}
+";
+
+fn codes(host: &Host) -> Vec<&'static str> {
+    let file = host.file(Path::new("main.tensor")).expect("open");
+    file_report(host.db(), file)
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect()
+}
+
+fn host(disk: &Arc<Disk>) -> Host {
+    let mut host = Host::new(disk.clone(), OPTIONS);
+    host.set_text(Path::new("main.tensor"), MAIN);
+    host
+}
+
+#[test]
+fn an_import_of_a_file_created_later_finds_it() {
+    let disk = Arc::new(Disk::default());
+    let mut host = host(&disk);
+    assert!(
+        codes(&host).contains(&"import-not-found"),
+        "{:?}",
+        codes(&host)
+    );
+
+    disk.write("layers.tensor", LAYERS);
+    host.disk_changed(Path::new("layers.tensor"), DiskChange::Created);
+    assert_eq!(codes(&host), Vec::<&str>::new());
+}
+
+#[test]
+fn an_import_of_a_deleted_file_misses_it() {
+    let disk = Arc::new(Disk::default());
+    disk.write("layers.tensor", LAYERS);
+    let mut host = host(&disk);
+    assert_eq!(codes(&host), Vec::<&str>::new());
+
+    disk.delete("layers.tensor");
+    host.disk_changed(Path::new("layers.tensor"), DiskChange::Deleted);
+    assert!(
+        codes(&host).contains(&"import-not-found"),
+        "{:?}",
+        codes(&host)
+    );
+}
+
+#[test]
+fn a_change_of_an_imported_file_on_disk_is_seen() {
+    let disk = Arc::new(Disk::default());
+    disk.write("layers.tensor", LAYERS);
+    let mut host = host(&disk);
+    assert_eq!(codes(&host), Vec::<&str>::new());
+
+    disk.write(
+        "layers.tensor",
+        &LAYERS.replace("4]", "5]").replace("8, 4", "8, 5"),
+    );
+    host.disk_changed(Path::new("layers.tensor"), DiskChange::Changed);
+    assert_eq!(codes(&host), ["shape-mismatch"]);
+}
+
+#[test]
+fn an_open_buffer_wins_over_the_disk() {
+    let disk = Arc::new(Disk::default());
+    let mut host = host(&disk);
+    host.set_text(Path::new("layers.tensor"), LAYERS);
+    assert_eq!(codes(&host), Vec::<&str>::new());
+
+    // Deleted on disk, but the editor still has it open and unsaved.
+    host.disk_changed(Path::new("layers.tensor"), DiskChange::Deleted);
+    assert_eq!(codes(&host), Vec::<&str>::new());
+
+    // Closed: the file is gone, so the import misses.
+    host.close(Path::new("layers.tensor"));
+    host.disk_changed(Path::new("layers.tensor"), DiskChange::Deleted);
+    assert!(
+        codes(&host).contains(&"import-not-found"),
+        "{:?}",
+        codes(&host)
+    );
+}
+
+#[test]
+fn a_change_that_leaves_the_text_as_it_was_re_solves_nothing() {
+    let disk = Arc::new(Disk::default());
+    disk.write("layers.tensor", LAYERS);
+    let mut host = host(&disk);
+    codes(&host);
+    let before = host.db().function_checks();
+    host.disk_changed(Path::new("layers.tensor"), DiskChange::Changed);
+    codes(&host);
+    assert_eq!(host.db().function_checks(), before);
+}
