@@ -4,13 +4,14 @@
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
-usage: tensorfit check [--format human|json] [--shapes] [--timeout-ms N] PATH...
+usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-ms N] PATH...
        tensorfit lsp
        tensorfit --version
 
   lsp          run the language server on stdin/stdout (see docs/server.md)
   check        check .tensor files (directories are searched recursively)
-  --format     human (default): rustc-style report; json: see docs/cli.md
+  --format     human (default): rustc-style report; json: see docs/cli.md;
+               sarif: SARIF 2.1.0; github: GitHub Actions annotations
   --shapes     human format: also list the shape of every tensor binding
   --timeout-ms solver time limit per query in milliseconds (default 2000)
 ";
@@ -19,6 +20,8 @@ usage: tensorfit check [--format human|json] [--shapes] [--timeout-ms N] PATH...
 pub enum Format {
     Human,
     Json,
+    Sarif,
+    Github,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -73,8 +76,12 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
                 options.format = match value("--format")?.as_str() {
                     "human" => Format::Human,
                     "json" => Format::Json,
+                    "sarif" => Format::Sarif,
+                    "github" => Format::Github,
                     other => {
-                        return Err(format!("unknown format `{other}` (expected human or json)"))
+                        return Err(format!(
+                            "unknown format `{other}` (expected human, json, sarif or github)"
+                        ))
                     }
                 }
             }

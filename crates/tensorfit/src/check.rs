@@ -43,6 +43,8 @@ pub fn run(options: &CheckOptions) -> ExitCode {
             },
         ),
         Format::Json => output::json::write(&mut out, &files),
+        Format::Sarif => output::sarif::write(&mut out, &files),
+        Format::Github => output::github::write(&mut out, &files),
     };
     let _ = out.flush();
     if let Err(error) = written {

@@ -199,3 +199,64 @@ fn human_report_snapshot() {
         &String::from_utf8_lossy(&output.stdout),
     );
 }
+
+/// `check FORMAT` on the snapshot input, run where it is (relative paths).
+fn report_in(format: &str) -> Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .current_dir(&root)
+        .args(["check", "--format", format, "human_report.tensor"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "errors exit with 1 in every format"
+    );
+    output
+}
+
+#[test]
+fn sarif_report_snapshot() {
+    let output = report_in("sarif");
+    let log = json(&output);
+    // What code scanning relies on, beyond the snapshot: every result's
+    // rule is the rule at its index, and related places are numbered.
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    for result in log["runs"][0]["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+    }
+    assert_snapshot(
+        "sarif_report.json",
+        &String::from_utf8_lossy(&output.stdout),
+    );
+}
+
+#[test]
+fn github_report_snapshot() {
+    let output = report_in("github");
+    assert_snapshot(
+        "github_report.txt",
+        &String::from_utf8_lossy(&output.stdout),
+    );
+}
+
+#[test]
+fn sarif_paths_are_uris() {
+    let dir = scratch("sarif_paths");
+    let file = write(
+        &dir,
+        "with space/bad%name.tensor",
+        "let y = undefined_name\n",
+    );
+    let output = tensorfit(&["check", "--format", "sarif", &file]);
+    let log = json(&output);
+    let uri = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"];
+    let uri = uri.as_str().unwrap();
+    assert!(uri.starts_with("file:///"), "{uri}");
+    assert!(uri.ends_with("/with%20space/bad%25name.tensor"), "{uri}");
+}

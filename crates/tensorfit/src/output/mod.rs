@@ -1,7 +1,9 @@
 //! Report formats of `tensorfit check`.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod sarif;
 
 use tensorfit_ide::FileAnalysis;
 
