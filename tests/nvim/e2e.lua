@@ -1,8 +1,9 @@
--- End-to-end: Neovim's own LSP client drives `tensorfit lsp`.
--- Run by crates/tensorfit/tests/nvim.rs:
---   nvim --headless -u NONE -c "luafile tests/nvim/e2e.lua"
--- with TENSORFIT_BIN, TENSORFIT_FILE and TENSORFIT_OUT set. Writes what it
--- saw to TENSORFIT_OUT, one fact per line, and exits non-zero on failure.
+-- End-to-end: the Neovim plugin (editors/nvim) starts `tensorfit lsp` and
+-- Neovim's own LSP client drives it. Run by crates/tensorfit/tests/nvim.rs:
+--   nvim --headless -u NONE -n -c "luafile tests/nvim/e2e.lua"
+-- with TENSORFIT_BIN, TENSORFIT_PLUGIN, TENSORFIT_FILE and TENSORFIT_OUT
+-- set. Writes what it saw to TENSORFIT_OUT, one fact per line, and exits
+-- non-zero on failure.
 
 local out = assert(io.open(os.getenv('TENSORFIT_OUT'), 'w'))
 local function log(line)
@@ -15,52 +16,90 @@ local function fail(message)
   vim.cmd('cquit 1')
 end
 
+-- The plugin as a user installs it: on the runtimepath, then setup().
+vim.opt.runtimepath:prepend(os.getenv('TENSORFIT_PLUGIN'))
+vim.cmd('filetype plugin on')
+require('tensorfit').setup({ cmd = { os.getenv('TENSORFIT_BIN'), 'lsp' } })
+
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TENSORFIT_FILE')))
 local buf = vim.api.nvim_get_current_buf()
-local client_id = vim.lsp.start_client({
-  name = 'tensorfit',
-  cmd = { os.getenv('TENSORFIT_BIN'), 'lsp' },
-  root_dir = vim.fn.fnamemodify(os.getenv('TENSORFIT_FILE'), ':h'),
-})
-if not client_id then
-  return fail('the server did not start')
+log('filetype ' .. vim.bo[buf].filetype .. ', commentstring ' .. vim.bo[buf].commentstring)
+-- The grammar's queries, where nvim-treesitter looks for them.
+for _, query in ipairs({ 'highlights', 'locals', 'tags' }) do
+  local found = vim.api.nvim_get_runtime_file('queries/tensor/' .. query .. '.scm', false)[1]
+  local readable = found and vim.fn.filereadable(found) == 1
+  log('query ' .. query .. (readable and ' packaged' or ' MISSING'))
 end
-vim.lsp.buf_attach_client(buf, client_id)
-local client = vim.lsp.get_client_by_id(client_id)
+
+local function attached_client()
+  for _, client in pairs(vim.lsp.buf_get_clients(buf)) do
+    if client.name == 'tensorfit' then
+      return client
+    end
+  end
+end
+if not vim.wait(10000, function() return attached_client() ~= nil end, 50) then
+  return fail('the plugin did not start the server for the buffer')
+end
+local client = attached_client()
 
 -- 1. Diagnostics arrive by themselves after opening.
 if not vim.wait(60000, function() return #vim.diagnostic.get(buf) > 0 end, 50) then
   return fail('no diagnostics within a minute')
 end
-for _, d in ipairs(vim.diagnostic.get(buf)) do
+local diagnostics = vim.diagnostic.get(buf)
+table.sort(diagnostics, function(a, b) return a.lnum < b.lnum end)
+for _, d in ipairs(diagnostics) do
   log(string.format('diagnostic %d:%d %s', d.lnum, d.col, d.message))
 end
 
--- Where the hole is.
-local hole_line, hole_col
-for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
-  local col = line:find('__', 1, true)
-  if col then
-    hole_line, hole_col = i - 1, col - 1
+local function find(text)
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local col = line:find(text, 1, true)
+    if col then
+      return { line = i - 1, character = col - 1 }
+    end
   end
 end
-if not hole_line then
-  return fail('the fixture has no hole')
-end
-local here = { line = hole_line, character = hole_col }
 local document = { uri = vim.uri_from_bufnr(buf) }
 
--- 2. Hover on the hole shows its solution.
-local hover = client.request_sync('textDocument/hover', { textDocument = document, position = here }, 60000, buf)
-if not hover or hover.err or not hover.result then
-  return fail('no hover')
+local function hover(at)
+  local answer = client.request_sync('textDocument/hover', { textDocument = document, position = at }, 60000, buf)
+  if not answer or answer.err or not answer.result then
+    return nil
+  end
+  return (answer.result.contents.value:gsub('\n', ' | '))
 end
-log('hover ' .. hover.result.contents.value:gsub('\n', ' | '))
 
--- 3. The hole's quick fix, applied to the buffer.
+-- 2. Hover on a binding shows its shape; on the hole, its solution.
+local binding = find('let c =')
+binding.character = binding.character + 4
+log('hover c: ' .. (hover(binding) or 'nothing'))
+local hole = find('__')
+if not hole then
+  return fail('the file has no hole')
+end
+log('hover __: ' .. (hover(hole) or 'nothing'))
+
+-- 3. Inlay hints, as the plugin shows them on Neovim 0.7 (end-of-line
+-- virtual text; later versions display the server's hints themselves).
+local namespace = require('tensorfit.inlay_hints').namespace
+local function hint_on(row)
+  local marks = vim.api.nvim_buf_get_extmarks(buf, namespace, { row, 0 }, { row, -1 }, { details = true })
+  return marks[1] and marks[1][4].virt_text[1][1]
+end
+if vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
+  log('inlay hint c: (shown by Neovim itself)')
+elseif vim.wait(30000, function() return hint_on(binding.line) ~= nil end, 50) then
+  log('inlay hint c: ' .. hint_on(binding.line))
+else
+  return fail('no inlay hint on the line of c')
+end
+
+-- 4. The hole's quick fix, applied to the buffer.
 local actions = client.request_sync('textDocument/codeAction', {
   textDocument = document,
-  range = { start = here, ['end'] = here },
+  range = { start = hole, ['end'] = hole },
   context = { diagnostics = {} },
 }, 60000, buf)
 if not actions or actions.err or not actions.result or #actions.result == 0 then
@@ -68,8 +107,8 @@ if not actions or actions.err or not actions.result or #actions.result == 0 then
 end
 log('action ' .. actions.result[1].title)
 vim.lsp.util.apply_workspace_edit(actions.result[1].edit, 'utf-16')
-log('line ' .. vim.api.nvim_buf_get_lines(buf, hole_line, hole_line + 1, false)[1])
+log('line ' .. vim.api.nvim_buf_get_lines(buf, hole.line, hole.line + 1, false)[1])
 
-vim.lsp.stop_client(client_id)
+vim.lsp.stop_client(client.id)
 out:close()
 vim.cmd('qall!')

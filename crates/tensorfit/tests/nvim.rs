@@ -1,49 +1,55 @@
-//! Headless Neovim (Debian's 0.7, a real LSP client) drives `tensorfit lsp`:
-//! opens a file, receives diagnostics, hovers a hole and applies its quick
+//! Headless Neovim (Debian's 0.7, a real LSP client) with the plugin of
+//! editors/nvim: opens a corpus file, receives diagnostics, hovers a
+//! binding and the hole, sees an inlay hint and applies the hole's quick
 //! fix (tests/nvim/e2e.lua). `.ci/run` installs Neovim; without it this
 //! test fails rather than pass unseen.
 
 use std::path::Path;
 use std::process::Command;
 
-const PROGRAM: &str = "\
-fn wrong(y: Tensor[3, 5]) -> Tensor[3, 5] {
-    return y @ ones(4, 5)
-}
-
-let batch = randn(16, 8)
-let fitted = batch.reshape(__, 4)
-";
-
 #[test]
-fn neovim_gets_diagnostics_hover_and_the_hole_fix() {
+fn neovim_with_the_plugin_checks_a_corpus_file() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let corpus_file = root.join("../shared/corpus/seeds/03_tfp_model.tensor");
     let dir = std::env::temp_dir().join(format!("tensorfit-nvim-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("model.tensor");
-    std::fs::write(&file, PROGRAM).unwrap();
+    // A copy: the corpus may be read-only, and the quick fix changes the
+    // buffer (never written).
+    let file = dir.join("03_tfp_model.tensor");
+    let text = std::fs::read_to_string(&corpus_file).expect("the corpus is at ../shared/corpus");
+    std::fs::write(&file, text).unwrap();
     let out = dir.join("seen.txt");
     let status = Command::new("nvim")
-        .args(["--headless", "-u", "NONE", "-i", "NONE", "-c"])
+        .args(["--headless", "-u", "NONE", "-i", "NONE", "-n", "-c"])
         .arg(format!(
             "luafile {}",
             root.join("tests/nvim/e2e.lua").display()
         ))
         .env("TENSORFIT_BIN", env!("CARGO_BIN_EXE_tensorfit"))
+        .env("TENSORFIT_PLUGIN", root.join("editors/nvim"))
         .env("TENSORFIT_FILE", &file)
         .env("TENSORFIT_OUT", &out)
         .env("XDG_STATE_HOME", &dir)
         .env("XDG_CACHE_HOME", &dir)
+        .env("XDG_CONFIG_HOME", &dir)
+        .env("XDG_DATA_HOME", &dir)
         .status()
         .expect("nvim runs (apt-get install neovim; .ci/run does)");
     let seen = std::fs::read_to_string(&out).unwrap_or_default();
     std::fs::remove_dir_all(&dir).ok();
     assert!(status.success(), "nvim failed:\n{seen}");
     expect_test::expect![[r#"
-        diagnostic 1:11 shape mismatch in matrix multiplication: y.shape[-1] = 5 but ones(4, 5).shape[-2] = 4
-        hover ```tensor | __ must be 32 | ```
-        action Fill the hole with 32
-        line let fitted = batch.reshape(32, 4)
+        filetype tensor, commentstring // %s
+        query highlights packaged
+        query locals packaged
+        query tags packaged
+        diagnostic 9:12 m has shape [12, 5, 8, 8] here but is asserted to be [batch, 5, 16, 16], for the call `model(input)`
+        diagnostic 17:13 this call of `Model.forward` fails: m has shape [12, 5, 8, 8] here but is asserted to be [batch, 5, 16, 16]
+        hover c: ```tensor | c: Tensor[batch, 5, input.shape[2] / 2, input.shape[3] / 2] | at the call on line 18: Tensor[12, 5, 16, 16] | ```
+        hover __: ```tensor | __ must be 320 | ```
+        inlay hint c: c: Tensor[batch, 5, input.shape[2] / 2, input.shape[3] / 2]
+        action Fill the hole with 320
+        line   dense = Linear(in_features: 320, out_features: 10)  //~ hole: 320
     "#]]
     .assert_eq(&seen);
 }

@@ -1,0 +1,2 @@
+" *.tensor files are Tensor programs (tensorfit).
+autocmd BufRead,BufNewFile *.tensor setfiletype tensor
