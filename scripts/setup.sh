@@ -23,6 +23,12 @@ if ! command -v nvim >/dev/null; then
   apt-get update -qq && apt-get install -y -qq neovim
 fi
 
+# The VS Code extension's tests and the SARIF validation run on Node.
+if ! command -v npm >/dev/null; then
+  echo "setup: installing nodejs and npm"
+  apt-get update -qq && apt-get install -y -qq nodejs npm
+fi
+
 # The tree-sitter CLI checks that the committed parser matches grammar.js
 # and runs the grammar's own tests. Pinned: src/ is generated with it.
 pinned=$(cat tree-sitter-tensor/TREE_SITTER_CLI_VERSION)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, the Rust tests (unit, grammar, corpus
-# expectations, robustness, CLI) with the tree-sitter checks required.
+# expectations, robustness, CLI, headless Neovim) with the tree-sitter checks
+# required; then the VS Code extension's tests and package, and the SARIF
+# schema validation of the CLI's output (Node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --tests
@@ -8,3 +10,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -q -- -D warnings
 TENSORFIT_REQUIRE_TREE_SITTER=1 cargo test --workspace --locked
+
+# Node parts: offline once `npm ci` has fetched the locked packages.
+npm_ci() { npm ci --no-audit --no-fund --loglevel=error; }
+(cd editors/vscode && npm_ci && npm test && npm run package)
+(cd tests/sarif && npm_ci && TENSORFIT_BIN="$PWD/../../target/debug/tensorfit" npm test)

@@ -1,0 +1,49 @@
+// The extension's settings (package.json `contributes.configuration`) and
+// what they mean for the server. No `vscode` import: tested in plain Node.
+
+/** Reads one setting of the `tensorfit` section, with its default. */
+export type SettingReader = <T>(key: string, fallback: T) => T;
+
+/** What the server is told (docs/server.md, "Settings"). */
+export interface ServerSettings {
+  inlayHints: { enable: boolean };
+  timeoutMs: number;
+}
+
+export interface Settings {
+  /** The command that runs the binary; `tensorfit` on the PATH by default. */
+  command: string;
+  server: ServerSettings;
+}
+
+export const DEFAULT_TIMEOUT_MS = 2000;
+
+export function readSettings(read: SettingReader): Settings {
+  const path = read<string>('server.path', '').trim();
+  const timeout = read<number>('timeoutMs', DEFAULT_TIMEOUT_MS);
+  return {
+    command: path === '' ? 'tensorfit' : path,
+    server: {
+      inlayHints: { enable: read<boolean>('inlayHints.enable', true) },
+      // The server clamps too; a non-number falls back to the default.
+      timeoutMs: Number.isFinite(timeout) ? Math.min(Math.max(Math.round(timeout), 10), 60000) : DEFAULT_TIMEOUT_MS,
+    },
+  };
+}
+
+/** The arguments that start the language server. */
+export const SERVER_ARGS = ['lsp'];
+
+/**
+ * What a configuration change asks of a running server: a new binary needs
+ * a restart; other settings are sent to the running server.
+ */
+export function reaction(affects: (section: string) => boolean): 'restart' | 'notify' | 'none' {
+  if (affects('tensorfit.server.path')) {
+    return 'restart';
+  }
+  if (affects('tensorfit.inlayHints') || affects('tensorfit.timeoutMs')) {
+    return 'notify';
+  }
+  return 'none';
+}
