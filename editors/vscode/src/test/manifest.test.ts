@@ -49,3 +49,14 @@ test('the entry point is what tsc builds', () => {
   assert.equal(manifest.main, './out/extension.js');
   assert.ok(existsSync(join(root, 'out/extension.js')));
 });
+
+test('the server’s own semantic token type is declared and themed', () => {
+  // crates/tensorfit_lsp/src/navigation.rs: the legend's only non-standard type.
+  const [hole] = manifest.contributes.semanticTokenTypes;
+  assert.equal(hole.id, 'hole');
+  const scopes = manifest.contributes.semanticTokenScopes[0];
+  assert.equal(scopes.language, 'tensor');
+  assert.ok(scopes.scopes.hole[0].startsWith('constant.language.hole'));
+  const legend = readFileSync(join(root, '../../crates/tensorfit_lsp/src/navigation.rs'), 'utf8');
+  assert.match(legend, /SemanticTokenType::new\("hole"\)/);
+});
