@@ -994,6 +994,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                     return self.construct(def, bound);
                 }
                 if let Some(contract) = program.prelude_op(name) {
+                    if name == "einsum" {
+                        if let Some(value) = self.call_einsum(args) {
+                            return value;
+                        }
+                    }
                     let bound = self.bind_args(&contract.params, None, args);
                     return self.call_prelude(name, contract, bound, call.range);
                 }

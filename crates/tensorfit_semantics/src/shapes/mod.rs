@@ -1,11 +1,13 @@
 //! Shape analysis: symbolic execution of every entry point into facts,
 //! checked with the solver (LANGUAGE.md §5).
 
+mod algebra;
 mod analysis;
 mod check;
 mod conditions;
 mod describe;
 mod display;
+mod einsum;
 mod exec;
 mod fact;
 mod holes;

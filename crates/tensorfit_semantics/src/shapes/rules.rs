@@ -63,7 +63,7 @@ impl Args {
 }
 
 /// Requires `a == b`, explained as `{what}: {left} = a but {right} = b`.
-fn require_equal(
+pub(super) fn require_equal(
     frame: &mut Frame<'_, '_>,
     a: &Term,
     b: &Term,
@@ -84,7 +84,7 @@ fn require_equal(
     );
 }
 
-fn require(
+pub(super) fn require(
     frame: &mut Frame<'_, '_>,
     formula: Formula,
     range: TextRange,
@@ -126,7 +126,7 @@ fn axis(
     })
 }
 
-fn dims_of(frame: &Frame<'_, '_>, shape: &Shape) -> Option<Vec<Term>> {
+pub(super) fn dims_of(frame: &Frame<'_, '_>, shape: &Shape) -> Option<Vec<Term>> {
     frame.refine_shape(shape).dims().map(<[Term]>::to_vec)
 }
 
@@ -324,7 +324,7 @@ pub fn needs_known_ranks(name: &str) -> bool {
             | "pow"
             | "where"
             | "outer"
-    )
+    ) || super::algebra::is_algebra_op(name)
 }
 
 /// The built-in rule of a prelude function, if it has one.
@@ -703,6 +703,7 @@ pub fn apply(
         }
         "split" | "chunk" => split(frame, name, args, range),
         "einsum" => Some(Value::Unknown),
+        _ if super::algebra::is_algebra_op(name) => super::algebra::apply(frame, name, args, range),
         // The join of an `if` whose branches give differently built shapes.
         "select" => {
             let (Value::Bool(c), a, b) =
