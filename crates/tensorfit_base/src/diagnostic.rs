@@ -120,6 +120,7 @@ codes! {
     DuplicateArgument => "duplicate-argument", Error, "a parameter given twice, by position or by name";
     // Shapes.
     ShapeMismatch => "shape-mismatch", Error, "a shape fact that cannot hold: an operation's requirement, an assertion or a claim";
+    PossibleOutOfBounds => "possible-out-of-bounds", Warning, "a kernel index ranges over an extent that nothing proves equal to a dimension it indexes: the kernel may read out of bounds";
     DecidedCondition => "decided-condition", Hint, "a branch condition on shapes that can only be true, or only false";
     InternalError => "internal-error", Warning, "a defect in tensorfit stopped part of the check";
     // Imports.

@@ -49,6 +49,9 @@ pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     if let Some(function) = function_hover(analysis, offset) {
         return Some(function);
     }
+    if let Some(index) = crate::index_hover::index_hover(analysis, offset) {
+        return Some(index);
+    }
     analysis
         .shapes()
         .expressions

@@ -10,6 +10,7 @@ mod cursor_text;
 mod cursor_tree;
 mod fixes;
 mod hover;
+mod index_hover;
 mod migration;
 mod navigation;
 mod render;

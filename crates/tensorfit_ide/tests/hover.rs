@@ -207,3 +207,83 @@ fn every_offset_gets_an_answer_inside_the_text() {
         assert!(functions > 0, "no function hover in {text:.40}");
     }
 }
+
+#[test]
+fn an_index_shows_its_extent() {
+    check(
+        r#"
+fn matvec(M: Tensor[m, n], v: Tensor[n]) -> Tensor[m] {
+  let y[i$0] = M[i, j] * v[j]
+  return y
+}
+"#,
+        expect![[r#"
+            `i`
+            i: index over M.shape[0] = m
+        "#]],
+    );
+}
+
+#[test]
+fn a_reduction_index_shows_its_range_extent() {
+    check(
+        r#"
+fn tvm(A: Tensor[h, m], B: Tensor[h, n]) -> Tensor[m, n] {
+  let C[y, x] = sum(k$0 in 0..h) A[k, y] * B[k, x]
+  return C
+}
+"#,
+        expect![[r#"
+            `k`
+            k: index over 0..h
+        "#]],
+    );
+}
+
+#[test]
+fn the_result_of_a_kernel_shows_its_shape() {
+    check(
+        r#"
+fn tvm(A: Tensor[h, m], B: Tensor[h, n]) -> Tensor[m, n] {
+  let C$0[y, x] = sum(k in 0..h) A[k, y] * B[k, x]
+  return C
+}
+"#,
+        expect![[r#"
+            `C`
+            C: Tensor[m, n]
+        "#]],
+    );
+}
+
+#[test]
+fn a_summed_index_shows_the_first_dimension_it_indexes() {
+    check(
+        r#"
+fn matvec(M: Tensor[m, n], v: Tensor[n]) -> Tensor[m] {
+  let y[i] = M[i, j] * v[j$0]
+  return y
+}
+"#,
+        expect![[r#"
+            `j`
+            j: index over M.shape[1] = n
+        "#]],
+    );
+}
+
+#[test]
+fn an_index_used_in_a_reduction_body_shows_the_range() {
+    check(
+        r#"
+fn tvm(A: Tensor[h, m], B: Tensor[h, n]) -> Tensor[m, n] {
+  let C[y, x] = sum(k in 0..h) A[k$0, y] * B[k, x]
+  return C
+}
+"#,
+        expect![[r#"
+            `k`
+            k: index over 0..h
+        "#]],
+    );
+}

@@ -265,12 +265,17 @@ impl<'a> Analysis<'a> {
         };
         let end_var = self.vars.now();
         let facts = std::mem::take(&mut frame.facts);
-        let outcome = check::check_entry(self, &facts);
+        let mut outcome = check::check_entry(self, &facts);
         self.remember(&facts, &outcome);
         let mut migrations = Vec::new();
         let records = if function.local {
+            let (warnings, unproven) =
+                super::kernels::bound_warnings(self, &facts, &outcome, &frame.kernel_bounds);
+            outcome.diagnostics.extend(warnings);
             let records = std::mem::take(&mut frame.records);
-            let shapes = shown::show(self, &facts, &outcome.set_aside, &records);
+            let mut hidden = outcome.set_aside.clone();
+            hidden.extend(unproven);
+            let shapes = shown::show(self, &facts, &hidden, &records);
             let conditions = match self.questions {
                 true => conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions),
                 false => Vec::new(),
@@ -325,9 +330,14 @@ impl<'a> Analysis<'a> {
         let mut frame = Frame::new(self, None);
         frame.body(script);
         let facts = std::mem::take(&mut frame.facts);
-        let outcome = check::check_entry(self, &facts);
+        let mut outcome = check::check_entry(self, &facts);
         self.remember(&facts, &outcome);
-        let shapes = shown::show(self, &facts, &outcome.set_aside, &frame.records);
+        let (warnings, unproven) =
+            super::kernels::bound_warnings(self, &facts, &outcome, &frame.kernel_bounds);
+        outcome.diagnostics.extend(warnings);
+        let mut hidden = outcome.set_aside.clone();
+        hidden.extend(unproven);
+        let shapes = shown::show(self, &facts, &hidden, &frame.records);
         let conditions = match self.questions {
             true => conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions),
             false => Vec::new(),

@@ -90,6 +90,9 @@ pub struct Frame<'f, 'a> {
     shape_reads: usize,
     returned: bool,
     pub deferred: Vec<Deferred>,
+    /// The facts (by index) that are extent equalities of this frame's own
+    /// index-notation kernels, for [`super::kernels::bound_warnings`].
+    pub kernel_bounds: Vec<usize>,
     /// While applying a callee's deferred operation: the calls it came through.
     via_context: Vec<CallSite>,
 }
@@ -117,6 +120,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             shape_reads: 0,
             returned: false,
             deferred: Vec::new(),
+            kernel_bounds: Vec::new(),
             via_context: Vec::new(),
         }
     }
@@ -254,6 +258,11 @@ impl<'f, 'a> Frame<'f, 'a> {
         );
     }
 
+    /// The value a name is bound to in scope.
+    pub(super) fn bound_value(&self, name: &str) -> Option<&Value> {
+        self.lookup(name).map(|slot| &slot.value)
+    }
+
     fn lookup(&self, name: &str) -> Option<&Slot> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
@@ -325,7 +334,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                 value: Some(value),
             } => {
                 let v = match (pattern, &value.kind) {
-                    (Pattern::Index { .. }, _) => Value::Unknown,
+                    (Pattern::Index { indices, .. }, _) => self.index_statement(
+                        super::kernels::Target {
+                            indices: std::borrow::Cow::Borrowed(indices),
+                            existing: None,
+                        },
+                        value,
+                    ),
                     // `let m = e |-> [...]`: the claim is about `m`.
                     (
                         Pattern::Name(name),
@@ -360,6 +375,12 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
             }
             StmtKind::Assign { target, op, value } => {
+                if let Some(target) = self.kernel_target(target) {
+                    // `A[j] += …`, `A[i, j] = …`: index notation into an
+                    // existing tensor, which keeps its shape.
+                    self.index_statement(target, value);
+                    return;
+                }
                 let v = self.expr(value);
                 if let (ExprKind::Name(name), ast::AssignOp::Assign) = (&target.kind, op) {
                     let declared = self.assign(name, v.clone());
@@ -617,7 +638,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                     self.bind_pattern(element, item, None);
                 }
             }
-            Pattern::Index { name, .. } => self.bind(&name.text, Value::Unknown, None),
+            Pattern::Index { name, .. } => {
+                self.record(&name.text, name.range, &value);
+                self.define(&name.text, value, declared, name.range);
+            }
             Pattern::Missing(_) => {}
         }
     }

@@ -11,6 +11,7 @@ mod einsum;
 mod exec;
 mod fact;
 mod holes;
+mod kernels;
 mod migration;
 mod preconditions;
 mod program;
