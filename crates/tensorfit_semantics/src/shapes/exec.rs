@@ -1655,7 +1655,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                         Explain::Equal {
                             what: format!("shape mismatch in the call of `{callee}`"),
                             left: (format!("{text}.shape[{position}]"), a.clone()),
-                            right: (format!("its parameter `{param}` wants"), expected),
+                            right: (
+                                format!("parameter `{param}` has shape[{position}]"),
+                                expected,
+                            ),
                         },
                     );
                 }

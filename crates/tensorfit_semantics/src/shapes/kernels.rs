@@ -60,7 +60,7 @@ pub struct Target<'e> {
 
 impl Frame<'_, '_> {
     /// `A[i, j]` on the left of an assignment, when `A` is a tensor and
-    /// every subscript a name the program does not bind: index notation.
+    /// every subscript a bare name: index notation (docs/language.md).
     pub fn kernel_target(&self, target: &ast::Expr) -> Option<Target<'static>> {
         let ExprKind::Subscript { value, indices } = &target.kind else {
             return None;
@@ -69,9 +69,7 @@ impl Frame<'_, '_> {
         let Value::Tensor(shape) = self.bound_value(name)? else {
             return None;
         };
-        let all_indices = indices
-            .iter()
-            .all(|i| matches!(&i.kind, ExprKind::Name(n) if self.bound_value(n).is_none()));
+        let all_indices = indices.iter().all(|i| matches!(&i.kind, ExprKind::Name(_)));
         if !all_indices {
             return None;
         }
@@ -150,14 +148,14 @@ impl Frame<'_, '_> {
                 value,
                 indices: subscripts,
             } => {
-                // Each subscript an index variable, or an ordinary
-                // expression (`B[i, 0, k]`).
+                // A bare name as a whole subscript is an index variable,
+                // even if a variable of that name exists outside (a decision
+                // of docs/language.md); other subscripts are ordinary
+                // expressions (`B[i, 0, k]`).
                 let names: Vec<Option<(String, TextRange)>> = subscripts
                     .iter()
                     .map(|s| match &s.kind {
-                        ExprKind::Name(n) if self.is_index(indices, n) => {
-                            Some((n.clone(), s.range))
-                        }
+                        ExprKind::Name(n) => Some((n.clone(), s.range)),
                         _ => None,
                     })
                     .collect();
@@ -272,12 +270,6 @@ impl Frame<'_, '_> {
             }
             _ => self.expr(expr),
         }
-    }
-
-    /// A bare name in a subscript is an index variable unless the program
-    /// binds it (`x[n]` with `n: Int` is an ordinary subscript).
-    fn is_index(&self, indices: &Indices, name: &str) -> bool {
-        indices.get(name).is_some() || self.bound_value(name).is_none()
     }
 
     /// `tensor[names…]`: the rank must be the number of indices; each
