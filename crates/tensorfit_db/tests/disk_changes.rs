@@ -66,15 +66,25 @@ fn host(disk: &Arc<Disk>) -> Host {
     host
 }
 
+/// `layers.tensor` on disk and `main.tensor` open, checking clean.
+fn layers_on_disk() -> (Arc<Disk>, Host) {
+    let disk = Arc::new(Disk::default());
+    disk.write("layers.tensor", LAYERS);
+    let host = host(&disk);
+    assert_eq!(codes(&host), Vec::<&str>::new());
+    (disk, host)
+}
+
+fn assert_import_missed(host: &Host) {
+    let codes = codes(host);
+    assert!(codes.contains(&"import-not-found"), "{codes:?}");
+}
+
 #[test]
 fn an_import_of_a_file_created_later_finds_it() {
     let disk = Arc::new(Disk::default());
     let mut host = host(&disk);
-    assert!(
-        codes(&host).contains(&"import-not-found"),
-        "{:?}",
-        codes(&host)
-    );
+    assert_import_missed(&host);
 
     disk.write("layers.tensor", LAYERS);
     host.disk_changed(Path::new("layers.tensor"), DiskChange::Created);
@@ -83,26 +93,16 @@ fn an_import_of_a_file_created_later_finds_it() {
 
 #[test]
 fn an_import_of_a_deleted_file_misses_it() {
-    let disk = Arc::new(Disk::default());
-    disk.write("layers.tensor", LAYERS);
-    let mut host = host(&disk);
-    assert_eq!(codes(&host), Vec::<&str>::new());
+    let (disk, mut host) = layers_on_disk();
 
     disk.delete("layers.tensor");
     host.disk_changed(Path::new("layers.tensor"), DiskChange::Deleted);
-    assert!(
-        codes(&host).contains(&"import-not-found"),
-        "{:?}",
-        codes(&host)
-    );
+    assert_import_missed(&host);
 }
 
 #[test]
 fn a_change_of_an_imported_file_on_disk_is_seen() {
-    let disk = Arc::new(Disk::default());
-    disk.write("layers.tensor", LAYERS);
-    let mut host = host(&disk);
-    assert_eq!(codes(&host), Vec::<&str>::new());
+    let (disk, mut host) = layers_on_disk();
 
     disk.write(
         "layers.tensor",
@@ -126,19 +126,12 @@ fn an_open_buffer_wins_over_the_disk() {
     // Closed: the file is gone, so the import misses.
     host.close(Path::new("layers.tensor"));
     host.disk_changed(Path::new("layers.tensor"), DiskChange::Deleted);
-    assert!(
-        codes(&host).contains(&"import-not-found"),
-        "{:?}",
-        codes(&host)
-    );
+    assert_import_missed(&host);
 }
 
 #[test]
 fn a_change_that_leaves_the_text_as_it_was_re_solves_nothing() {
-    let disk = Arc::new(Disk::default());
-    disk.write("layers.tensor", LAYERS);
-    let mut host = host(&disk);
-    codes(&host);
+    let (_disk, mut host) = layers_on_disk();
     let before = host.db().function_checks();
     host.disk_changed(Path::new("layers.tensor"), DiskChange::Changed);
     codes(&host);
