@@ -56,26 +56,33 @@ impl Substitution {
 
     pub fn term(&mut self, term: &Term, vars: &VarGen) -> Term {
         let term = self.bools_in_term(term, vars);
-        term.rewrite(&mut |atom| match atom {
-            Term::Var(v) => Some(match self.ints.get(v) {
-                Some(t) => t.clone(),
-                None => Term::var(self.rename(*v, vars)),
-            }),
-            Term::Rank(b) => Some(match self.shapes.get(b) {
-                Some(shape) => shape.rank(),
-                None => Term::rank(self.rename(*b, vars)),
-            }),
-            Term::Dim(b, index) => Some(match self.shapes.get(b).cloned() {
-                Some(shape) => shape.dim_at(index),
-                None => Term::dim(self.rename(*b, vars), (**index).clone()),
-            }),
-            _ => None,
-        })
+        term.rewrite(&mut |atom| Some(self.atom(atom, vars)))
     }
 
     pub fn formula(&mut self, formula: &Formula, vars: &VarGen) -> Formula {
         let formula = self.bools_in_formula(formula, vars);
-        formula.rewrite(&mut |atom| Some(self.term(atom, vars)))
+        formula.rewrite(&mut |atom| Some(self.atom(atom, vars)))
+    }
+
+    /// One atom, whose parts (a `Dim`'s position) are already substituted:
+    /// the rewrite goes bottom-up, so substituting them here again would
+    /// rename a variable twice.
+    fn atom(&mut self, atom: &Term, vars: &VarGen) -> Term {
+        match atom {
+            Term::Var(v) => match self.ints.get(v) {
+                Some(t) => t.clone(),
+                None => Term::var(self.rename(*v, vars)),
+            },
+            Term::Rank(b) => match self.shapes.get(b) {
+                Some(shape) => shape.rank(),
+                None => Term::rank(self.rename(*b, vars)),
+            },
+            Term::Dim(b, index) => match self.shapes.get(b).cloned() {
+                Some(shape) => shape.dim_at(index),
+                None => Term::dim(self.rename(*b, vars), (**index).clone()),
+            },
+            other => other.clone(),
+        }
     }
 
     /// What a boolean variable becomes: the argument's condition, a fresh
