@@ -138,7 +138,14 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
         match component {
             std::path::Component::CurDir => {}
             std::path::Component::ParentDir => {
-                if !result.pop() {
+                // `..` cancels a name, but not another `..` (nor the root).
+                let cancels = matches!(
+                    result.components().next_back(),
+                    Some(std::path::Component::Normal(_))
+                );
+                if cancels {
+                    result.pop();
+                } else if !result.has_root() {
                     result.push("..");
                 }
             }
@@ -152,4 +159,31 @@ fn display(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_imports_keep_every_parent_step() {
+        let cases = [
+            ("a/b/main.tensor", "../lib.tensor", "a/lib.tensor"),
+            ("main.tensor", "../../x/lib.tensor", "../../x/lib.tensor"),
+            (
+                "t/m/main.tensor",
+                "../../../e/lib.tensor",
+                "../e/lib.tensor",
+            ),
+            ("a/main.tensor", "./b/../c.tensor", "a/c.tensor"),
+            ("/root/main.tensor", "../../lib.tensor", "/lib.tensor"),
+        ];
+        for (importer, import, expected) in cases {
+            assert_eq!(
+                resolve_relative(Path::new(importer), import),
+                PathBuf::from(expected),
+                "{import} from {importer}"
+            );
+        }
+    }
 }
