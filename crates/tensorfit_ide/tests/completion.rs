@@ -143,6 +143,7 @@ struct Net2(n: Int = 2) { }
         num (Constant) = 3
         None (Constant) prelude value
         narrow (Function) (input: Tensor, dim: Int, start: Int, length: Int) -> Tensor
+        ne (Function) (input: Tensor[..a], other: Tensor[..b]) -> Tensor[..broadcast(a, b)]
         neg (Function) (input: Tensor[..s]) -> Tensor[..s]
         norm (Function) (input: Tensor, p: Float = 2, dim: Int = None, keepdim: Bool = false) -> Tensor
         numel (Function) (input: Tensor) -> Int
@@ -164,6 +165,8 @@ fn g(reluish: Int) -> Int {
             relu (Variable)
             reluish (Parameter) Int
             ReLU (Struct) (inplace: Bool = false) -> ReLU
+            ReLU6 (Struct) (inplace: Bool = false) -> ReLU6
+            relu6 (Function) (input: Tensor[..s], inplace: Bool = false) -> Tensor[..s]
         "#]],
     );
 }
@@ -183,6 +186,7 @@ fn f(x: Tensor) -> Tensor {
             reduce_prod (Method) (i: Int) -> Tensor
             reduce_sum (Method) (i: Int) -> Tensor
             relu (Method) (inplace: Bool = false) -> Tensor[..s]
+            relu6 (Method) (inplace: Bool = false) -> Tensor[..s]
             reshape (Method) (..shape: Int) -> Tensor
         "#]],
     );
@@ -395,9 +399,11 @@ fn f(x: Tensor) -> Tensor {
 "#,
         expect![[r#"
             Sequential (Struct) (..layers) -> Sequential
+            SiLU (Struct) (inplace: Bool = false) -> SiLU
             Sigmoid (Struct) () -> Sigmoid
             Softmax (Struct) (dim: Int = None) -> Softmax
             sigmoid (Function) (input: Tensor[..s]) -> Tensor[..s]
+            silu (Function) (input: Tensor[..s], inplace: Bool = false) -> Tensor[..s]
             size (Function) (input: Tensor, dim: Int = None) -> Shape
             softmax (Function) (input: Tensor[..s], dim: Int) -> Tensor[..s]
             split (Function) (tensor: Tensor, split_size_or_sections: Int, dim: Int = 0) -> Tensor

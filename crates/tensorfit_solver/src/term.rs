@@ -251,6 +251,31 @@ impl Term {
         }
     }
 
+    /// `k` when `self` is `k · other` as linear expressions for a constant
+    /// `k` (e.g. `3·n` of `n`), so a symbolic size divides into a known
+    /// number of parts; `None` when that cannot be read off the terms.
+    pub fn multiple_of(&self, other: &Term) -> Option<i64> {
+        let (a, b) = (Linear::of(self)?, Linear::of(other)?);
+        if let (Some(x), Some(y)) = (self.as_const(), other.as_const()) {
+            return (y != 0 && x % y == 0).then(|| x / y);
+        }
+        let (atom, coefficient) = b.atoms.iter().find(|(_, c)| **c != 0)?;
+        let numerator = *a.atoms.get(atom)?;
+        if numerator % coefficient != 0 {
+            return None;
+        }
+        let k = numerator / coefficient;
+        let scaled = b.checked_scale(k)?;
+        let same = scaled.constant == a.constant
+            && scaled.atoms.iter().filter(|(_, c)| **c != 0).count()
+                == a.atoms.iter().filter(|(_, c)| **c != 0).count()
+            && scaled
+                .atoms
+                .iter()
+                .all(|(t, c)| *c == 0 || a.atoms.get(t) == Some(c));
+        same.then_some(k)
+    }
+
     pub fn rem(a: &Term, b: &Term) -> Term {
         match (a, b) {
             (Term::Const(x), Term::Const(y)) => match floor_div(*x, *y) {
@@ -560,6 +585,25 @@ mod tests {
         let b = Term::mul(&Term::int(2), &x());
         assert_eq!(a, b);
         assert_eq!(Term::sub(&x(), &x()), Term::int(0));
+    }
+
+    #[test]
+    fn multiples_are_read_off_linear_terms() {
+        let y = Term::var(1);
+        let three_x = Term::mul(&Term::int(3), &x());
+        assert_eq!(three_x.multiple_of(&x()), Some(3));
+        let six_x_plus_y = Term::add(
+            &Term::mul(&Term::int(6), &x()),
+            &Term::mul(&Term::int(2), &y),
+        );
+        let three_x_plus_y = Term::add(&three_x, &y);
+        assert_eq!(six_x_plus_y.multiple_of(&three_x_plus_y), Some(2));
+        assert_eq!(Term::int(12).multiple_of(&Term::int(4)), Some(3));
+        assert_eq!(Term::int(12).multiple_of(&Term::int(5)), None);
+        // 3x + 1 is no multiple of x; 3x is none of x + y.
+        assert_eq!(Term::add(&three_x, &Term::int(1)).multiple_of(&x()), None);
+        assert_eq!(three_x.multiple_of(&Term::add(&x(), &y)), None);
+        assert_eq!(x().multiple_of(&Term::mul(&Term::int(2), &x())), None);
     }
 
     #[test]

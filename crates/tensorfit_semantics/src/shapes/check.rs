@@ -354,10 +354,16 @@ fn report(
                 ),
             );
         }
-        for inner in fact.via.iter().skip(1) {
+        // Each inner call is in the body of the callee before it; only
+        // those in this file can be pointed at (an imported function's
+        // calls are in its own file).
+        for pair in fact.via.windows(2) {
+            if !analysis.program.is_local(&pair[0].callee) {
+                break;
+            }
             diagnostic = diagnostic.with_related(
-                inner.range,
-                format!("through this call of `{}`", inner.callee),
+                pair[1].range,
+                format!("through this call of `{}`", pair[1].callee),
             );
         }
         diagnostics.push(diagnostic);

@@ -768,6 +768,16 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Binary { op, lhs, rhs } => self.binary(expr, *op, lhs, rhs),
             ExprKind::Compare { operands, ops } => {
                 let values: Vec<Value> = operands.iter().map(|o| self.expr(o)).collect();
+                if let ([op], [a, b]) = (ops.as_slice(), values.as_slice()) {
+                    if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
+                        // PyTorch's element-wise comparison: a boolean tensor.
+                        let bound = vec![
+                            ("input".to_owned(), a.clone(), describe(&operands[0])),
+                            ("other".to_owned(), b.clone(), describe(&operands[1])),
+                        ];
+                        return self.elementwise_comparison(*op, bound, expr.range);
+                    }
+                }
                 let mut parts = Vec::new();
                 for (i, op) in ops.iter().enumerate() {
                     match compare(*op, &values[i], &values[i + 1]) {
@@ -783,6 +793,28 @@ impl<'f, 'a> Frame<'f, 'a> {
                 v
             }
         }
+    }
+
+    /// `a == b` (and the other comparisons) with a tensor operand, as the
+    /// prelude's `eq` (`ne`, `lt`, ...).
+    fn elementwise_comparison(
+        &mut self,
+        op: CompareOp,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        let name = match op {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+        };
+        if self.has_opaque_tensor(&bound) {
+            return self.defer(name, bound, range);
+        }
+        rules::apply(self, name, &Args::new(bound), range).unwrap_or(Value::Unknown)
     }
 
     fn name(&mut self, name: &str) -> Value {
@@ -1266,7 +1298,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         self.call_summary(function, args.into_triples(), range, name)
     }
 
-    fn has_opaque_tensor(&self, bound: &[(String, Value, String)]) -> bool {
+    pub(super) fn has_opaque_tensor(&self, bound: &[(String, Value, String)]) -> bool {
         let opaque = |v: &Value| matches!(v, Value::Tensor(shape) if self.refine_shape(shape).dims().is_none());
         bound.iter().any(|(_, v, _)| match v {
             Value::List(items) | Value::Tuple(items) => items.iter().any(opaque),

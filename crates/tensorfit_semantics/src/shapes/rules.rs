@@ -322,6 +322,13 @@ pub fn needs_known_ranks(name: &str) -> bool {
             | "maximum"
             | "minimum"
             | "pow"
+            | "eq"
+            | "ne"
+            | "lt"
+            | "le"
+            | "gt"
+            | "ge"
+            | "masked_fill"
             | "where"
             | "outer"
     ) || super::algebra::is_algebra_op(name)
@@ -364,8 +371,13 @@ pub fn apply(
             );
             Some(Value::Tensor(Shape::known(vec![length])))
         }
-        "add" | "sub" | "mul" | "div" | "maximum" | "minimum" | "pow" => {
-            let other = if name == "pow" { "exponent" } else { "other" };
+        "add" | "sub" | "mul" | "div" | "maximum" | "minimum" | "pow" | "eq" | "ne" | "lt"
+        | "le" | "gt" | "ge" | "masked_fill" => {
+            let other = match name {
+                "pow" => "exponent",
+                "masked_fill" => "mask",
+                _ => "other",
+            };
             let (a, b) = (
                 args.get("input").tensor_shape()?,
                 args.get(other).tensor_shape()?,
@@ -703,6 +715,7 @@ pub fn apply(
         }
         "split" | "chunk" => split(frame, name, args, range),
         "einsum" => Some(Value::Unknown),
+        DEFERRED_LAYER => apply_deferred_layer(frame, args, range),
         _ if super::algebra::is_algebra_op(name) => super::algebra::apply(frame, name, args, range),
         // The join of an `if` whose branches give differently built shapes.
         "select" => {
@@ -1075,14 +1088,23 @@ fn reshape(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange)
             vec![size.clone()],
         );
     }
+    // Symbolic sizes are shown with the values the failure forces on them.
     let shown: Vec<String> = target
         .iter()
         .map(|t| {
             t.as_const()
                 .map(|c| c.to_string())
-                .unwrap_or_else(|| "…".into())
+                .unwrap_or_else(|| "{}".into())
         })
         .collect();
+    let symbolic = |at: Option<usize>| -> Vec<Term> {
+        target
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| Some(*i) != at && t.as_const().is_none())
+            .map(|(_, t)| t.clone())
+            .collect()
+    };
     match holes.as_slice() {
         [] => {
             let total = product(&target);
@@ -1094,7 +1116,7 @@ fn reshape(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange)
                     "cannot `{name}` `{text}` with {{}} elements into [{}] ({{}} elements)",
                     shown.join(", ")
                 ),
-                vec![numel.clone(), total.clone()],
+                [vec![numel.clone()], symbolic(None), vec![total.clone()]].concat(),
             );
             Some(Value::Tensor(Shape::known(target)))
         }
@@ -1111,7 +1133,7 @@ fn reshape(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange)
                 Formula::eq(&Term::rem(&numel, &rest), &Term::int(0)),
                 range,
                 format!("cannot `{name}` `{text}` with {{}} elements into [{}]: {{}} does not divide it", shown.join(", ")),
-                vec![numel.clone(), rest.clone()],
+                [vec![numel.clone()], symbolic(Some(*at)), vec![rest.clone()]].concat(),
             );
             let mut out = target;
             out[*at] = Term::div(&numel, &rest);
@@ -1304,10 +1326,12 @@ fn split(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -
         name,
         range,
     )?;
-    let Some(total) = dims[d].as_const() else {
-        return Some(Value::Unknown);
-    };
-    let sizes: Vec<i64> = match (
+    let total = dims[d].clone();
+    let known = total.as_const();
+    // The sizes of the parts: by arithmetic when the dimension is known;
+    // when it is symbolic, only where it is a known multiple of the part
+    // size (nanoGPT's `split(n_embd)` of a `3·n_embd` projection).
+    let sizes: Vec<Term> = match (
         name,
         args.get(if name == "split" {
             "split_size_or_sections"
@@ -1315,13 +1339,16 @@ fn split(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -
             "chunks"
         }),
     ) {
-        ("split", Value::Int(size)) => {
-            let size = size.as_const().filter(|s| *s > 0)?;
-            (0..total)
+        ("split", Value::Int(size)) => match (known, size.as_const()) {
+            (Some(total), Some(size)) if size > 0 => (0..total)
                 .step_by(size as usize)
-                .map(|start| size.min(total - start))
-                .collect()
-        }
+                .map(|start| Term::int(size.min(total - start)))
+                .collect(),
+            _ => match total.multiple_of(size) {
+                Some(parts) if parts > 0 => vec![size.clone(); parts as usize],
+                _ => return Some(Value::Unknown),
+            },
+        },
         ("split", Value::List(sections) | Value::Tuple(sections)) => {
             let sections: Vec<Term> = sections
                 .iter()
@@ -1337,15 +1364,27 @@ fn split(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -
                 format!("dimension {d}"),
                 range,
             );
-            sections.iter().map(Term::as_const).collect::<Option<_>>()?
+            sections
         }
         ("chunk", Value::Int(chunks)) => {
             let chunks = chunks.as_const().filter(|c| *c > 0)?;
-            let size = (total + chunks - 1) / chunks;
-            (0..total)
-                .step_by(size.max(1) as usize)
-                .map(|start| size.min(total - start))
-                .collect()
+            match known {
+                Some(total) => {
+                    let size = (total + chunks - 1) / chunks;
+                    (0..total)
+                        .step_by(size.max(1) as usize)
+                        .map(|start| Term::int(size.min(total - start)))
+                        .collect()
+                }
+                None => {
+                    // Equal parts when `chunks` divides every coefficient.
+                    let part = Term::div(&total, &Term::int(chunks));
+                    if Term::mul(&part, &Term::int(chunks)) != total {
+                        return Some(Value::Unknown);
+                    }
+                    vec![part; chunks as usize]
+                }
+            }
         }
         _ => return Some(Value::Unknown),
     };
@@ -1353,7 +1392,7 @@ fn split(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -
         .into_iter()
         .map(|size| {
             let mut out = dims.clone();
-            out[d] = Term::int(size);
+            out[d] = size;
             Value::Tensor(Shape::known(out))
         })
         .collect();
@@ -1540,6 +1579,56 @@ fn attention(
     Value::Tuple(vec![output, Value::Tensor(Shape::known(weights))])
 }
 
+/// The operation name under which a layer call is deferred.
+pub const DEFERRED_LAYER: &str = "<layer call>";
+
+/// Layers whose rule needs the rank of its input (as `needs_known_ranks`).
+fn layer_needs_known_ranks(kind: &str) -> bool {
+    matches!(kind, "MultiheadAttention" | "Flatten")
+}
+
+/// Keeps a layer call on a tensor of unknown rank for each call of the
+/// function being summarised, where the rank is known. Attention's weights
+/// are not kept: only its output (the first of the pair) is.
+fn defer_layer(
+    frame: &mut Frame<'_, '_>,
+    layer: &Layer,
+    inputs: Vec<(String, Value, String)>,
+    range: TextRange,
+) -> Value {
+    let mut bound = vec![(
+        "layer".to_owned(),
+        Value::Layer(std::sync::Arc::new(layer.clone())),
+        String::new(),
+    )];
+    bound.extend(inputs);
+    let output = frame.defer(DEFERRED_LAYER, bound, range);
+    if layer.kind == "MultiheadAttention" {
+        Value::Tuple(vec![output, Value::Unknown])
+    } else {
+        output
+    }
+}
+
+/// Applies a deferred layer call (see [`defer_layer`]) once its inputs'
+/// ranks are known.
+fn apply_deferred_layer(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+    let Value::Layer(layer) = args.get("layer") else {
+        return None;
+    };
+    let layer = layer.clone();
+    let inputs: Vec<(Value, String)> = args
+        .items()
+        .iter()
+        .filter(|(name, _, _)| name != "layer")
+        .map(|(_, value, text)| (value.clone(), text.clone()))
+        .collect();
+    Some(match call_layer(frame, &layer, inputs, range) {
+        Value::Tuple(mut items) if !items.is_empty() => items.swap_remove(0),
+        other => other,
+    })
+}
+
 /// Calling a prelude layer.
 pub fn call_layer(
     frame: &mut Frame<'_, '_>,
@@ -1550,9 +1639,20 @@ pub fn call_layer(
     let Some((input, text)) = args.first().cloned() else {
         return Value::Unknown;
     };
+    if layer_needs_known_ranks(&layer.kind) {
+        let bound: Vec<(String, Value, String)> = args
+            .iter()
+            .enumerate()
+            .map(|(k, (value, text))| (format!("input{k}"), value.clone(), text.clone()))
+            .collect();
+        if frame.has_opaque_tensor(&bound) {
+            return defer_layer(frame, layer, bound, range);
+        }
+    }
     let arg = |name: &str| layer.arg(name).cloned().unwrap_or(Value::Unknown);
     match layer.kind.as_str() {
-        "ReLU" | "GELU" | "Sigmoid" | "Tanh" | "Dropout" | "Identity" | "Softmax" => input,
+        "ReLU" | "ReLU6" | "LeakyReLU" | "SiLU" | "GELU" | "Sigmoid" | "Tanh" | "Dropout"
+        | "Identity" | "Softmax" => input,
         "Sequential" => {
             let layers = match arg("layers") {
                 Value::List(items) | Value::Tuple(items) => items,
