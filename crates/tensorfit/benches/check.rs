@@ -2,7 +2,8 @@
 //! shapes, solving) of every example model and corpus file, in process.
 //! Reports the median and the fastest of several runs, and the median
 //! without holes, migrations and decided conditions (to show what those
-//! cost); numbers are recorded in docs/benchmarks.md.
+//! cost), and the peak memory of one cold check in a fresh process; numbers
+//! are recorded in docs/benchmarks.md.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -10,6 +11,26 @@ use std::time::{Duration, Instant};
 use tensorfit_ide::{analyze_file, AnalysisOptions, FsLoader};
 
 const RUNS: usize = 15;
+
+/// Set in the child process that measures one file's peak memory.
+const PEAK_CHILD: &str = "TENSORFIT_BENCH_PEAK_OF";
+
+/// The process's peak resident memory (Linux's VmHWM), in KiB.
+fn peak_resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Checks one file once and prints the peak memory: run in a fresh copy
+/// of this process, so that no other file's allocations count.
+fn measure_peak_in_child(path: &Path) -> Option<u64> {
+    let output = std::process::Command::new(std::env::current_exe().ok()?)
+        .env(PEAK_CHILD, path)
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&output.stdout).trim().parse().ok()
+}
 
 fn files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -33,11 +54,24 @@ fn files() -> Vec<PathBuf> {
 }
 
 fn main() {
+    if let Some(path) = std::env::var_os(PEAK_CHILD) {
+        let path = PathBuf::from(path);
+        let bytes = std::fs::read(&path).expect("read");
+        let analysis = analyze_file(
+            &path,
+            &bytes,
+            std::sync::Arc::new(FsLoader),
+            AnalysisOptions::default(),
+        );
+        std::hint::black_box(analysis.diagnostics().len());
+        println!("{}", peak_resident_kib().unwrap_or(0));
+        return;
+    }
     // `cargo bench` passes `--bench`; a filter argument selects files.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     println!(
-        "{:<40} {:>12} {:>12} {:>16} {:>8}",
-        "file", "median", "fastest", "without §9", "diags"
+        "{:<40} {:>12} {:>12} {:>16} {:>8} {:>10}",
+        "file", "median", "fastest", "without §9", "diags", "peak"
     );
     for path in files() {
         let name = path
@@ -65,13 +99,17 @@ fn main() {
             questions: false,
             ..AnalysisOptions::default()
         });
+        let peak = measure_peak_in_child(&path)
+            .map(|kib| format!("{:.1} MiB", kib as f64 / 1024.0))
+            .unwrap_or_else(|| "?".to_owned());
         println!(
-            "{:<40} {:>9.1} ms {:>9.1} ms {:>13.1} ms {:>8}",
+            "{:<40} {:>9.1} ms {:>9.1} ms {:>13.1} ms {:>8} {:>10}",
             name,
             times[RUNS / 2].as_secs_f64() * 1e3,
             times[0].as_secs_f64() * 1e3,
             without[RUNS / 2].as_secs_f64() * 1e3,
-            diagnostics
+            diagnostics,
+            peak
         );
     }
 }

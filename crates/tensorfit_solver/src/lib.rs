@@ -166,6 +166,70 @@ pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
     }
 }
 
+/// [`forced`] for several terms over the same facts, in a few queries
+/// rather than two per term: after a first model, each query asks for a
+/// model where some term not yet seen to vary differs from its first
+/// value; the terms that differ vary, and when no such model exists the
+/// rest are forced. (Most shown dimensions vary, and one model usually
+/// shows most of them doing so.)
+pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced> {
+    let all: Vec<&Fact> = facts.iter().collect();
+    let first = match raw_check(&all, terms, limits) {
+        (Outcome::Sat, values) if values.len() == terms.len() => {
+            values.into_iter().map(|(_, v)| v).collect::<Vec<i64>>()
+        }
+        _ => return vec![Forced::Unknown; terms.len()],
+    };
+    let mut result: Vec<Forced> = first.iter().map(|v| Forced::Varies(*v)).collect();
+    let mut open: Vec<usize> = (0..terms.len()).collect();
+    while !open.is_empty() {
+        let differs = Formula::or(
+            open.iter()
+                .map(|i| Formula::ne(&terms[*i], &Term::int(first[*i])))
+                .collect::<Vec<_>>(),
+        );
+        let extra = Fact {
+            id: u32::MAX,
+            formula: differs,
+        };
+        let mut asked = all.clone();
+        asked.push(&extra);
+        let wanted: Vec<Term> = open.iter().map(|i| terms[*i].clone()).collect();
+        match raw_check(&asked, &wanted, limits) {
+            (Outcome::Sat, values) if values.len() == wanted.len() => {
+                let before = open.len();
+                let still: Vec<usize> = open
+                    .iter()
+                    .zip(&values)
+                    .filter(|(i, (_, v))| *v == first[**i])
+                    .map(|(i, _)| *i)
+                    .collect();
+                if still.len() == before {
+                    // A model without its values: give up on the rest.
+                    for i in &open {
+                        result[*i] = Forced::Unknown;
+                    }
+                    break;
+                }
+                open = still;
+            }
+            (Outcome::Unsat(_), _) => {
+                for i in &open {
+                    result[*i] = Forced::Value(first[*i]);
+                }
+                break;
+            }
+            _ => {
+                for i in &open {
+                    result[*i] = Forced::Unknown;
+                }
+                break;
+            }
+        }
+    }
+    result
+}
+
 /// Like [`check`], without minimising the core: for yes/no questions.
 pub fn check_unminimized(facts: &[Fact], limits: Limits) -> Outcome {
     let all: Vec<&Fact> = facts.iter().collect();
@@ -220,6 +284,37 @@ mod tests {
             forced(&facts, &free, Limits::default()),
             Forced::Varies(_)
         ));
+    }
+
+    #[test]
+    fn forced_many_agrees_with_forced() {
+        let (a, b, c, d) = (Term::var(1), Term::var(2), Term::var(3), Term::var(4));
+        let facts = vec![
+            fact(0, Formula::eq(&Term::mul(&a, &Term::int(64)), &Term::int(20480))),
+            fact(1, Formula::ge(&b, &Term::int(1))),
+            // c * c = 49 (non-linear, so Z3 decides it) and d = b + c.
+            fact(2, Formula::eq(&Term::mul(&c, &c), &Term::int(49))),
+            fact(3, Formula::ge(&c, &Term::int(0))),
+            fact(4, Formula::eq(&d, &Term::add(&b, &c))),
+        ];
+        let terms = [a.clone(), b.clone(), c.clone(), d.clone(), Term::sub(&d, &b)];
+        let many = forced_many(&facts, &terms, Limits::default());
+        for (term, got) in terms.iter().zip(&many) {
+            let one = forced(&facts, term, Limits::default());
+            match (one, got) {
+                (Forced::Value(x), Forced::Value(y)) => assert_eq!(x, *y, "{term:?}"),
+                (Forced::Varies(_), Forced::Varies(_)) => {}
+                (one, got) => panic!("{term:?}: forced {one:?}, forced_many {got:?}"),
+            }
+        }
+        assert_eq!(many[0], Forced::Value(320));
+        assert_eq!(many[2], Forced::Value(7));
+        assert_eq!(many[4], Forced::Value(7));
+        let contradictory = vec![fact(0, Formula::eq(&a, &Term::int(1))), fact(1, Formula::eq(&a, &Term::int(2)))];
+        assert_eq!(
+            forced_many(&contradictory, &[a], Limits::default()),
+            vec![Forced::Unknown]
+        );
     }
 
     #[test]

@@ -75,6 +75,29 @@ pub fn show(
     // Keyed by place, name and calls; first-seen order kept.
     type Key = (TextRange, Option<String>, Vec<TextRange>);
     let mut places: HashMap<Key, (usize, Vec<Dims>)> = HashMap::new();
+    // First the dimensions each path will ask the solver about, asked
+    // together (see `solver::forced_many`).
+    let mut pending: HashMap<&Guard, Vec<Term>> = HashMap::new();
+    for record in records.iter().filter(|r| r.via.is_empty()) {
+        let Value::Tensor(shape) = &record.value else {
+            continue;
+        };
+        let view = views
+            .entry(&record.guard)
+            .or_insert_with(|| PathView::new(analysis, facts, set_aside, &record.guard));
+        pending
+            .entry(&record.guard)
+            .or_default()
+            .extend(view.unsettled(shape));
+    }
+    for (guard, dims) in pending {
+        if std::time::Instant::now() >= deadline {
+            break;
+        }
+        if let Some(view) = views.get_mut(guard) {
+            view.prefetch(dims, deadline);
+        }
+    }
     for record in records {
         let Value::Tensor(shape) = &record.value else {
             continue;
@@ -129,6 +152,8 @@ struct PathView<'x, 'a> {
     partition: Partition,
     eliminated: Option<Eliminated>,
     shown: HashMap<Term, String>,
+    /// What the solver said of dimensions asked ahead (`prefetch`).
+    forced: HashMap<Term, Forced>,
 }
 
 impl<'x, 'a> PathView<'x, 'a> {
@@ -151,6 +176,46 @@ impl<'x, 'a> PathView<'x, 'a> {
             facts,
             eliminated,
             shown: HashMap::new(),
+            forced: HashMap::new(),
+        }
+    }
+
+    /// The shape's dimensions that elimination leaves symbolic: those
+    /// `dim` would ask the solver about.
+    fn unsettled(&mut self, shape: &Shape) -> Vec<Term> {
+        let shape = match &shape.rest {
+            None => shape.clone(),
+            Some(rest) => match self.resolve(&Term::rank(rest.base)).as_const() {
+                Some(rank) => shape.refine(&|base| (base == rest.base).then_some(rank)),
+                None => return Vec::new(),
+            },
+        };
+        let Some(dims) = shape.dims() else {
+            return Vec::new();
+        };
+        dims.iter()
+            .filter(|d| !self.shown.contains_key(*d) && self.resolve(d).as_const().is_none())
+            .cloned()
+            .collect()
+    }
+
+    /// Asks the solver about `dims` together, per independent group of
+    /// facts, until `deadline`.
+    fn prefetch(&mut self, mut dims: Vec<Term>, deadline: std::time::Instant) {
+        dims.sort();
+        dims.dedup();
+        let mut groups: HashMap<Vec<u32>, (Vec<SolverFact>, Vec<Term>)> = HashMap::new();
+        for dim in dims {
+            let about = self.partition.facts_about(&self.facts, &dim);
+            let key: Vec<u32> = about.iter().map(|f| f.id).collect();
+            groups.entry(key).or_insert_with(|| (about, Vec::new())).1.push(dim);
+        }
+        for (_, (about, dims)) in groups {
+            if std::time::Instant::now() >= deadline {
+                return;
+            }
+            let answers = solver::forced_many(&about, &dims, self.analysis.limits);
+            self.forced.extend(dims.into_iter().zip(answers));
         }
     }
 
@@ -189,11 +254,13 @@ impl<'x, 'a> PathView<'x, 'a> {
         };
         let text = match resolved.as_const() {
             Some(value) => value.to_string(),
-            None if solve => match solver::forced(
-                &self.partition.facts_about(&self.facts, dim),
-                dim,
-                self.analysis.limits,
-            ) {
+            None if solve => match self.forced.get(dim).cloned().unwrap_or_else(|| {
+                solver::forced(
+                    &self.partition.facts_about(&self.facts, dim),
+                    dim,
+                    self.analysis.limits,
+                )
+            }) {
                 Forced::Value(value) => value.to_string(),
                 _ => symbolic(self.analysis),
             },
