@@ -94,9 +94,9 @@ pub fn migrate(
     };
     let annotation = match shape.dims() {
         Some(dims) => {
-            let shown: Vec<String> = dims
-                .iter()
-                .map(|d| match solver::forced(&encoded, d, limits) {
+            let shown: Vec<String> = solver::forced_many(&encoded, dims, limits)
+                .into_iter()
+                .map(|forced| match forced {
                     Forced::Value(v) => v.to_string(),
                     _ => "?".to_owned(),
                 })
