@@ -110,6 +110,7 @@ codes! {
     RedeclaredName => "redeclared-name", Error, "a name declared twice in the same scope";
     AssignToUndeclared => "assign-to-undeclared", Error, "assignment to a name that was never declared";
     AssignToImmutable => "assign-to-immutable", Error, "assignment to a `let`, a constant, a function or another immutable name";
+    CyclicConstant => "cyclic-constant", Error, "a constant defined in terms of itself, directly or through other constants";
     UninitializedRead => "uninitialized-read", Error, "a `var` read before it is assigned on some path";
     UnknownFunction => "unknown-function", Error, "a call of a name that is no function, struct or prelude operation";
     UnknownField => "unknown-field", Error, "`self.name` where the struct has no such field, parameter or method";

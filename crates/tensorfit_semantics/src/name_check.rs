@@ -74,6 +74,11 @@ pub(crate) struct NameChecker<'a> {
     /// Suggestions compare a name with every name in scope; a file with
     /// thousands of unknown names gets them for the first few only.
     suggestions_left: usize,
+    /// The constant whose value is being checked, and the constants each
+    /// constant's value reads (with where), to find definitions that go
+    /// round in a cycle.
+    current_constant: Option<String>,
+    constant_reads: Vec<(String, String, TextRange)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -99,6 +104,8 @@ impl<'a> NameChecker<'a> {
             in_function: false,
             in_method: false,
             suggestions_left: SUGGESTION_BUDGET,
+            current_constant: None,
+            constant_reads: Vec::new(),
             diagnostics: Vec::new(),
         }
     }
@@ -107,12 +114,14 @@ impl<'a> NameChecker<'a> {
         for item in &file.items {
             match item {
                 ast::Item::Const(c) => {
+                    self.current_constant = c.name.as_ref().map(|n| n.text.clone());
                     self.with_fresh_scopes(|this| {
                         if let Some(ty) = &c.ty {
                             this.ty(ty, false);
                         }
                         this.expr(&c.value);
                     });
+                    self.current_constant = None;
                 }
                 ast::Item::Import(_) => {}
                 ast::Item::Function(f) => self.function(f),
@@ -124,6 +133,47 @@ impl<'a> NameChecker<'a> {
                 this.stmt(stmt);
             }
         });
+        self.report_constant_cycles();
+    }
+
+    /// `const n = n + 1`, or `a` through `b` back to `a`: such constants
+    /// have no value. Reported at each read that closes a cycle. Names are
+    /// checked one item at a time, so only cycles within one constant's
+    /// own value are seen here.
+    fn report_constant_cycles(&mut self) {
+        let reads = std::mem::take(&mut self.constant_reads);
+        let reaches = |from: &str, to: &str| -> bool {
+            let mut seen: HashSet<&str> = HashSet::new();
+            let mut stack = vec![from];
+            while let Some(at) = stack.pop() {
+                if at == to {
+                    return true;
+                }
+                if seen.insert(at) {
+                    stack.extend(
+                        reads
+                            .iter()
+                            .filter(|(c, _, _)| c == at)
+                            .map(|(_, r, _)| r.as_str()),
+                    );
+                }
+            }
+            false
+        };
+        for (constant, read, range) in &reads {
+            if reaches(read, constant) {
+                let how = if read == constant {
+                    format!("`{constant}` is defined in terms of itself")
+                } else {
+                    format!("`{constant}` is defined through `{read}`, which is defined through `{constant}`")
+                };
+                self.diagnostics.push(Diagnostic::new(
+                    Code::CyclicConstant,
+                    *range,
+                    format!("{how}, so it has no value"),
+                ));
+            }
+        }
     }
 
     /// Runs `body` in a new, empty stack of scopes (items see no locals).
@@ -773,6 +823,12 @@ impl<'a> NameChecker<'a> {
     fn use_name(&mut self, name: &str, range: TextRange) {
         match self.resolve(name) {
             Resolved::Local(id) => self.read_local(id, range),
+            Resolved::Module(ModuleItemKind::Const, _) => {
+                if let Some(constant) = &self.current_constant {
+                    self.constant_reads
+                        .push((constant.clone(), name.to_owned(), range));
+                }
+            }
             Resolved::Module(..) => {}
             Resolved::Unresolved => {
                 if !self.names_in_errors.contains(name) {

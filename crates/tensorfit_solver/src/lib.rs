@@ -290,14 +290,23 @@ mod tests {
     fn forced_many_agrees_with_forced() {
         let (a, b, c, d) = (Term::var(1), Term::var(2), Term::var(3), Term::var(4));
         let facts = vec![
-            fact(0, Formula::eq(&Term::mul(&a, &Term::int(64)), &Term::int(20480))),
+            fact(
+                0,
+                Formula::eq(&Term::mul(&a, &Term::int(64)), &Term::int(20480)),
+            ),
             fact(1, Formula::ge(&b, &Term::int(1))),
             // c * c = 49 (non-linear, so Z3 decides it) and d = b + c.
             fact(2, Formula::eq(&Term::mul(&c, &c), &Term::int(49))),
             fact(3, Formula::ge(&c, &Term::int(0))),
             fact(4, Formula::eq(&d, &Term::add(&b, &c))),
         ];
-        let terms = [a.clone(), b.clone(), c.clone(), d.clone(), Term::sub(&d, &b)];
+        let terms = [
+            a.clone(),
+            b.clone(),
+            c.clone(),
+            d.clone(),
+            Term::sub(&d, &b),
+        ];
         let many = forced_many(&facts, &terms, Limits::default());
         for (term, got) in terms.iter().zip(&many) {
             let one = forced(&facts, term, Limits::default());
@@ -310,7 +319,10 @@ mod tests {
         assert_eq!(many[0], Forced::Value(320));
         assert_eq!(many[2], Forced::Value(7));
         assert_eq!(many[4], Forced::Value(7));
-        let contradictory = vec![fact(0, Formula::eq(&a, &Term::int(1))), fact(1, Formula::eq(&a, &Term::int(2)))];
+        let contradictory = vec![
+            fact(0, Formula::eq(&a, &Term::int(1))),
+            fact(1, Formula::eq(&a, &Term::int(2))),
+        ];
         assert_eq!(
             forced_many(&contradictory, &[a], Limits::default()),
             vec![Forced::Unknown]

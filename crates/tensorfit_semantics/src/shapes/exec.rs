@@ -95,6 +95,8 @@ pub struct Frame<'f, 'a> {
     pub kernel_bounds: Vec<usize>,
     /// While applying a callee's deferred operation: the calls it came through.
     via_context: Vec<CallSite>,
+    /// The module constants whose values are being evaluated, innermost last.
+    evaluating_constants: Vec<String>,
 }
 
 fn truth(formula: &Formula) -> Option<bool> {
@@ -122,6 +124,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             deferred: Vec::new(),
             kernel_bounds: Vec::new(),
             via_context: Vec::new(),
+            evaluating_constants: Vec::new(),
         }
     }
 
@@ -828,7 +831,15 @@ impl<'f, 'a> Frame<'f, 'a> {
             return Some(self.refine(value));
         }
         let constant = self.analysis.program.constant(name)?;
-        Some(self.expr(&constant.value.clone()))
+        // A constant defined through itself (`const n = n + 1`, often a
+        // half-typed line) has no value; evaluating it would not end.
+        if self.evaluating_constants.iter().any(|c| c == name) {
+            return Some(Value::Unknown);
+        }
+        self.evaluating_constants.push(name.to_owned());
+        let value = self.expr(&constant.value.clone());
+        self.evaluating_constants.pop();
+        Some(value)
     }
 
     fn subscript(

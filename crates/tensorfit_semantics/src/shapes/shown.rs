@@ -208,7 +208,11 @@ impl<'x, 'a> PathView<'x, 'a> {
         for dim in dims {
             let about = self.partition.facts_about(&self.facts, &dim);
             let key: Vec<u32> = about.iter().map(|f| f.id).collect();
-            groups.entry(key).or_insert_with(|| (about, Vec::new())).1.push(dim);
+            groups
+                .entry(key)
+                .or_insert_with(|| (about, Vec::new()))
+                .1
+                .push(dim);
         }
         for (_, (about, dims)) in groups {
             if std::time::Instant::now() >= deadline {
