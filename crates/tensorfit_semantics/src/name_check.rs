@@ -74,11 +74,9 @@ pub(crate) struct NameChecker<'a> {
     /// Suggestions compare a name with every name in scope; a file with
     /// thousands of unknown names gets them for the first few only.
     suggestions_left: usize,
-    /// The constant whose value is being checked, and the constants each
-    /// constant's value reads (with where), to find definitions that go
-    /// round in a cycle.
+    /// The constant whose value is being checked (a read of it there is a
+    /// definition through itself).
     current_constant: Option<String>,
-    constant_reads: Vec<(String, String, TextRange)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -105,7 +103,6 @@ impl<'a> NameChecker<'a> {
             in_method: false,
             suggestions_left: SUGGESTION_BUDGET,
             current_constant: None,
-            constant_reads: Vec::new(),
             diagnostics: Vec::new(),
         }
     }
@@ -133,47 +130,6 @@ impl<'a> NameChecker<'a> {
                 this.stmt(stmt);
             }
         });
-        self.report_constant_cycles();
-    }
-
-    /// `const n = n + 1`, or `a` through `b` back to `a`: such constants
-    /// have no value. Reported at each read that closes a cycle. Names are
-    /// checked one item at a time, so only cycles within one constant's
-    /// own value are seen here.
-    fn report_constant_cycles(&mut self) {
-        let reads = std::mem::take(&mut self.constant_reads);
-        let reaches = |from: &str, to: &str| -> bool {
-            let mut seen: HashSet<&str> = HashSet::new();
-            let mut stack = vec![from];
-            while let Some(at) = stack.pop() {
-                if at == to {
-                    return true;
-                }
-                if seen.insert(at) {
-                    stack.extend(
-                        reads
-                            .iter()
-                            .filter(|(c, _, _)| c == at)
-                            .map(|(_, r, _)| r.as_str()),
-                    );
-                }
-            }
-            false
-        };
-        for (constant, read, range) in &reads {
-            if reaches(read, constant) {
-                let how = if read == constant {
-                    format!("`{constant}` is defined in terms of itself")
-                } else {
-                    format!("`{constant}` is defined through `{read}`, which is defined through `{constant}`")
-                };
-                self.diagnostics.push(Diagnostic::new(
-                    Code::CyclicConstant,
-                    *range,
-                    format!("{how}, so it has no value"),
-                ));
-            }
-        }
     }
 
     /// Runs `body` in a new, empty stack of scopes (items see no locals).
@@ -823,11 +779,16 @@ impl<'a> NameChecker<'a> {
     fn use_name(&mut self, name: &str, range: TextRange) {
         match self.resolve(name) {
             Resolved::Local(id) => self.read_local(id, range),
-            Resolved::Module(ModuleItemKind::Const, _) => {
-                if let Some(constant) = &self.current_constant {
-                    self.constant_reads
-                        .push((constant.clone(), name.to_owned(), range));
-                }
+            // `const n = n + 1` has no value. Names are checked one item at
+            // a time, so a cycle through other constants is not seen here.
+            Resolved::Module(ModuleItemKind::Const, _)
+                if self.current_constant.as_deref() == Some(name) =>
+            {
+                self.diagnostics.push(Diagnostic::new(
+                    Code::CyclicConstant,
+                    range,
+                    format!("`{name}` is defined in terms of itself, so it has no value"),
+                ));
             }
             Resolved::Module(..) => {}
             Resolved::Unresolved => {

@@ -814,6 +814,18 @@ impl<'f, 'a> Frame<'f, 'a> {
             CompareOp::Gt => "gt",
             CompareOp::Ge => "ge",
         };
+        self.apply_or_defer(name, bound, range)
+    }
+
+    /// A rank-dependent prelude rule applied to operands that are not a
+    /// call's arguments (`a @ b`, `a == b`): kept for each call while an
+    /// operand's rank is unknown, as calls of those operations are.
+    fn apply_or_defer(
+        &mut self,
+        name: &str,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
         if self.has_opaque_tensor(&bound) {
             return self.defer(name, bound, range);
         }
@@ -962,11 +974,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     ("input".to_owned(), a, describe(lhs)),
                     ("other".to_owned(), b, describe(rhs)),
                 ];
-                if self.has_opaque_tensor(&bound) {
-                    return self.defer("matmul", bound, expr.range);
-                }
-                rules::apply(self, "matmul", &Args::new(bound), expr.range)
-                    .unwrap_or(Value::Unknown)
+                self.apply_or_defer("matmul", bound, expr.range)
             }
             (
                 BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem,

@@ -183,20 +183,25 @@ impl<'x, 'a> PathView<'x, 'a> {
     /// The shape's dimensions that elimination leaves symbolic: those
     /// `dim` would ask the solver about.
     fn unsettled(&mut self, shape: &Shape) -> Vec<Term> {
-        let shape = match &shape.rest {
-            None => shape.clone(),
-            Some(rest) => match self.resolve(&Term::rank(rest.base)).as_const() {
-                Some(rank) => shape.refine(&|base| (base == rest.base).then_some(rank)),
-                None => return Vec::new(),
-            },
-        };
-        let Some(dims) = shape.dims() else {
+        let Some(dims) = self.dims(shape) else {
             return Vec::new();
         };
-        dims.iter()
-            .filter(|d| !self.shown.contains_key(*d) && self.resolve(d).as_const().is_none())
-            .cloned()
+        dims.into_iter()
+            .filter(|d| !self.shown.contains_key(d) && self.resolve(d).as_const().is_none())
             .collect()
+    }
+
+    /// The shape's dimensions, once elimination tells its rank; `None`
+    /// for an unknown rank.
+    fn dims(&mut self, shape: &Shape) -> Option<Vec<Term>> {
+        let shape = match &shape.rest {
+            None => shape.clone(),
+            Some(rest) => {
+                let rank = self.resolve(&Term::rank(rest.base)).as_const()?;
+                shape.refine(&|base| (base == rest.base).then_some(rank))
+            }
+        };
+        shape.dims().map(<[Term]>::to_vec)
     }
 
     /// Asks the solver about `dims` together, per independent group of
@@ -234,14 +239,7 @@ impl<'x, 'a> PathView<'x, 'a> {
     /// elimination leaves symbolic is asked of the solver too; without, it
     /// stays symbolic (enough to tell whether a call fixes a shape).
     fn shape(&mut self, shape: &Shape, solve: bool) -> Dims {
-        let shape = match &shape.rest {
-            None => shape.clone(),
-            Some(rest) => match self.resolve(&Term::rank(rest.base)).as_const() {
-                Some(rank) => shape.refine(&|base| (base == rest.base).then_some(rank)),
-                None => return None,
-            },
-        };
-        let dims = shape.dims()?;
+        let dims = self.dims(shape)?;
         Some(dims.iter().map(|d| self.dim(d, solve)).collect())
     }
 
