@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 pub const USAGE: &str = "\
 usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-ms N] PATH...
+       tensorfit run FILE [--entry NAME] [--input NAME=2x3x4]... [--seed N]
+                     [--max-steps N] [--max-elements N]
        tensorfit lsp
        tensorfit --version
 
@@ -14,6 +16,13 @@ usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-
                sarif: SARIF 2.1.0; github: GitHub Actions annotations
   --shapes     human format: also list the shape of every tensor binding
   --timeout-ms solver time limit per query in milliseconds (default 2000)
+  run          run a program on random f32 data, checking every shape fact
+               (see docs/interpreter.md); without --entry, the script body
+  --entry      a function or Struct.method to call instead of the script
+  --input      a parameter's shape (x=2x3x4, random data), Int (n=5) or
+               Float (p=0.5); a name that is no parameter fixes a
+               dimension name of the signature
+  --seed       seed of the random data and weights (default 0)
 ";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,8 +44,20 @@ pub struct CheckOptions {
 }
 
 #[derive(Debug, PartialEq, Eq)]
+pub struct RunArgs {
+    pub file: PathBuf,
+    pub entry: Option<String>,
+    /// `NAME=VALUE` as written; parsed by the interpreter.
+    pub inputs: Vec<(String, String)>,
+    pub seed: u64,
+    pub max_steps: Option<u64>,
+    pub max_elements: Option<usize>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
 pub enum Command {
     Check(CheckOptions),
+    Run(RunArgs),
     Lsp,
     Version,
     Help,
@@ -49,6 +70,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
         Some("check") => "check",
         // Editors pass `--stdio`; stdio is the only transport.
         Some("lsp") => return Ok(Command::Lsp),
+        Some("run") => return parse_run(args),
         Some(other) => return Err(format!("unknown command `{other}`")),
     };
     debug_assert_eq!(command, "check");
@@ -108,12 +130,96 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
     Ok(Command::Check(options))
 }
 
+fn parse_run(mut args: impl Iterator<Item = String>) -> Result<Command, String> {
+    let mut run = RunArgs {
+        file: PathBuf::new(),
+        entry: None,
+        inputs: Vec::new(),
+        seed: 0,
+        max_steps: None,
+        max_elements: None,
+    };
+    let mut file = None;
+    while let Some(arg) = args.next() {
+        let (flag, inline_value) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                (flag.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| {
+            inline_value
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("`{name}` needs a value"))
+        };
+        fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
+            text.parse()
+                .map_err(|_| format!("`{flag}` needs a non-negative whole number, not `{text}`"))
+        }
+        match flag.as_str() {
+            "--entry" => run.entry = Some(value("--entry")?),
+            "--input" => {
+                let text = value("--input")?;
+                let (name, v) = text
+                    .split_once('=')
+                    .ok_or_else(|| format!("`--input` takes NAME=VALUE, not `{text}`"))?;
+                run.inputs
+                    .push((name.trim().to_owned(), v.trim().to_owned()));
+            }
+            "--seed" => run.seed = number("--seed", &value("--seed")?)?,
+            "--max-steps" => run.max_steps = Some(number("--max-steps", &value("--max-steps")?)?),
+            "--max-elements" => {
+                run.max_elements = Some(number("--max-elements", &value("--max-elements")?)?)
+            }
+            "-h" | "--help" => return Ok(Command::Help),
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(format!("unknown option `{flag}`"))
+            }
+            _ if file.is_none() => file = Some(PathBuf::from(arg)),
+            _ => return Err("`run` takes one file".to_owned()),
+        }
+    }
+    run.file = file.ok_or("`run` needs a file")?;
+    Ok(Command::Run(run))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn parse_args(args: &[&str]) -> Result<Command, String> {
         parse(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn run_with_options() {
+        let Ok(Command::Run(run)) = parse_args(&[
+            "run",
+            "model.tensor",
+            "--entry",
+            "Model.forward",
+            "--input",
+            "x=2x3",
+            "--input=n=4",
+            "--seed",
+            "7",
+        ]) else {
+            panic!("not a run command");
+        };
+        assert_eq!(run.file, PathBuf::from("model.tensor"));
+        assert_eq!(run.entry.as_deref(), Some("Model.forward"));
+        assert_eq!(
+            run.inputs,
+            [
+                ("x".to_owned(), "2x3".to_owned()),
+                ("n".to_owned(), "4".to_owned())
+            ]
+        );
+        assert_eq!(run.seed, 7);
+        assert!(parse_args(&["run"]).is_err());
+        assert!(parse_args(&["run", "a.tensor", "--input", "x"]).is_err());
+        assert!(parse_args(&["run", "a.tensor", "b.tensor"]).is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 mod args;
 mod check;
 mod output;
+mod run;
 
 use std::process::ExitCode;
 
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(Command::Check(options)) => check::run(&options),
+        Ok(Command::Run(options)) => run::run(&options),
         Ok(Command::Lsp) => {
             tensorfit_lsp::run_stdio();
             ExitCode::SUCCESS

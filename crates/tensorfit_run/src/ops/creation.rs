@@ -1,0 +1,96 @@
+//! Creation: `zeros`, `randn`, `arange`, `eye`, the `_like` forms.
+
+use ndarray::{ArrayD, IxDyn};
+
+use super::{Args, OpContext};
+use crate::error::{Failure, Outcome};
+use crate::value::{Tensor, Value};
+
+pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Value>> {
+    let t = match name {
+        "zeros" | "empty" => filled(ctx, &args.dims("size")?, 0.0)?,
+        "ones" => filled(ctx, &args.dims("size")?, 1.0)?,
+        "full" => filled(ctx, &args.dims("size")?, args.float("fill_value")? as f32)?,
+        "randn" => random(ctx, &args.dims("size")?, true)?,
+        "rand" => random(ctx, &args.dims("size")?, false)?,
+        "zeros_like" | "empty_like" => args.tensor("input")?.mapv(|_| 0.0),
+        "ones_like" => args.tensor("input")?.mapv(|_| 1.0),
+        "full_like" => {
+            let v = args.float("fill_value")? as f32;
+            args.tensor("input")?.mapv(|_| v)
+        }
+        "randn_like" | "rand_like" => {
+            let dims: Vec<i64> = args
+                .tensor("input")?
+                .shape()
+                .iter()
+                .map(|d| *d as i64)
+                .collect();
+            random(ctx, &dims, name == "randn_like")?
+        }
+        "arange" => arange(ctx, args)?,
+        "eye" => {
+            let n = args.int("n")?;
+            let m = args.opt_int("m")?.unwrap_or(n);
+            let mut t = filled(ctx, &[n, m], 0.0)?;
+            for i in 0..n.min(m) as usize {
+                t[[i, i].as_slice()] = 1.0;
+            }
+            t
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(Value::tensor(t)))
+}
+
+/// The dimensions of a new tensor: each a positive `Int` (LANGUAGE.md §1).
+pub fn new_shape(ctx: &OpContext, dims: &[i64]) -> Outcome<Vec<usize>> {
+    if let Some(bad) = dims.iter().find(|d| **d < 1) {
+        return Err(Failure::shape(format!(
+            "every dimension is positive, but the shape {dims:?} has {bad}"
+        )));
+    }
+    let shape: Vec<usize> = dims.iter().map(|d| *d as usize).collect();
+    ctx.check_size(&shape)?;
+    Ok(shape)
+}
+
+pub fn filled(ctx: &OpContext, dims: &[i64], value: f32) -> Outcome<Tensor> {
+    let shape = new_shape(ctx, dims)?;
+    Ok(ArrayD::from_elem(IxDyn(&shape), value))
+}
+
+pub fn random(ctx: &mut OpContext, dims: &[i64], normal: bool) -> Outcome<Tensor> {
+    let shape = new_shape(ctx, dims)?;
+    let mut t = ArrayD::zeros(IxDyn(&shape));
+    for x in t.iter_mut() {
+        *x = if normal {
+            ctx.rng.normal()
+        } else {
+            ctx.rng.uniform()
+        };
+    }
+    Ok(t)
+}
+
+/// `arange(end)` or `arange(start, end, step)`.
+fn arange(ctx: &OpContext, args: &Args) -> Outcome<Tensor> {
+    let (start, end) = match args.opt_int("end")? {
+        Some(end) => (args.int("start")?, end),
+        None => (0, args.int("start")?),
+    };
+    let step = args.int("step")?;
+    if step == 0 {
+        return Err(Failure::shape("`arange`: the step must not be zero"));
+    }
+    let count = ((end - start) as f64 / step as f64).ceil().max(0.0) as i64;
+    if count < 1 {
+        return Err(Failure::shape(format!(
+            "`arange({start}, {end}, {step})` has no elements: every dimension is positive"
+        )));
+    }
+    let shape = new_shape(ctx, &[count])?;
+    Ok(ArrayD::from_shape_fn(IxDyn(&shape), |i| {
+        (start + step * i[0] as i64) as f32
+    }))
+}
