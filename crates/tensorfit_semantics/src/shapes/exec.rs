@@ -1681,7 +1681,17 @@ impl<'f, 'a> Frame<'f, 'a> {
                     .map(|(j, t)| (t.clone(), j as i64 - n)),
             );
             let slice = actual.slice(placeholder.head.len(), rest.tail.len());
-            substitution.shapes.insert(rest.base, slice);
+            match substitution.shapes.get(&rest.base).cloned() {
+                // A segment seen in an earlier parameter (`a: Tensor[..s],
+                // b: Tensor[..s]`): this argument must repeat it.
+                Some(earlier) => {
+                    let start = placeholder.head.len();
+                    self.require_same_segment(&earlier, &slice, start, param, text, callee, range)
+                }
+                None => {
+                    substitution.shapes.insert(rest.base, slice);
+                }
+            }
         }
         for (p, index) in pairs {
             let Some(a) = actual.dim(index) else { continue };
@@ -1714,6 +1724,53 @@ impl<'f, 'a> Frame<'f, 'a> {
                     );
                 }
             }
+        }
+    }
+
+    /// `slice` (of argument `text`, from its dimension `start`) must equal
+    /// the `earlier` binding of the same segment: the same rank and the
+    /// same dimensions.
+    #[allow(clippy::too_many_arguments)]
+    fn require_same_segment(
+        &mut self,
+        earlier: &Shape,
+        slice: &Shape,
+        start: usize,
+        param: &str,
+        text: &str,
+        callee: &str,
+        range: TextRange,
+    ) {
+        self.require(
+            Formula::eq(&slice.rank(), &earlier.rank()),
+            FactKind::Precondition,
+            range,
+            Explain::Equal {
+                what: format!("shape mismatch in the call of `{callee}`"),
+                left: (format!("the rank of `{param}`'s segment in `{text}`"), slice.rank()),
+                right: (format!("in `{callee}`'s earlier parameter"), earlier.rank()),
+            },
+        );
+        let (Some(now), Some(before)) = (slice.dims(), earlier.dims()) else {
+            return;
+        };
+        if now.len() != before.len() {
+            return;
+        }
+        for (i, (a, b)) in now.iter().zip(before).enumerate() {
+            self.require(
+                Formula::eq(a, b),
+                FactKind::Precondition,
+                range,
+                Explain::Equal {
+                    what: format!("shape mismatch in the call of `{callee}`"),
+                    left: (format!("{text}.shape[{}]", start + i), a.clone()),
+                    right: (
+                        format!("the same segment of `{callee}`'s earlier parameter"),
+                        b.clone(),
+                    ),
+                },
+            );
         }
     }
 
