@@ -24,6 +24,7 @@ use std::collections::HashMap;
 pub use error::{ErrorKind, Location, RunError};
 pub use interp::{InputValue, Interpreter, Limits, Trace};
 pub use program::{FileId, LoadError, Program};
+pub use random::Rng;
 pub use value::{shape_text, Tensor, Value};
 
 /// What to run and how.
@@ -49,6 +50,27 @@ pub struct RunReport {
 pub enum RunValues {
     Script(Vec<(String, Value)>),
     Entry(Value),
+}
+
+/// Calls the function `entry` of `program` with `arguments` (by position).
+pub fn call(
+    program: &Program,
+    entry: &str,
+    arguments: Vec<Value>,
+    options: &RunOptions,
+) -> Result<Value, RunError> {
+    let mut interpreter = Interpreter::new(program, options.seed, options.limits);
+    interpreter
+        .call_entry_with(entry, arguments)
+        .map_err(|failure| RunError {
+            kind: failure.kind,
+            message: failure.message,
+            at: failure.at.unwrap_or(Location {
+                file: program.main(),
+                range: tensorfit_base::TextRange::empty(0),
+            }),
+            calls: failure.calls,
+        })
 }
 
 /// Runs `program` as `options` say.

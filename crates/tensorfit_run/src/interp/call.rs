@@ -374,16 +374,14 @@ impl<'p> Interpreter<'p> {
     }
 }
 
-/// Whether a prelude parameter's written type says something checkable
-/// about `value`: shaped tensor types on tensors, and `Int`/`Bool` on
-/// anything. Bare `Tensor`, untyped and list-taking parameters are checked
-/// by the operation itself.
+/// Whether a prelude parameter's written type says something to check
+/// about `value`: shaped tensor types, on tensors. The rest (`Int`s that
+/// PyTorch also takes as lists, like `dim` of `sum`) the operation checks.
 fn contract_applies(ty: &ast::Type, value: &Value) -> bool {
-    match &ty.kind {
-        ast::TypeKind::Tensor { dims: Some(_) } => matches!(value, Value::Tensor(_)),
-        ast::TypeKind::Int | ast::TypeKind::Bool => true,
-        _ => false,
-    }
+    matches!(
+        (&ty.kind, value),
+        (ast::TypeKind::Tensor { dims: Some(_) }, Value::Tensor(_))
+    )
 }
 
 /// A `Float` parameter given an `Int` holds a `Float`; a tensor parameter

@@ -120,6 +120,17 @@ impl Interpreter<'_> {
         }
     }
 
+    /// Calls the function `entry` with the given positional arguments.
+    pub fn call_entry_with(&mut self, entry: &str, arguments: Vec<Value>) -> Outcome<Value> {
+        let file = self.program.main();
+        let Some(ItemRef::Function { file, item }) = self.program.lookup(file, entry) else {
+            return Err(Failure::program(format!(
+                "there is no function `{entry}` in the file"
+            )));
+        };
+        self.call_function(file, item, None, CallArgs::positional(arguments))
+    }
+
     fn entry_arguments(
         &mut self,
         file: FileId,

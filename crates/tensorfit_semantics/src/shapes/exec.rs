@@ -1747,7 +1747,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             range,
             Explain::Equal {
                 what: format!("shape mismatch in the call of `{callee}`"),
-                left: (format!("the rank of `{param}`'s segment in `{text}`"), slice.rank()),
+                left: (
+                    format!("the rank of `{param}`'s segment in `{text}`"),
+                    slice.rank(),
+                ),
                 right: (format!("in `{callee}`'s earlier parameter"), earlier.rank()),
             },
         );
