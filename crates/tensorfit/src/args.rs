@@ -81,12 +81,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
         paths: Vec::new(),
     };
     while let Some(arg) = args.next() {
-        let (flag, inline_value) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => {
-                (flag.to_owned(), Some(value.to_owned()))
-            }
-            _ => (arg.clone(), None),
-        };
+        let (flag, inline_value) = split_flag(&arg);
         let mut value = |name: &str| {
             inline_value
                 .clone()
@@ -130,6 +125,14 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
     Ok(Command::Check(options))
 }
 
+/// `--flag=value` as the flag and its value; anything else as itself.
+fn split_flag(arg: &str) -> (String, Option<String>) {
+    match arg.split_once('=') {
+        Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value.to_owned())),
+        _ => (arg.to_owned(), None),
+    }
+}
+
 fn parse_run(mut args: impl Iterator<Item = String>) -> Result<Command, String> {
     let mut run = RunArgs {
         file: PathBuf::new(),
@@ -141,12 +144,7 @@ fn parse_run(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
     };
     let mut file = None;
     while let Some(arg) = args.next() {
-        let (flag, inline_value) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => {
-                (flag.to_owned(), Some(value.to_owned()))
-            }
-            _ => (arg.clone(), None),
-        };
+        let (flag, inline_value) = split_flag(&arg);
         let mut value = |name: &str| {
             inline_value
                 .clone()

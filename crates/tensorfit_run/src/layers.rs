@@ -243,16 +243,19 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
                 dilation: spec.dilation,
                 groups,
             };
-            if name == "ConvTranspose2d" {
-                let mut shape = vec![i, o / g];
-                shape.extend(&kernel);
-                let fan_in = o / g * kernel.iter().product::<usize>();
-                let weight = uniform(ctx, &shape, fan_in)?;
-                let bias = if args.bool("bias")? {
-                    Some(uniform(ctx, &[o], fan_in)?)
-                } else {
-                    None
-                };
+            // A transposed convolution's weight is [in, out / groups, k...].
+            let transposed = name == "ConvTranspose2d";
+            let (rows, per_group) = if transposed { (i, o / g) } else { (o, i / g) };
+            let mut shape = vec![rows, per_group];
+            shape.extend(&kernel);
+            let fan_in = per_group * kernel.iter().product::<usize>();
+            let weight = uniform(ctx, &shape, fan_in)?;
+            let bias = if args.bool("bias")? {
+                Some(uniform(ctx, &[o], fan_in)?)
+            } else {
+                None
+            };
+            if transposed {
                 Layer::ConvTranspose2d {
                     weight,
                     bias,
@@ -260,15 +263,6 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
                     output_padding: args.ints("output_padding", 2)?,
                 }
             } else {
-                let mut shape = vec![o, i / g];
-                shape.extend(&kernel);
-                let fan_in = i / g * kernel.iter().product::<usize>();
-                let weight = uniform(ctx, &shape, fan_in)?;
-                let bias = if args.bool("bias")? {
-                    Some(uniform(ctx, &[o], fan_in)?)
-                } else {
-                    None
-                };
                 Layer::Conv {
                     spatial,
                     weight,
