@@ -82,12 +82,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
     };
     while let Some(arg) = args.next() {
         let (flag, inline_value) = split_flag(&arg);
-        let mut value = |name: &str| {
-            inline_value
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("`{name}` needs a value"))
-        };
+        let mut value = |name: &str| flag_value(&inline_value, &mut args, name);
         match flag.as_str() {
             "--format" => {
                 options.format = match value("--format")?.as_str() {
@@ -133,6 +128,18 @@ fn split_flag(arg: &str) -> (String, Option<String>) {
     }
 }
 
+/// A flag's value: written after `=`, else the next argument.
+fn flag_value(
+    inline: &Option<String>,
+    args: &mut impl Iterator<Item = String>,
+    flag: &str,
+) -> Result<String, String> {
+    inline
+        .clone()
+        .or_else(|| args.next())
+        .ok_or_else(|| format!("`{flag}` needs a value"))
+}
+
 fn parse_run(mut args: impl Iterator<Item = String>) -> Result<Command, String> {
     let mut run = RunArgs {
         file: PathBuf::new(),
@@ -145,12 +152,7 @@ fn parse_run(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
     let mut file = None;
     while let Some(arg) = args.next() {
         let (flag, inline_value) = split_flag(&arg);
-        let mut value = |name: &str| {
-            inline_value
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("`{name}` needs a value"))
-        };
+        let mut value = |name: &str| flag_value(&inline_value, &mut args, name);
         fn number<T: std::str::FromStr>(flag: &str, text: &str) -> Result<T, String> {
             text.parse()
                 .map_err(|_| format!("`{flag}` needs a non-negative whole number, not `{text}`"))

@@ -89,6 +89,20 @@ impl Failure {
         Failure::new(ErrorKind::Limit, message)
     }
 
+    /// The error a run reports; a failure no expression placed (an entry
+    /// point's own arguments) is at the start of `main`.
+    pub fn into_error(self, main: FileId) -> RunError {
+        RunError {
+            kind: self.kind,
+            message: self.message,
+            at: self.at.unwrap_or(Location {
+                file: main,
+                range: TextRange::empty(0),
+            }),
+            calls: self.calls,
+        }
+    }
+
     pub fn at(mut self, location: Location) -> Failure {
         if self.at.is_none() {
             self.at = Some(location);

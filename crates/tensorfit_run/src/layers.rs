@@ -22,18 +22,15 @@ pub enum Layer {
         spatial: usize,
         weight: Tensor,
         bias: Option<Tensor>,
-        spec: ConvSpecOwned,
+        spec: ConvSpec,
     },
     ConvTranspose2d {
         weight: Tensor,
         bias: Option<Tensor>,
-        spec: ConvSpecOwned,
+        spec: ConvSpec,
         output_padding: Vec<i64>,
     },
-    Pool {
-        max: bool,
-        spec: PoolSpecOwned,
-    },
+    Pool(PoolSpec),
     AdaptiveAvgPool2d(Vec<Option<i64>>),
     BatchNorm {
         expected_ranks: &'static [usize],
@@ -60,26 +57,6 @@ pub enum Layer {
         end: i64,
     },
     Sequential(Vec<Value>),
-}
-
-/// [`ConvSpec`] kept by a layer.
-#[derive(Debug, Clone)]
-pub struct ConvSpecOwned {
-    stride: Vec<i64>,
-    padding: nn::Padding,
-    dilation: Vec<i64>,
-    groups: i64,
-}
-
-#[derive(Debug, Clone)]
-pub struct PoolSpecOwned {
-    kernel: Vec<i64>,
-    stride: Vec<i64>,
-    padding: Vec<i64>,
-    dilation: Vec<i64>,
-    ceil_mode: bool,
-    count_include_pad: bool,
-    divisor_override: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -130,8 +107,8 @@ impl Layer {
             Layer::Conv { spatial: 1, .. } => "Conv1d",
             Layer::Conv { .. } => "Conv2d",
             Layer::ConvTranspose2d { .. } => "ConvTranspose2d",
-            Layer::Pool { max: true, .. } => "MaxPool2d",
-            Layer::Pool { .. } => "AvgPool2d",
+            Layer::Pool(spec) if spec.max => "MaxPool2d",
+            Layer::Pool(_) => "AvgPool2d",
             Layer::AdaptiveAvgPool2d(_) => "AdaptiveAvgPool2d",
             Layer::BatchNorm { name, .. } => name,
             Layer::LayerNorm { .. } => "LayerNorm",
@@ -237,12 +214,6 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
                 .map(|k| positive(name, "kernel_size", k))
                 .collect::<Outcome<_>>()?;
             let spec = ConvSpec::from_args(args, spatial)?;
-            let spec = ConvSpecOwned {
-                stride: spec.stride,
-                padding: spec.padding,
-                dilation: spec.dilation,
-                groups,
-            };
             // A transposed convolution's weight is [in, out / groups, k...].
             let transposed = name == "ConvTranspose2d";
             let (rows, per_group) = if transposed { (i, o / g) } else { (o, i / g) };
@@ -271,22 +242,7 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
                 }
             }
         }
-        "MaxPool2d" | "AvgPool2d" => {
-            let max = name == "MaxPool2d";
-            let spec = PoolSpec::from_args(args, max)?;
-            Layer::Pool {
-                max,
-                spec: PoolSpecOwned {
-                    kernel: spec.kernel,
-                    stride: spec.stride,
-                    padding: spec.padding,
-                    dilation: spec.dilation,
-                    ceil_mode: spec.ceil_mode,
-                    count_include_pad: spec.count_include_pad,
-                    divisor_override: spec.divisor_override,
-                },
-            }
-        }
+        "MaxPool2d" | "AvgPool2d" => Layer::Pool(PoolSpec::from_args(args, name == "MaxPool2d")?),
         "AdaptiveAvgPool2d" => Layer::AdaptiveAvgPool2d(nn::output_sizes(args.get("output_size"))?),
         "BatchNorm1d" | "BatchNorm2d" => Layer::BatchNorm {
             expected_ranks: if name == "BatchNorm1d" { &[2, 3] } else { &[4] },
@@ -420,49 +376,21 @@ pub fn apply(
             weight,
             bias,
             spec,
-        } => {
-            let spec = ConvSpec {
-                stride: spec.stride.clone(),
-                padding: spec.padding.clone(),
-                dilation: spec.dilation.clone(),
-                groups: spec.groups,
-            };
-            nn::conv(
-                ctx,
-                &x,
-                weight,
-                bias.as_ref(),
-                &spec,
-                if *spatial == 1 { "Conv1d" } else { "Conv2d" },
-            )?
-        }
+        } => nn::conv(
+            ctx,
+            &x,
+            weight,
+            bias.as_ref(),
+            spec,
+            if *spatial == 1 { "Conv1d" } else { "Conv2d" },
+        )?,
         Layer::ConvTranspose2d {
             weight,
             bias,
             spec,
             output_padding,
-        } => {
-            let spec = ConvSpec {
-                stride: spec.stride.clone(),
-                padding: spec.padding.clone(),
-                dilation: spec.dilation.clone(),
-                groups: spec.groups,
-            };
-            nn::conv_transpose2d(ctx, &x, weight, bias.as_ref(), &spec, output_padding)?
-        }
-        Layer::Pool { max, spec } => {
-            let spec = PoolSpec {
-                max: *max,
-                kernel: spec.kernel.clone(),
-                stride: spec.stride.clone(),
-                padding: spec.padding.clone(),
-                dilation: spec.dilation.clone(),
-                ceil_mode: spec.ceil_mode,
-                count_include_pad: spec.count_include_pad,
-                divisor_override: spec.divisor_override,
-            };
-            nn::pool2d(ctx, &x, &spec, layer.kind_name())?
-        }
+        } => nn::conv_transpose2d(ctx, &x, weight, bias.as_ref(), spec, output_padding)?,
+        Layer::Pool(spec) => nn::pool2d(ctx, &x, spec, layer.kind_name())?,
         Layer::AdaptiveAvgPool2d(sizes) => nn::adaptive_avg_pool2d(&x, sizes)?,
         Layer::BatchNorm {
             expected_ranks,

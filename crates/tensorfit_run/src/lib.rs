@@ -62,15 +62,7 @@ pub fn call(
     let mut interpreter = Interpreter::new(program, options.seed, options.limits);
     interpreter
         .call_entry_with(entry, arguments)
-        .map_err(|failure| RunError {
-            kind: failure.kind,
-            message: failure.message,
-            at: failure.at.unwrap_or(Location {
-                file: program.main(),
-                range: tensorfit_base::TextRange::empty(0),
-            }),
-            calls: failure.calls,
-        })
+        .map_err(|failure| failure.into_error(program.main()))
 }
 
 /// Runs `program` as `options` say.
@@ -85,15 +77,7 @@ pub fn run(program: &Program, options: &RunOptions) -> RunReport {
             .run_entry(entry, &options.inputs)
             .map(RunValues::Entry),
     };
-    let result = outcome.map_err(|failure| RunError {
-        kind: failure.kind,
-        message: failure.message,
-        at: failure.at.unwrap_or(Location {
-            file: program.main(),
-            range: tensorfit_base::TextRange::empty(0),
-        }),
-        calls: failure.calls,
-    });
+    let result = outcome.map_err(|failure| failure.into_error(program.main()));
     RunReport {
         result,
         steps: interpreter.steps(),

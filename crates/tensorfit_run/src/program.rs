@@ -99,35 +99,14 @@ impl Program {
         let id = FileId(self.files.len() as u32);
         loading.insert(normalize(&path), id);
         let tree = parse.file;
-        let mut scope = HashMap::new();
-        for (item_index, item) in tree.items.iter().enumerate() {
-            let reference = match item {
-                ast::Item::Const(_) => ItemRef::Const {
-                    file: id,
-                    item: item_index,
-                },
-                ast::Item::Function(_) => ItemRef::Function {
-                    file: id,
-                    item: item_index,
-                },
-                ast::Item::Struct(_) => ItemRef::Struct(StructId {
-                    file: id,
-                    item: item_index,
-                }),
-                ast::Item::Import(_) => continue,
-            };
-            if let Some(name) = item.name() {
-                scope.insert(name.text.clone(), reference);
-            }
-        }
         self.files.push(SourceFile {
             path: path.clone(),
             text: text.into(),
             tree: tree.clone(),
             scope: HashMap::new(),
         });
+        let mut scope: HashMap<String, ItemRef> = self.own_items(id).into_iter().collect();
         // Imports: their own items only (imports are not transitive).
-        let mut imported = HashMap::new();
         for item in &tree.items {
             let ast::Item::Import(import) = item else {
                 continue;
@@ -151,9 +130,7 @@ impl Program {
                     self.add_file(target, text, read, loading)?
                 }
             };
-            imported.insert(file, ());
-            let own: Vec<(String, ItemRef)> = self.own_items(file);
-            for (name, reference) in own {
+            for (name, reference) in self.own_items(file) {
                 scope.entry(name).or_insert(reference);
             }
         }

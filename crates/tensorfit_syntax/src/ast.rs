@@ -379,6 +379,21 @@ pub enum CompareOp {
     Ge,
 }
 
+impl CompareOp {
+    /// The prelude's element-wise form, used when an operand is a tensor:
+    /// `a == b` is `eq(a, b)`.
+    pub fn prelude_name(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ReductionOp {
     Sum,

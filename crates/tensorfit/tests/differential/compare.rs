@@ -72,7 +72,6 @@ pub fn judge(path: &Path, text: &str, seeds: &[u64], limits: Limits) -> Tally {
         .filter(|d| d.severity == Severity::Error)
         .collect();
     let statements = all_statements(tree);
-    let disagree = |what: String| tally_disagreement(path, text, &what);
     let mut problems = Vec::new();
     if !analysis.shapes().holes.is_empty() {
         // A hole has no value at run time: the program is run with its
@@ -115,12 +114,13 @@ pub fn judge(path: &Path, text: &str, seeds: &[u64], limits: Limits) -> Tally {
         }
     }
     for problem in problems {
-        tally.disagreements.push(disagree(problem));
+        tally.disagreements.push(with_program(path, text, &problem));
     }
     tally
 }
 
-fn tally_disagreement(path: &Path, text: &str, what: &str) -> String {
+/// A disagreement as reported: what, and the whole program.
+fn with_program(path: &Path, text: &str, what: &str) -> String {
     format!(
         "{}: {what}\n--- program ---\n{text}\n---------------",
         path.display()

@@ -89,24 +89,12 @@ impl<'p> Interpreter<'p> {
 
     /// `receiver.name(args)`: a struct's method, a member that is callable,
     /// or a prelude operation with the receiver as its first argument.
-    pub(crate) fn call_method_value(
+    pub(crate) fn call_method(
         &mut self,
         receiver: Value,
         name: &str,
-        args: CallArgs,
+        mut args: CallArgs,
     ) -> Outcome<Value> {
-        self.call_method(receiver, name, args)
-    }
-
-    pub(crate) fn call_value_constructor(
-        &mut self,
-        id: StructId,
-        args: CallArgs,
-    ) -> Outcome<Value> {
-        self.construct(id, args)
-    }
-
-    fn call_method(&mut self, receiver: Value, name: &str, mut args: CallArgs) -> Outcome<Value> {
         if let Value::Instance(instance) = &receiver {
             if let Some(method) = self.find_method(instance.def, name) {
                 return self.call_function_ast(
@@ -260,7 +248,7 @@ impl<'p> Interpreter<'p> {
         Ok(())
     }
 
-    fn construct(&mut self, id: StructId, args: CallArgs) -> Outcome<Value> {
+    pub(crate) fn construct(&mut self, id: StructId, args: CallArgs) -> Outcome<Value> {
         let def = self.program.struct_def(id);
         let display = def
             .name

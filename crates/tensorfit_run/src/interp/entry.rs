@@ -104,7 +104,7 @@ impl Interpreter<'_> {
                 let def = self.program.struct_def(id);
                 let params = def.params.clone().unwrap_or_default();
                 let constructor_args = self.entry_arguments(id.file, &params, inputs)?;
-                let instance = self.call_value_constructor(id, constructor_args)?;
+                let instance = self.construct(id, constructor_args)?;
                 let Some(function) = def
                     .methods
                     .iter()
@@ -115,7 +115,7 @@ impl Interpreter<'_> {
                     )));
                 };
                 let args = self.entry_arguments(id.file, &function.params, inputs)?;
-                self.call_method_value(instance, method, args)
+                self.call_method(instance, method, args)
             }
         }
     }

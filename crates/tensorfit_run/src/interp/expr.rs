@@ -2,7 +2,6 @@
 
 use std::rc::Rc;
 
-use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::{BinaryOp, CompareOp, Expr, ExprKind, FieldName, UnaryOp};
 
 use super::{Frame, Interpreter};
@@ -21,7 +20,7 @@ impl Interpreter<'_> {
 
     fn eval_kind(&mut self, frame: &mut Frame, e: &Expr) -> Outcome<Value> {
         match &e.kind {
-            ExprKind::Name(name) => self.read_name(frame, name, e.range),
+            ExprKind::Name(name) => self.read_name(frame, name),
             ExprKind::SelfValue => frame
                 .self_value
                 .clone()
@@ -131,12 +130,7 @@ impl Interpreter<'_> {
         }
     }
 
-    pub(crate) fn read_name(
-        &mut self,
-        frame: &Frame,
-        name: &str,
-        _range: TextRange,
-    ) -> Outcome<Value> {
+    pub(crate) fn read_name(&mut self, frame: &Frame, name: &str) -> Outcome<Value> {
         if let Some(slot) = frame.lookup(name) {
             return slot.value.clone().ok_or_else(|| {
                 Failure::program(format!("`{name}` is read before it is given a value"))
@@ -225,14 +219,7 @@ impl Interpreter<'_> {
                     values[1].describe()
                 )));
             };
-            let name = match ops_[0] {
-                CompareOp::Eq => "eq",
-                CompareOp::Ne => "ne",
-                CompareOp::Lt => "lt",
-                CompareOp::Le => "le",
-                CompareOp::Gt => "gt",
-                CompareOp::Ge => "ge",
-            };
+            let name = ops_[0].prelude_name();
             return ops::elementwise::binary(&mut self.ops, name, &a, &b).map(Value::tensor);
         }
         for (i, op) in ops_.iter().enumerate() {

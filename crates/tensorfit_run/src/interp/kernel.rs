@@ -50,7 +50,7 @@ impl Interpreter<'_> {
         let Some(name) = value.as_name() else {
             return Err(Failure::program("index notation assigns to a named tensor"));
         };
-        let current = self.read_name(frame, name, value.range)?;
+        let current = self.read_name(frame, name)?;
         let Value::Tensor(old) = current else {
             return Err(Failure::shape(format!(
                 "`{name}` is {}, not a tensor",

@@ -167,27 +167,17 @@ impl<'p> Interpreter<'p> {
         text.get(range.as_usize()).unwrap_or("")
     }
 
+    /// Records a tensor bound to a name (at the name's `range`).
     pub(crate) fn record_binding(&mut self, frame: &Frame, range: TextRange, value: &Value) {
-        if let (Some(trace), Value::Tensor(t)) = (self.trace.as_mut(), value) {
-            trace.bindings.push((
-                Location {
-                    file: frame.file,
-                    range,
-                },
-                t.shape().to_vec(),
-            ));
+        if let Some(trace) = self.trace.as_mut() {
+            record(&mut trace.bindings, frame.file, range, value);
         }
     }
 
+    /// Records a tensor-valued expression.
     pub(crate) fn record_expression(&mut self, frame: &Frame, range: TextRange, value: &Value) {
-        if let (Some(trace), Value::Tensor(t)) = (self.trace.as_mut(), value) {
-            trace.expressions.push((
-                Location {
-                    file: frame.file,
-                    range,
-                },
-                t.shape().to_vec(),
-            ));
+        if let Some(trace) = self.trace.as_mut() {
+            record(&mut trace.expressions, frame.file, range, value);
         }
     }
 
@@ -234,5 +224,11 @@ impl<'p> Interpreter<'p> {
         let value = result?;
         self.consts.insert((file, item), value.clone());
         Ok(value)
+    }
+}
+
+fn record(into: &mut Vec<(Location, Vec<usize>)>, file: FileId, range: TextRange, value: &Value) {
+    if let Value::Tensor(t) = value {
+        into.push((Location { file, range }, t.shape().to_vec()));
     }
 }

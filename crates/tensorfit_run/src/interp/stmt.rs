@@ -229,7 +229,7 @@ impl Interpreter<'_> {
         let new = match op {
             AssignOp::Assign => new,
             AssignOp::AddAssign => {
-                let old = self.read_name(frame, name, target.range)?;
+                let old = self.read_name(frame, name)?;
                 self.arithmetic(ast::BinaryOp::Add, &old, &new)?
             }
         };

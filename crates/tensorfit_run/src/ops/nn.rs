@@ -101,6 +101,7 @@ pub fn linear(
 }
 
 /// How a convolution moves over its input.
+#[derive(Clone, Debug)]
 pub struct ConvSpec {
     pub stride: Vec<i64>,
     pub padding: Padding,
@@ -431,6 +432,7 @@ pub fn conv_transpose2d(
     Ok(back_to_rank(out, 2, batched))
 }
 
+#[derive(Clone, Debug)]
 pub struct PoolSpec {
     pub max: bool,
     pub kernel: Vec<i64>,

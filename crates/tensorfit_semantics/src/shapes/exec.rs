@@ -806,15 +806,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         bound: Vec<(String, Value, String)>,
         range: TextRange,
     ) -> Value {
-        let name = match op {
-            CompareOp::Eq => "eq",
-            CompareOp::Ne => "ne",
-            CompareOp::Lt => "lt",
-            CompareOp::Le => "le",
-            CompareOp::Gt => "gt",
-            CompareOp::Ge => "ge",
-        };
-        self.apply_or_defer(name, bound, range)
+        self.apply_or_defer(op.prelude_name(), bound, range)
     }
 
     /// A rank-dependent prelude rule applied to operands that are not a
