@@ -60,7 +60,7 @@ fn main() {
         let analysis = analyze_file(
             &path,
             &bytes,
-            std::sync::Arc::new(FsLoader),
+            std::sync::Arc::new(FsLoader::default()),
             AnalysisOptions::default(),
         );
         std::hint::black_box(analysis.diagnostics().len());
@@ -87,7 +87,12 @@ fn main() {
             let mut diagnostics = 0;
             for _ in 0..RUNS {
                 let started = Instant::now();
-                let analysis = analyze_file(&path, &bytes, std::sync::Arc::new(FsLoader), options);
+                let analysis = analyze_file(
+                    &path,
+                    &bytes,
+                    std::sync::Arc::new(FsLoader::default()),
+                    options,
+                );
                 times.push(started.elapsed());
                 diagnostics = analysis.diagnostics().len();
             }

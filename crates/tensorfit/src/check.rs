@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use tensorfit_base::Severity;
-use tensorfit_ide::{analyze_file, AnalysisOptions, FsLoader};
+use tensorfit_ide::{analyze_file, read_source, AnalysisOptions, FsLoader};
 
 use crate::args::{CheckOptions, Format};
 use crate::output::{self, CheckedFile};
@@ -13,15 +13,16 @@ use crate::output::{self, CheckedFile};
 pub fn run(options: &CheckOptions) -> ExitCode {
     let mut io_errors = Vec::new();
     let paths = collect_files(&options.paths, &mut io_errors);
+    let loader = std::sync::Arc::new(FsLoader::within(workspace_roots(&options.paths)));
     let mut files = Vec::new();
     for path in paths {
-        match std::fs::read(&path) {
+        match read_source(&path) {
             Ok(bytes) => {
                 let options = AnalysisOptions {
                     timeout_ms: options.timeout_ms.min(u64::from(u32::MAX)) as u32,
                     ..AnalysisOptions::default()
                 };
-                let analysis = analyze_file(&path, &bytes, std::sync::Arc::new(FsLoader), options);
+                let analysis = analyze_file(&path, &bytes, loader.clone(), options);
                 files.push(CheckedFile {
                     path: display_path(&path),
                     analysis,
@@ -73,8 +74,29 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     }
 }
 
+/// Where imports may be read from: the current directory and the paths
+/// named (a file's directory), so that `import "../../etc/passwd"` or an
+/// absolute path elsewhere is refused.
+fn workspace_roots(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+    for path in paths {
+        match std::fs::metadata(path) {
+            Ok(meta) if meta.is_dir() => roots.push(path.clone()),
+            _ => roots.extend(path.parent().map(|p| {
+                if p.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    p.to_owned()
+                }
+            })),
+        }
+    }
+    roots
+}
+
 /// The files named, and every `*.tensor` file below the directories named,
-/// in a stable order.
+/// in a stable order. Symbolic links below a directory are not followed:
+/// they could lead out of the tree or into a loop.
 fn collect_files(paths: &[PathBuf], errors: &mut Vec<String>) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut seen_dirs = std::collections::HashSet::new();
@@ -109,6 +131,10 @@ fn walk_dir(
     let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for entry in entries {
+        let is_link = std::fs::symlink_metadata(&entry).is_ok_and(|m| m.file_type().is_symlink());
+        if is_link {
+            continue;
+        }
         if entry.is_dir() {
             walk_dir(&entry, files, seen_dirs, errors);
         } else if entry.extension().is_some_and(|ext| ext == "tensor") {

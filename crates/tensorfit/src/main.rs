@@ -19,8 +19,10 @@ fn main() -> ExitCode {
             print!("{}", args::USAGE);
             ExitCode::SUCCESS
         }
-        Ok(Command::Check(options)) => check::run(&options),
-        Ok(Command::Run(options)) => run::run(&options),
+        // Both follow the program's structure recursively: on a stack
+        // sized for the checker's depth bounds.
+        Ok(Command::Check(options)) => tensorfit_base::with_analysis_stack(|| check::run(&options)),
+        Ok(Command::Run(options)) => tensorfit_base::with_analysis_stack(|| run::run(&options)),
         Ok(Command::Lsp) => {
             tensorfit_lsp::run_stdio();
             ExitCode::SUCCESS

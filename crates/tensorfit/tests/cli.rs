@@ -260,3 +260,145 @@ fn sarif_paths_are_uris() {
     assert!(uri.starts_with("file:///"), "{uri}");
     assert!(uri.ends_with("/with%20space/bad%25name.tensor"), "{uri}");
 }
+
+/// The inputs of the reliability issues that once aborted the checker (a
+/// stack overflow, a 32 GB allocation) or ran for minutes: each gets a
+/// prompt answer with the diagnostic or the bound it names, and none an
+/// internal error.
+#[test]
+fn inputs_that_once_aborted_or_hung_get_prompt_answers() {
+    let dir = scratch("once_fatal");
+    let chain = |n: usize| {
+        let mut text = String::new();
+        for i in 0..n {
+            text += &format!(
+                "fn f{i}(x: Tensor[n, k]) -> Tensor[n, k] {{\n  return f{}(x)\n}}\n",
+                i + 1
+            );
+        }
+        text + &format!("fn f{n}(x: Tensor[n, k]) -> Tensor[n, k] {{\n  return x\n}}\nlet y = f0(randn([2, 3]))\n")
+    };
+    let residual = |n: usize| {
+        let blocks = vec!["Block(16)"; n].join(", ");
+        format!(
+            "struct Block(c: Int) {{\n  conv = Conv2d(c, c, padding: 1)\n  fn forward(self, x: Tensor) -> Tensor {{\n    return relu(self.conv(x) + x)\n  }}\n}}\n\
+             struct Net {{\n  body = Sequential({blocks})\n  fn forward(self, x: Tensor) -> Tensor {{\n    return self.body(x)\n  }}\n}}\n\
+             let net = Net()\nlet y = net(randn([2, 16, 8, 8]))\n"
+        )
+    };
+    let product: Vec<String> = (0..30).map(|i| format!("x.shape[{i}]")).collect();
+    let names: Vec<String> = (0..30).map(|i| format!("d{i}")).collect();
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "recursive_struct.tensor",
+            "struct A {\n  inner = A()\n}\nlet a = A()\n".into(),
+            "recursive-struct",
+        ),
+        (
+            "mutual_structs.tensor",
+            "struct A {\n  b = B()\n}\nstruct B {\n  a = A()\n}\nlet a = A()\n".into(),
+            "recursive-struct",
+        ),
+        ("call_chain.tensor", chain(1_100), "call-depth"),
+        ("residual_blocks.tensor", residual(12), "term-size"),
+        (
+            "huge_rank.tensor",
+            "fn f(x: Tensor) {\n  assert x.rank == 1000000000\n  return x\n}\n".into(),
+            "rank",
+        ),
+        (
+            "large_rank.tensor",
+            "fn f(x: Tensor) {\n  assert x.rank == 10000000\n  return x\n}\n".into(),
+            "rank",
+        ),
+        (
+            "thirty_dims.tensor",
+            format!(
+                "fn f(x: Tensor[{}]) {{\n  let p = {}\n  assert p % 7 == 3\n  return x\n}}\n",
+                names.join(", "),
+                product.join(" * ")
+            ),
+            "",
+        ),
+        (
+            "cat_of_scalars.tensor",
+            "let b = cat([1, 2], dim: 0)\n".into(),
+            "shape-mismatch",
+        ),
+        (
+            "import_device.tensor",
+            "import \"/dev/zero\"\nlet a = 1\n".into(),
+            "import-not-found",
+        ),
+        (
+            "import_stdin.tensor",
+            "import \"/dev/stdin\"\nlet a = 1\n".into(),
+            "import-not-found",
+        ),
+        (
+            "import_outside.tensor",
+            "import \"../../../../../../../../etc/passwd\"\nlet a = 1\n".into(),
+            "import-not-found",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let path = write(&dir, name, text);
+        let started = std::time::Instant::now();
+        let output = tensorfit(&["check", "--format", "json", "--timeout-ms", "500", &path]);
+        let elapsed = started.elapsed();
+        assert!(
+            matches!(output.status.code(), Some(0 | 1)),
+            "{name}: {:?}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // Debug builds are about ten times slower than what users run.
+        assert!(elapsed.as_secs() < 30, "{name} took {elapsed:?}");
+        let report = json(&output);
+        let file = &report["files"][0];
+        let codes: Vec<&str> = file["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect();
+        let limits: Vec<&str> = file["limits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["limit"].as_str().unwrap())
+            .collect();
+        assert!(!codes.contains(&"internal-error"), "{name}: {codes:?}");
+        assert!(
+            expected.is_empty() || codes.contains(&expected) || limits.contains(&expected),
+            "{name}: expected {expected} among {codes:?} / {limits:?}"
+        );
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(!text.contains("root:"), "{name}: an outside file's text");
+    }
+}
+
+/// A FIFO named like a source file is refused rather than read (reading
+/// it would block for ever), and a symlinked directory is not followed.
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_and_links_not_followed() {
+    let dir = scratch("special_files");
+    let fifo = dir.join("p.tensor");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let output = tensorfit(&["check", &fifo.to_string_lossy()]);
+        assert_eq!(output.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&output.stderr).contains("not a regular file"));
+    }
+    let outside = scratch("special_files_outside");
+    write(&outside, "secret.tensor", "let leaked = zz\n");
+    let tree = dir.join("tree");
+    std::fs::create_dir_all(&tree).unwrap();
+    write(&tree, "ok.tensor", "let a = 1\n");
+    std::os::unix::fs::symlink(&outside, tree.join("link")).unwrap();
+    let output = tensorfit(&["check", "--format", "json", &tree.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(0));
+    let report = json(&output);
+    assert_eq!(report["files"].as_array().unwrap().len(), 1);
+}

@@ -113,6 +113,7 @@ codes! {
     CyclicConstant => "cyclic-constant", Error, "a constant defined in terms of itself, directly or through other constants";
     UninitializedRead => "uninitialized-read", Error, "a `var` read before it is assigned on some path";
     UnknownFunction => "unknown-function", Error, "a call of a name that is no function, struct or prelude operation";
+    RecursiveStruct => "recursive-struct", Error, "a struct whose fields build an instance of itself, directly or through other structs";
     UnknownField => "unknown-field", Error, "`self.name` where the struct has no such field, parameter or method";
     // Calls.
     WrongArgumentCount => "wrong-argument-count", Error, "more positional arguments than the function has parameters";

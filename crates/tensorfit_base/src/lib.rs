@@ -6,8 +6,10 @@
 
 mod diagnostic;
 mod line_index;
+mod stack;
 mod text_range;
 
 pub use diagnostic::{Code, Diagnostic, Related, Severity};
 pub use line_index::{LineIndex, Position};
+pub use stack::{with_analysis_stack, ANALYSIS_STACK_BYTES};
 pub use text_range::TextRange;

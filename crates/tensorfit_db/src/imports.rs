@@ -1,7 +1,7 @@
 //! Resolving `import "path"` to parsed files, with cycle detection.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use tensorfit_semantics::{ImportOutcome, ResolvedImport};
 use tensorfit_syntax::ast;
@@ -28,14 +28,86 @@ impl FileLoader for NoImports {
     }
 }
 
-/// Reads imported files from disk.
-pub struct FsLoader;
+/// Reads imported files from disk: regular files of at most
+/// [`MAX_SOURCE_BYTES`], inside the workspace's roots once any are known.
+///
+/// Whatever a program imports, tensorfit never reads a device (`/dev/zero`
+/// would never end, `/dev/stdin` is the server's own JSON-RPC stream), a
+/// FIFO (it would block), or a file outside the workspace (its text could
+/// reach completion and messages).
+#[derive(Default)]
+pub struct FsLoader {
+    roots: RwLock<Vec<PathBuf>>,
+}
+
+/// The largest source file tensorfit reads: far more than any model.
+pub const MAX_SOURCE_BYTES: u64 = 8 << 20;
+
+impl FsLoader {
+    /// A loader that reads only inside `roots` (directories).
+    pub fn within(roots: impl IntoIterator<Item = PathBuf>) -> FsLoader {
+        let loader = FsLoader::default();
+        loader.set_roots(roots);
+        loader
+    }
+
+    /// Sets the workspace's roots (the server learns them at `initialize`).
+    pub fn set_roots(&self, roots: impl IntoIterator<Item = PathBuf>) {
+        let roots = roots
+            .into_iter()
+            .filter_map(|root| std::fs::canonicalize(root).ok())
+            .collect();
+        *self.roots.write().unwrap_or_else(|e| e.into_inner()) = roots;
+    }
+
+    fn inside_roots(&self, canonical: &Path) -> bool {
+        let roots = self.roots.read().unwrap_or_else(|e| e.into_inner());
+        roots.is_empty() || roots.iter().any(|root| canonical.starts_with(root))
+    }
+}
 
 impl FileLoader for FsLoader {
     fn load(&self, path: &Path) -> std::io::Result<String> {
-        let bytes = std::fs::read(path)?;
+        // Symlinks and `..` are resolved before the roots are asked.
+        let canonical = std::fs::canonicalize(path)?;
+        if !self.inside_roots(&canonical) {
+            return Err(refused("it is outside the workspace"));
+        }
+        let bytes = read_source(&canonical)?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
+}
+
+fn refused(why: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::PermissionDenied, why.to_owned())
+}
+
+/// The bytes of a source file: a regular file (never a device, FIFO or
+/// socket) of at most [`MAX_SOURCE_BYTES`].
+pub fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let metadata = std::fs::metadata(path)?;
+    if !metadata.is_file() {
+        return Err(refused("it is not a regular file"));
+    }
+    if metadata.len() > MAX_SOURCE_BYTES {
+        return Err(refused(&format!(
+            "it is larger than {} MiB",
+            MAX_SOURCE_BYTES >> 20
+        )));
+    }
+    let mut bytes = Vec::new();
+    // A file that grows while read is cut off at the limit all the same.
+    std::fs::File::open(path)?
+        .take(MAX_SOURCE_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SOURCE_BYTES {
+        return Err(refused(&format!(
+            "it is larger than {} MiB",
+            MAX_SOURCE_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
 }
 
 /// The imports of `file`, each loaded (from an open buffer or the loader)

@@ -35,7 +35,9 @@ use tensorfit_semantics::{Prelude, ShapeOptions};
 use tensorfit_solver::Interrupts;
 
 pub use host::{DiskChange, Host, TextChange};
-pub use imports::{resolved_imports, FileLoader, FsLoader, NoImports};
+pub use imports::{
+    read_source, resolved_imports, FileLoader, FsLoader, NoImports, MAX_SOURCE_BYTES,
+};
 pub use layout::{ItemSpan, Layout};
 pub use report::{file_diagnostics, file_report, findings, FileReport};
 

@@ -25,6 +25,7 @@ pub fn findings(findings: ShapeFindings, layout: &Layout) -> ShapeFindings {
         mut migrations,
         // Keyed by function, with no places.
         preconditions,
+        limits,
     } = findings;
     let shape = |info: &mut ShapeInfo| {
         info.range = to_text(info.range);
@@ -65,5 +66,6 @@ pub fn findings(findings: ShapeFindings, layout: &Layout) -> ShapeFindings {
         conditions,
         migrations,
         preconditions,
+        limits,
     }
 }

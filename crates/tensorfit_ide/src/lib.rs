@@ -31,7 +31,7 @@ pub use navigation::{goto_definition, references, NavTarget};
 pub use semantic_tokens::{semantic_tokens, SemanticToken, TokenKind, TokenModifiers};
 pub use signature_help::{signature_help, SignatureHelp};
 pub use symbols::{document_symbols, Symbol, SymbolKind};
-pub use tensorfit_db::{FileLoader, FsLoader, NoImports};
+pub use tensorfit_db::{read_source, FileLoader, FsLoader, NoImports};
 pub use tensorfit_semantics::{
     CallShape, DecidedCondition, Environment, HoleSolution, Migration, Prelude, Requirement,
     ShapeFindings, ShapeInfo, ValueRange,

@@ -28,6 +28,10 @@ pub fn service() -> (LspService<Server>, ClientSocket) {
 pub fn run_stdio() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // Reads and checks run on the blocking pool: on stacks sized for
+        // the checker's depth bounds, and not too many of them.
+        .thread_stack_size(tensorfit_base::ANALYSIS_STACK_BYTES)
+        .max_blocking_threads(16)
         .enable_all()
         .build()
         .expect("a tokio runtime can be built");

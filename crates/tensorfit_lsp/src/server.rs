@@ -25,6 +25,8 @@ pub struct Server {
 
 struct State {
     host: Host,
+    /// The host's file loader, to give it the workspace's roots.
+    loader: Arc<FsLoader>,
     /// Open documents: where they are, and the version last applied.
     documents: HashMap<Uri, (PathBuf, i32)>,
     settings: ServerSettings,
@@ -52,10 +54,12 @@ impl State {
 impl Server {
     pub fn new(client: Client) -> Server {
         let settings = ServerSettings::default();
+        let loader = Arc::new(FsLoader::default());
         Server {
             client,
             state: Arc::new(Mutex::new(State {
-                host: Host::new(Arc::new(FsLoader), shape_options(&settings)),
+                host: Host::new(loader.clone(), shape_options(&settings)),
+                loader,
                 documents: HashMap::new(),
                 settings,
                 can_watch_files: false,
@@ -203,6 +207,17 @@ fn path_of(uri: &Uri) -> PathBuf {
 
 impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        // Imports are read only inside the workspace's folders.
+        #[allow(deprecated)] // `root_uri`: older clients send only that.
+        let roots: Vec<PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .map(|folder| &folder.uri)
+            .chain(params.root_uri.as_ref())
+            .filter_map(|uri| uri.to_file_path().map(|p| p.into_owned()))
+            .collect();
+        self.state().loader.set_roots(roots);
         if let Some(options) = params.initialization_options {
             self.state().update_settings(&options);
         }

@@ -5,6 +5,7 @@
 //! function, argument matching). The shape constraints build on the same
 //! scopes.
 
+mod cycles;
 mod environment;
 mod module_scope;
 mod name_check;
@@ -27,8 +28,8 @@ pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,
     assemble_diagnostics, assemble_findings, check_shapes, check_shapes_whole_script, entry_keys,
     CallShape, DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex,
-    MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport,
-    Summary, SummarySource,
+    LimitHit, LimitKind, MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo,
+    ShapeOptions, ShapeReport, Summary, SummarySource,
 };
 pub use signature::{Signature, SignatureParam};
 
@@ -64,6 +65,7 @@ impl NameScope {
     ) -> (NameScope, Vec<Diagnostic>) {
         let mut diagnostics = Vec::new();
         let module = module_scope::ModuleScope::build(file, environment, &mut diagnostics);
+        diagnostics.extend(cycles::definition_cycles(file));
         (NameScope(module), diagnostics)
     }
 }

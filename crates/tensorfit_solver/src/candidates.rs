@@ -21,6 +21,7 @@ fn floor_div(a: i64, b: i64) -> Option<i64> {
 }
 
 fn eval_term(term: &Term, value: i64, bools: &HashMap<VarId, bool>) -> Option<i64> {
+    crate::work::charge(1);
     Some(match term {
         Term::Const(c) => *c,
         Term::Var(_) | Term::Rank(_) | Term::Dim(..) => value,
@@ -44,6 +45,7 @@ fn eval_term(term: &Term, value: i64, bools: &HashMap<VarId, bool>) -> Option<i6
 }
 
 fn eval_formula(formula: &Formula, value: i64, bools: &HashMap<VarId, bool>) -> Option<bool> {
+    crate::work::charge(1);
     Some(match formula {
         Formula::Const(v) => *v,
         Formula::Var(v) => *bools.get(v)?,

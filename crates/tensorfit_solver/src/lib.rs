@@ -14,6 +14,7 @@ pub mod eliminate;
 mod range;
 pub mod term;
 mod watchdog;
+mod work;
 mod z3_backend;
 
 use std::collections::BTreeSet;
@@ -22,6 +23,7 @@ pub use range::{value_range, ValueRange};
 pub use term::{Formula, Term, VarId};
 
 pub use contexts::{in_own_context, Interrupted, Interrupts};
+pub use work::with_allowance;
 
 use z3_backend::Answer;
 
@@ -64,6 +66,15 @@ pub enum Forced {
 }
 
 fn raw_check(facts: &[&Fact], wanted: &[Term], limits: Limits) -> (Outcome, Vec<(Term, i64)>) {
+    work::bounded(limits.timeout_ms, || unbounded_check(facts, wanted, limits))
+        .unwrap_or((Outcome::Unknown, Vec::new()))
+}
+
+fn unbounded_check(
+    facts: &[&Fact],
+    wanted: &[Term],
+    limits: Limits,
+) -> (Outcome, Vec<(Term, i64)>) {
     let eliminated = eliminate::eliminate(facts.iter().map(|f| (f.id, f.formula.clone())));
     let mut eliminated = match eliminated {
         Ok(eliminated) => eliminated,

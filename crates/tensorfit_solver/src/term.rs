@@ -303,6 +303,7 @@ impl Term {
     /// Rebuilds the term bottom-up, replacing atoms (`Var`, `Rank`, `Dim`
     /// after its index is rewritten) for which `f` answers, and folding.
     pub fn rewrite(&self, f: &mut dyn FnMut(&Term) -> Option<Term>) -> Term {
+        crate::work::charge(1);
         match self {
             Term::Const(_) => self.clone(),
             Term::Var(_) | Term::Rank(_) => f(self).unwrap_or_else(|| self.clone()),
@@ -317,6 +318,22 @@ impl Term {
             Term::Div(a, b) => Term::div(&a.rewrite(f), &b.rewrite(f)),
             Term::Rem(a, b) => Term::rem(&a.rewrite(f), &b.rewrite(f)),
             Term::Ite(c, a, b) => Term::ite(&c.rewrite(f), &a.rewrite(f), &b.rewrite(f)),
+        }
+    }
+
+    /// The degree of the term as a polynomial in its atoms (a quotient or
+    /// remainder counts as the product of its sides), saturating.
+    pub fn degree(&self) -> u32 {
+        crate::work::charge(1);
+        match self {
+            Term::Const(_) => 0,
+            Term::Var(_) | Term::Rank(_) => 1,
+            Term::Dim(_, index) => 1 + index.degree(),
+            Term::Add(parts) => parts.iter().map(Term::degree).max().unwrap_or(0),
+            Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => {
+                a.degree().saturating_add(b.degree())
+            }
+            Term::Ite(c, a, b) => c.degree().max(a.degree()).max(b.degree()),
         }
     }
 
@@ -500,6 +517,7 @@ impl Formula {
     /// Rebuilds with `f` applied to every term atom (see [`Term::rewrite`])
     /// and `g` to every boolean variable.
     pub fn rewrite(&self, f: &mut dyn FnMut(&Term) -> Option<Term>) -> Formula {
+        crate::work::charge(1);
         match self {
             Formula::Const(_) | Formula::Var(_) => self.clone(),
             Formula::IsZero(t) => Formula::compare(t.rewrite(f), true),
@@ -507,6 +525,18 @@ impl Formula {
             Formula::Not(inner) => Formula::not(&inner.rewrite(f)),
             Formula::And(parts) => Formula::and(parts.iter().map(|p| p.rewrite(f))),
             Formula::Or(parts) => Formula::or(parts.iter().map(|p| p.rewrite(f))),
+        }
+    }
+
+    /// The highest [`Term::degree`] of its terms.
+    pub fn degree(&self) -> u32 {
+        match self {
+            Formula::Const(_) | Formula::Var(_) => 0,
+            Formula::IsZero(t) | Formula::NonPositive(t) => t.degree(),
+            Formula::Not(inner) => inner.degree(),
+            Formula::And(parts) | Formula::Or(parts) => {
+                parts.iter().map(Formula::degree).max().unwrap_or(0)
+            }
         }
     }
 

@@ -417,4 +417,50 @@ impl Expr {
             _ => None,
         }
     }
+
+    /// The expressions directly inside this one, in source order.
+    pub fn children(&self) -> Vec<&Expr> {
+        match &self.kind {
+            ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().collect(),
+            ExprKind::Call { callee, args } => std::iter::once(&**callee)
+                .chain(args.iter().map(|a| &a.value))
+                .collect(),
+            ExprKind::Subscript { value, indices } => {
+                std::iter::once(&**value).chain(indices).collect()
+            }
+            ExprKind::Field { value, .. } => vec![value],
+            ExprKind::Unary { operand, .. } => vec![operand],
+            ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
+            ExprKind::Compare { operands, .. } => operands.iter().collect(),
+            ExprKind::ShapeAssert { value, pattern, .. } => {
+                std::iter::once(&**value).chain(pattern).collect()
+            }
+            ExprKind::Reduction { bindings, body, .. } => bindings
+                .iter()
+                .filter_map(|b| b.range.as_ref())
+                .flat_map(|(lo, hi)| [lo, hi])
+                .chain(std::iter::once(&**body))
+                .collect(),
+            ExprKind::Name(_)
+            | ExprKind::SelfValue
+            | ExprKind::Int(_)
+            | ExprKind::Float(_)
+            | ExprKind::Bool(_)
+            | ExprKind::Str(_)
+            | ExprKind::Hole
+            | ExprKind::UnknownDim
+            | ExprKind::Missing => Vec::new(),
+        }
+    }
+
+    /// This expression and every expression inside it, outer first. Walked
+    /// with an explicit stack: nesting depth is the user's to choose.
+    pub fn descendants(&self) -> impl Iterator<Item = &Expr> {
+        let mut stack = vec![self];
+        std::iter::from_fn(move || {
+            let next = stack.pop()?;
+            stack.extend(next.children().into_iter().rev());
+            Some(next)
+        })
+    }
 }

@@ -183,10 +183,19 @@ fn write_diagnostic(
         style.severity(diagnostic.severity),
         diagnostic.code.as_str()
     );
-    writeln!(out, "{head}: {}", style.paint("1", &diagnostic.message))?;
+    writeln!(
+        out,
+        "{head}: {}",
+        style.paint("1", &printable(&diagnostic.message))
+    )?;
     write_snippet(out, style, &file.path, index, diagnostic.range, None)?;
     for related in &diagnostic.related {
-        writeln!(out, "{}: {}", style.paint("1;36", "note"), related.message)?;
+        writeln!(
+            out,
+            "{}: {}",
+            style.paint("1;36", "note"),
+            printable(&related.message)
+        )?;
         write_snippet(out, style, &file.path, index, related.range, None)?;
     }
     writeln!(out)
@@ -215,8 +224,9 @@ fn write_snippet(
     };
     writeln!(
         out,
-        "{pad}{} {path}:{}:{}",
+        "{pad}{} {}:{}:{}",
         style.gutter("-->"),
+        printable(path),
         line_number,
         start_col + 1
     )?;
@@ -226,7 +236,7 @@ fn write_snippet(
         "{} {} {}",
         style.gutter(&line_number),
         style.gutter("|"),
-        line_text.replace('\t', " ")
+        printable(&line_text.replace('\t', " "))
     )?;
     let marks = "^".repeat(end_col.saturating_sub(start_col).max(1));
     let underline = format!("{}{}", " ".repeat(start_col), marks);
@@ -240,6 +250,20 @@ fn write_snippet(
         style.gutter("|"),
         style.paint("1;31", &underline)
     )
+}
+
+/// `text` with control characters (a terminal's escape sequences among
+/// them) shown as their Unicode pictures (ESC as `␛`), one character each
+/// so that underlines stay aligned: source text never drives the terminal.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\0'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
+            '\u{7f}' => '\u{2421}',
+            '\u{80}'..='\u{9f}' => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 /// The character column of a UTF-16 column in `line`.

@@ -24,6 +24,19 @@ struct FileReport<'a> {
     holes: Vec<HoleJson>,
     conditions: Vec<ConditionJson>,
     migrations: Vec<MigrationJson<'a>>,
+    /// The analysis's bounds that were reached: what they left unchecked
+    /// says nothing (docs/cli.md).
+    limits: Vec<LimitJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct LimitJson<'a> {
+    limit: &'static str,
+    /// The function or method (`S.forward`) whose analysis reached it;
+    /// absent for the script.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    function: Option<&'a str>,
+    message: String,
 }
 
 #[derive(Serialize)]
@@ -208,6 +221,15 @@ fn file_report(file: &CheckedFile) -> FileReport<'_> {
                 is_static: m.is_static(),
                 example: m.example.as_deref(),
                 reason: tensorfit_ide::reason_text(analysis, m),
+            })
+            .collect(),
+        limits: shapes
+            .limits
+            .iter()
+            .map(|hit| LimitJson {
+                limit: hit.kind.as_str(),
+                function: hit.function.as_deref(),
+                message: hit.kind.explain(),
             })
             .collect(),
     }

@@ -58,7 +58,7 @@ pub fn judge(path: &Path, text: &str, seeds: &[u64], limits: Limits) -> Tally {
     let analysis = analyze_file(
         path,
         text.as_bytes(),
-        Arc::new(FsLoader),
+        Arc::new(FsLoader::default()),
         AnalysisOptions::default(),
     );
     let read = |p: &Path| std::fs::read_to_string(p).ok();

@@ -1,7 +1,7 @@
 //! One analysis of a file: summaries of its functions, checked once each.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use tensorfit_base::{Diagnostic, TextRange};
@@ -13,6 +13,7 @@ use super::conditions::{self, DecidedCondition};
 use super::exec::{Frame, ShapeRecord};
 use super::fact::{Explain, Fact, FactKind};
 use super::holes::{self, HolePath, Place};
+use super::limits::{self, LimitKind, SummaryDepth};
 use super::migration::{self, Migration};
 use super::program::{FunctionRef, Program};
 use super::shown::{self, ShownShape};
@@ -94,6 +95,8 @@ pub struct Analysis<'a> {
     pub set_aside_places: RefCell<HashSet<Place>>,
     /// The migrations of the file's functions' parameters.
     pub migrations: RefCell<Vec<Migration>>,
+    /// The bounds this analysis reached.
+    pub limits_hit: RefCell<BTreeSet<LimitKind>>,
 }
 
 impl<'a> Analysis<'a> {
@@ -114,6 +117,7 @@ impl<'a> Analysis<'a> {
             reports: RefCell::new(Vec::new()),
             names: RefCell::new(HashMap::new()),
             hole_paths: RefCell::new(Vec::new()),
+            limits_hit: RefCell::new(BTreeSet::new()),
             set_aside_places: RefCell::new(HashSet::new()),
             migrations: RefCell::new(Vec::new()),
         }
@@ -165,6 +169,27 @@ impl<'a> Analysis<'a> {
 
     /// The summary of `function`: this analysis's own (being made, or made),
     /// the source's for the file's functions, or made here (imports).
+    /// Answers one question about the entry point (its shown shapes, a
+    /// parameter's migration, its decided conditions) within
+    /// [`limits::QUESTION_NODES`] and the time of a few queries; `None`
+    /// (nothing to say) past them.
+    pub fn question<R>(&self, ask: impl FnOnce() -> R) -> Option<R> {
+        let time = self
+            .limits
+            .timeout_ms
+            .saturating_mul(limits::QUESTION_QUERIES);
+        let answer = tensorfit_solver::with_allowance(limits::QUESTION_NODES, time, ask);
+        if answer.is_none() {
+            self.hit(LimitKind::Question);
+        }
+        answer
+    }
+
+    /// Notes that a bound was reached (the part past it says nothing).
+    pub fn hit(&self, kind: LimitKind) {
+        self.limits_hit.borrow_mut().insert(kind);
+    }
+
     pub fn summary(&self, function: FunctionRef<'a>) -> Option<Arc<Summary>> {
         let key = function.key();
         if let Some(known) = self.summaries.borrow().get(&key) {
@@ -179,13 +204,19 @@ impl<'a> Analysis<'a> {
                 return summary;
             }
         }
-        Some(self.summarise_here(function))
+        self.summarise_here(function)
     }
 
     /// Summarises `function` in this analysis (checking it, and finding
     /// the migrations of its parameters).
-    pub fn summarise_here(&self, function: FunctionRef<'a>) -> Arc<Summary> {
+    pub fn summarise_here(&self, function: FunctionRef<'a>) -> Option<Arc<Summary>> {
         let key = function.key();
+        let Some(_nested) = SummaryDepth::enter() else {
+            // A call chain deeper than any real program: its result is
+            // unknown (LANGUAGE.md §5), and the stack stays bounded.
+            self.hit(LimitKind::CallDepth);
+            return None;
+        };
         self.summaries.borrow_mut().insert(key.clone(), None);
         let (summary, mut migrations) = self.summarise(function);
         let summary = Arc::new(summary);
@@ -202,10 +233,10 @@ impl<'a> Analysis<'a> {
                 continue;
             };
             let ranks = migration::candidate_ranks(placeholder, migration.forced_rank);
-            migration::find_example(self, function, &summary, migration, &ranks);
+            self.question(|| migration::find_example(self, function, &summary, migration, &ranks));
         }
         self.migrations.borrow_mut().extend(migrations);
-        summary
+        Some(summary)
     }
 
     /// The function's summary, and the migrations of its parameters still
@@ -264,6 +295,28 @@ impl<'a> Analysis<'a> {
             },
         };
         let end_var = self.vars.now();
+        if frame.out_of_steps() {
+            // Past its budget a body says nothing, to its callers either.
+            self.hit(LimitKind::Steps);
+            if function.local {
+                self.reports.borrow_mut().push(EntryReport {
+                    function: Some(key.clone()),
+                    ..EntryReport::default()
+                });
+            }
+            let summary = Summary {
+                function: Some(key),
+                params,
+                deferred: Vec::new(),
+                facts: Vec::new(),
+                result: Value::Unknown,
+                records: Vec::new(),
+                first_var,
+                end_var,
+                var_names: Arc::new(self.vars.names_between(first_var, end_var)),
+            };
+            return (summary, Vec::new());
+        }
         let facts = std::mem::take(&mut frame.facts);
         let mut outcome = check::check_entry(self, &facts);
         self.remember(&facts, &outcome);
@@ -275,9 +328,15 @@ impl<'a> Analysis<'a> {
             let records = std::mem::take(&mut frame.records);
             let mut hidden = outcome.set_aside.clone();
             hidden.extend(unproven);
-            let shapes = shown::show(self, &facts, &hidden, &records);
+            let shapes = self
+                .question(|| shown::show(self, &facts, &hidden, &records))
+                .unwrap_or_default();
             let conditions = match self.questions {
-                true => conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions),
+                true => self
+                    .question(|| {
+                        conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions)
+                    })
+                    .unwrap_or_default(),
                 false => Vec::new(),
             };
             migrations = function
@@ -287,7 +346,8 @@ impl<'a> Analysis<'a> {
                 .filter(|p| self.questions && !p.is_self && migration::is_gradual(p.ty.as_ref()))
                 .filter_map(|p| {
                     let (_, value) = params.iter().find(|(n, _)| *n == p.name.text)?;
-                    migration::migrate(self, &key, p, value, &facts)
+                    self.question(|| migration::migrate(self, &key, p, value, &facts))
+                        .flatten()
                 })
                 .collect();
             let preconditions =
@@ -329,6 +389,11 @@ impl<'a> Analysis<'a> {
     pub fn check_script(&self, script: &[ast::Stmt]) {
         let mut frame = Frame::new(self, None);
         frame.body(script);
+        if frame.out_of_steps() {
+            self.hit(LimitKind::Steps);
+            self.reports.borrow_mut().push(EntryReport::default());
+            return;
+        }
         let facts = std::mem::take(&mut frame.facts);
         let mut outcome = check::check_entry(self, &facts);
         self.remember(&facts, &outcome);
@@ -337,9 +402,15 @@ impl<'a> Analysis<'a> {
         outcome.diagnostics.extend(warnings);
         let mut hidden = outcome.set_aside.clone();
         hidden.extend(unproven);
-        let shapes = shown::show(self, &facts, &hidden, &frame.records);
+        let shapes = self
+            .question(|| shown::show(self, &facts, &hidden, &frame.records))
+            .unwrap_or_default();
         let conditions = match self.questions {
-            true => conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions),
+            true => self
+                .question(|| {
+                    conditions::decide(self, &facts, &outcome.set_aside, &frame.conditions)
+                })
+                .unwrap_or_default(),
             false => Vec::new(),
         };
         self.reports.borrow_mut().push(EntryReport {

@@ -6,7 +6,7 @@
 //! last iteration, the last with fresh loop-carried values), and calls
 //! through the callee's [`Summary`], instantiated by substitution.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tensorfit_base::TextRange;
@@ -19,6 +19,7 @@ use super::analysis::{Analysis, Summary};
 use super::conditions::ConditionRecord;
 use super::describe::describe;
 use super::fact::{CallSite, Explain, Fact, FactKind, Guard};
+use super::limits::{self, LimitKind};
 use super::program::FunctionRef;
 use super::rules::{self, Args};
 use super::substitution::Substitution;
@@ -43,6 +44,12 @@ pub struct ShapeRecord {
 /// Records kept per frame (and so per summary): enough for any real
 /// function, a bound on memory for generated ones.
 const MAX_RECORDS: usize = 20_000;
+
+/// How many calls deep a callee's shapes are carried up into its callers'
+/// records. Hover shows a binding's shape at each call that fixes it; past
+/// this depth it shows the callee's own (symbolic) shape. Without the
+/// bound, a chain of N calls keeps N² records with call paths of length N.
+const MAX_RECORD_DEPTH: usize = 12;
 
 /// A rank-dependent prelude operation applied to a tensor of unknown rank
 /// while summarising: kept in the summary and applied again at each call,
@@ -97,6 +104,16 @@ pub struct Frame<'f, 'a> {
     via_context: Vec<CallSite>,
     /// The module constants whose values are being evaluated, innermost last.
     evaluating_constants: Vec<String>,
+    /// The structs whose instances are being built, innermost last: a
+    /// struct met again here contains itself (`recursive-struct`).
+    building: Vec<String>,
+    /// The assumptions already stated, by path and formula: the same one
+    /// met again (every callee in a chain assumes its dimensions positive)
+    /// adds nothing but size.
+    assumed: HashSet<(Guard, Formula)>,
+    /// Steps taken: expressions evaluated, facts and shapes taken over from
+    /// callees (bounded by [`limits::STEP_BUDGET`]).
+    steps: u64,
 }
 
 fn truth(formula: &Formula) -> Option<bool> {
@@ -125,6 +142,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             kernel_bounds: Vec::new(),
             via_context: Vec::new(),
             evaluating_constants: Vec::new(),
+            building: Vec::new(),
+            assumed: HashSet::new(),
+            steps: 0,
         }
     }
 
@@ -143,7 +163,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         } else {
             kind
         };
-        if formula == Formula::truth(true) {
+        if formula == Formula::truth(true) || !self.is_new(kind, &self.guard.clone(), &formula) {
             return;
         }
         self.learn(&formula);
@@ -157,6 +177,12 @@ impl<'f, 'a> Frame<'f, 'a> {
             explain,
             via: self.via_context.clone(),
         });
+    }
+
+    /// Whether a fact adds something: always for a requirement (each is
+    /// reported where it is stated), once for an assumption.
+    fn is_new(&mut self, kind: FactKind, guard: &Guard, formula: &Formula) -> bool {
+        kind != FactKind::Assumption || self.assumed.insert((guard.clone(), formula.clone()))
     }
 
     /// The definitions of the variables an explanation names (`x` in
@@ -219,7 +245,13 @@ impl<'f, 'a> Frame<'f, 'a> {
         for part in parts {
             if let Formula::IsZero(Term::Add(terms)) = part {
                 if let [Term::Rank(base), Term::Const(c)] = terms.as_slice() {
-                    self.known_ranks.insert(*base, -c);
+                    // A rank past the bound stays opaque (Shape::refine).
+                    match c.checked_neg() {
+                        Some(rank) if rank <= limits::MAX_RANK => {
+                            self.known_ranks.insert(*base, rank);
+                        }
+                        _ => self.analysis.hit(LimitKind::Rank),
+                    }
                 }
             }
         }
@@ -718,8 +750,32 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// Counts `n` steps; `false` once the budget is spent, after which the
+    /// frame only winds down (every expression is unknown).
+    fn step(&mut self, n: u64) -> bool {
+        self.steps = self.steps.saturating_add(n);
+        self.steps <= limits::STEP_BUDGET
+    }
+
+    /// Whether this body went past its step budget: what it found is
+    /// incomplete, so it must say nothing.
+    pub fn out_of_steps(&self) -> bool {
+        self.steps > limits::STEP_BUDGET
+    }
+
     pub fn expr(&mut self, expr: &ast::Expr) -> Value {
+        if !self.step(1) {
+            return Value::Unknown;
+        }
         let value = self.expr_inner(expr);
+        let value = if limits::too_large(&value) {
+            // Dimensions that double at each step (broadcasting shapes that
+            // depend on unknowns) would swamp memory and the solver.
+            self.analysis.hit(LimitKind::TermSize);
+            Value::Unknown
+        } else {
+            value
+        };
         let value = self.refine(value);
         if self.constructing == 0 {
             self.push_record(None, expr.range, &value);
@@ -1346,6 +1402,11 @@ impl<'f, 'a> Frame<'f, 'a> {
             .as_ref()
             .map(|n| n.text.clone())
             .unwrap_or_default();
+        // An instance that contains itself has no value (reported as
+        // `recursive-struct`); building it again would never end.
+        if self.building.contains(&name) {
+            return Value::Unknown;
+        }
         let params: Vec<(String, Value)> = bound.into_iter().map(|(n, v, _)| (n, v)).collect();
         self.scopes.push(
             params
@@ -1364,11 +1425,13 @@ impl<'f, 'a> Frame<'f, 'a> {
         );
         let mut fields = Vec::new();
         self.constructing += 1;
+        self.building.push(name.clone());
         for field in &def.fields {
             let value = self.expr(&field.value);
             self.bind(&field.name.text, value.clone(), None);
             fields.push((field.name.text.clone(), value));
         }
+        self.building.pop();
         self.constructing -= 1;
         self.scopes.pop();
         Value::Instance(Arc::new(Instance {
@@ -1434,7 +1497,20 @@ impl<'f, 'a> Frame<'f, 'a> {
                 range,
             );
         }
-        self.resolve_deferred(summary, &mut substitution, &call_site);
+        if !self.step((summary.facts.len() + summary.records.len()) as u64) {
+            return Value::Unknown;
+        }
+        let facts_before = self.facts.len();
+        let resolved = self.resolve_deferred(summary, &mut substitution, &call_site);
+        let result = substitution.value(&summary.result, &self.analysis.vars);
+        if !resolved || limits::too_large(&result) {
+            // Dimensions that grow at each call (a residual block whose
+            // convolution lacks its kernel size, repeated): unknown from
+            // here on, with none of the call's facts.
+            self.analysis.hit(LimitKind::TermSize);
+            self.facts.truncate(facts_before);
+            return Value::Unknown;
+        }
         let vars = &self.analysis.vars;
         for fact in &summary.facts {
             let Some(guard) = self.guard_at_call(&fact.guard, &mut substitution) else {
@@ -1442,6 +1518,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                 continue;
             };
             let formula = substitution.formula(&fact.formula, vars);
+            if limits::formula_too_large(&formula) {
+                self.analysis.hit(LimitKind::TermSize);
+                self.facts.truncate(facts_before);
+                return Value::Unknown;
+            }
             let explain = match &fact.explain {
                 Explain::Equal { what, left, right } => Explain::Equal {
                     what: what.clone(),
@@ -1464,7 +1545,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             };
             let mut via = vec![call_site.clone()];
             via.extend(fact.via.iter().cloned());
-            if formula == Formula::truth(true) {
+            if formula == Formula::truth(true) || !self.is_new(fact.kind, &guard, &formula) {
                 continue;
             }
             self.learn(&formula);
@@ -1480,7 +1561,6 @@ impl<'f, 'a> Frame<'f, 'a> {
             });
         }
         self.instantiate_records(summary, &mut substitution, &call_site);
-        let result = substitution.value(&summary.result, &self.analysis.vars);
         self.refine(result)
     }
 
@@ -1512,6 +1592,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             if self.records.len() >= MAX_RECORDS {
                 break;
             }
+            if record.via.len() >= MAX_RECORD_DEPTH {
+                continue;
+            }
             let Some(guard) = self.guard_at_call(&record.guard, substitution) else {
                 continue;
             };
@@ -1530,12 +1613,15 @@ impl<'f, 'a> Frame<'f, 'a> {
 
     /// Applies the callee's deferred operations to the substituted arguments;
     /// each result replaces the opaque shape that stood for it.
+    ///
+    /// `false` when a result grew past [`limits::MAX_TERM_SIZE`]: the call
+    /// is then unknown.
     fn resolve_deferred(
         &mut self,
         summary: &Summary,
         substitution: &mut Substitution,
         call_site: &CallSite,
-    ) {
+    ) -> bool {
         for deferred in &summary.deferred {
             let vars = &self.analysis.vars;
             let args: Vec<(String, Value, String)> = deferred
@@ -1563,10 +1649,15 @@ impl<'f, 'a> Frame<'f, 'a> {
             self.via_context.remove(0);
             self.function = saved_function;
             self.guard = saved_guard;
+            if limits::too_large(&value) {
+                self.analysis.hit(LimitKind::TermSize);
+                return false;
+            }
             if let Value::Tensor(shape) = value {
                 substitution.shapes.insert(deferred.result, shape);
             }
         }
+        true
     }
 
     /// Matches a summary's placeholder with an argument: placeholders are

@@ -83,7 +83,8 @@ pub fn migrate(
     let limits = analysis.limits;
     let forced_rank = match &shape.rest {
         Some(rest) => match solver::forced(&encoded, &Term::rank(rest.base), limits) {
-            Forced::Value(rank) => Some(rank),
+            // A rank past the bound is not spelt out (nor tried below).
+            Forced::Value(rank) if (0..=super::limits::MAX_RANK).contains(&rank) => Some(rank),
             _ => None,
         },
         None => None,

@@ -12,6 +12,7 @@ mod exec;
 mod fact;
 mod holes;
 mod kernels;
+mod limits;
 mod migration;
 mod preconditions;
 mod program;
@@ -36,6 +37,7 @@ use crate::module_scope::ResolvedImport;
 pub use analysis::{EntryReport, Summary, SummarySource};
 pub use conditions::DecidedCondition;
 pub use holes::{HolePath, HoleSolution, Place};
+pub use limits::{LimitHit, LimitKind};
 pub use migration::{Migration, Requirement};
 pub use program::ItemIndex;
 pub use ranges::MapRanges;
@@ -86,6 +88,8 @@ pub struct ShapeFindings {
     /// What each function (by key: `f`, `S.forward`) asks of its callers
     /// beyond its signature, e.g. `x.shape[1] == y.shape[0]`.
     pub preconditions: BTreeMap<String, Vec<String>>,
+    /// The bounds reached while checking, each once, sorted.
+    pub limits: Vec<LimitHit>,
 }
 
 /// What a shape check computes beyond errors and shapes.
@@ -111,6 +115,8 @@ pub struct FunctionOutcome {
     pub set_aside: Vec<Place>,
     /// The holes the analysis evaluated.
     pub holes: BTreeMap<TextRange, VarId>,
+    /// The bounds the analysis reached (what it left unchecked).
+    pub limits: Vec<LimitHit>,
 }
 
 /// Analyses the function or method `key` (see [`FunctionRef::key`]) of
@@ -154,7 +160,7 @@ fn analyse_in(
     let analysis =
         analysis::Analysis::new(program, options.limits, options.questions, Some(source));
     let summary = analysis.summarise_here(function);
-    outcome_of(analysis, Some(summary))
+    outcome_of(analysis, summary)
 }
 
 /// Analyses `statements` of the script body (the file's top-level
@@ -180,7 +186,22 @@ fn outcome_of(analysis: analysis::Analysis<'_>, summary: Option<Arc<Summary>>) -
     let holes = analysis.holes_by_range();
     let mut set_aside: Vec<Place> = analysis.set_aside_places.take().into_iter().collect();
     set_aside.sort();
+    let function = analysis
+        .reports
+        .borrow()
+        .last()
+        .and_then(|r| r.function.clone());
+    let limits = analysis
+        .limits_hit
+        .take()
+        .into_iter()
+        .map(|kind| LimitHit {
+            kind,
+            function: function.clone(),
+        })
+        .collect();
     FunctionOutcome {
+        limits,
         summary,
         // Functions summarised here for other files report nothing.
         report: analysis.reports.take().pop().unwrap_or_default(),
@@ -357,7 +378,14 @@ pub fn assemble_findings(
     } else {
         Vec::new()
     };
+    let mut limits: Vec<LimitHit> = outcomes
+        .iter()
+        .flat_map(|o| o.limits.iter().cloned())
+        .collect();
+    limits.sort();
+    limits.dedup();
     let mut findings = ShapeFindings {
+        limits,
         holes,
         migrations: outcomes
             .iter()

@@ -191,6 +191,7 @@ impl MapRanges for FunctionOutcome {
             set_aside,
             holes,
             summary: _,
+            limits: _,
         } = self;
         report.map_ranges(map);
         migrations.map_ranges(map);

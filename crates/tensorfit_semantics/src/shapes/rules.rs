@@ -119,8 +119,9 @@ fn axis(
         );
         return None;
     }
+    // A scalar takes dimensions -1 and 0 as PyTorch does (both mean 0).
     Some(if d < 0 {
-        (d + rank_i) as usize
+        (d + rank_i.max(1)) as usize
     } else {
         d as usize
     })
@@ -1227,6 +1228,18 @@ fn join(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) ->
         .map(|v| v.tensor_shape().and_then(|s| dims_of(frame, &s)))
         .collect::<Option<_>>()?;
     let first = shapes.first()?.clone();
+    if name == "cat" {
+        if let Some(k) = shapes.iter().position(Vec::is_empty) {
+            require(
+                frame,
+                Formula::truth(false),
+                range,
+                format!("`cat`: tensor {k} has no dimensions; a zero-dimensional tensor cannot be concatenated"),
+                vec![],
+            );
+            return Some(Value::Unknown);
+        }
+    }
     let rank = first.len() + usize::from(name == "stack");
     let d = axis(
         frame,

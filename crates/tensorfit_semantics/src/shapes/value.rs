@@ -178,7 +178,9 @@ impl Shape {
         let Some(rest) = &self.rest else {
             return self.clone();
         };
-        let Some(rank) = rank_of(rest.base) else {
+        // A rank past the bound stays opaque rather than spelt out
+        // dimension by dimension (`assert x.rank == 1000000000`).
+        let Some(rank) = rank_of(rest.base).filter(|r| *r <= super::limits::MAX_RANK) else {
             return self.clone();
         };
         let from = i64::from(rest.skip_front);

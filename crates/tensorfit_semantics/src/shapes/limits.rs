@@ -1,0 +1,190 @@
+//! The bounds of the analysis, and how reaching one is reported.
+//!
+//! Every bound is counted in steps or depth, never in time, so the same
+//! program gets the same answer on a loaded machine (the solver's time
+//! limit is the one exception, and its watchdog the last resort). A part of
+//! the program past a bound says nothing (LANGUAGE.md §5): its values are
+//! unknown, which is never an error. Each hit is listed in the report
+//! (`limits` in `--format json`, the server's log).
+
+use std::cell::Cell;
+use std::fmt;
+
+use super::value::{Shape, Value};
+use tensorfit_solver::{Formula, Term};
+
+/// A bound that an analysis reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LimitKind {
+    /// Calls nested deeper than [`MAX_SUMMARY_DEPTH`] summaries.
+    CallDepth,
+    /// A function body or script took more than [`STEP_BUDGET`] steps.
+    Steps,
+    /// A dimension grew past [`MAX_TERM_SIZE`] nodes.
+    TermSize,
+    /// A rank past [`MAX_RANK`].
+    Rank,
+    /// A question (shown shapes, a migration, decided conditions, holes)
+    /// past [`QUESTION_NODES`] or its time.
+    Question,
+}
+
+impl LimitKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitKind::CallDepth => "call-depth",
+            LimitKind::Steps => "steps",
+            LimitKind::TermSize => "term-size",
+            LimitKind::Rank => "rank",
+            LimitKind::Question => "question",
+        }
+    }
+
+    /// What was left unchecked, for people.
+    pub fn explain(self) -> String {
+        match self {
+            LimitKind::CallDepth => format!(
+                "calls nested more than {MAX_SUMMARY_DEPTH} deep: the results of the deeper calls are unknown"
+            ),
+            LimitKind::Steps => format!(
+                "the analysis took more than {STEP_BUDGET} steps: the rest of this body is not checked"
+            ),
+            LimitKind::TermSize => format!(
+                "a dimension's expression grew past {MAX_TERM_SIZE} terms: that shape is unknown"
+            ),
+            LimitKind::Rank => {
+                format!("a rank over {MAX_RANK}: that shape is unknown")
+            }
+            LimitKind::Question => "showing shapes, solving holes or finding a migration took more than its allowance: that answer is left out".to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for LimitKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A bound reached while analysing the entry point `function` (`None`: the
+/// script body).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LimitHit {
+    pub kind: LimitKind,
+    pub function: Option<String>,
+}
+
+/// How many summaries may be made inside one another (a call chain
+/// `f0 → f1 → … → fN` summarises `f1` inside `f0`'s analysis). Chosen for
+/// [`tensorfit_base::ANALYSIS_STACK_BYTES`]: under 32 KiB of stack and about 200 KiB of memory a level
+/// through the incremental database, measured.
+pub const MAX_SUMMARY_DEPTH: usize = 1_000;
+
+/// Steps (expressions evaluated, facts and shapes taken over from callees)
+/// one function body or the script may take: ResNet-50's largest body takes
+/// a few thousand.
+pub const STEP_BUDGET: u64 = 2_000_000;
+
+/// Nodes one dimension's expression may have. Real shapes stay under a
+/// hundred; a chain of operations whose dimensions depend on unknowns can
+/// double them at each step.
+pub const MAX_TERM_SIZE: usize = 4_000;
+
+/// Terms one question may rewrite (see `tensorfit_solver::with_allowance`),
+/// over all of its queries.
+pub const QUESTION_NODES: u64 = 2_000_000;
+
+/// A question may take the time of this many solver time-outs.
+pub const QUESTION_QUERIES: u32 = 3;
+
+/// The largest rank a tensor may have for its dimensions to be spelt out.
+/// PyTorch allows at most 64.
+pub const MAX_RANK: i64 = 1_024;
+
+thread_local! {
+    static SUMMARY_DEPTH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// One level of nested summarising, left when dropped.
+pub struct SummaryDepth(());
+
+impl SummaryDepth {
+    /// `None` when [`MAX_SUMMARY_DEPTH`] levels are already open on this
+    /// thread.
+    pub fn enter() -> Option<SummaryDepth> {
+        SUMMARY_DEPTH.with(|depth| {
+            if depth.get() >= MAX_SUMMARY_DEPTH {
+                return None;
+            }
+            depth.set(depth.get() + 1);
+            Some(SummaryDepth(()))
+        })
+    }
+}
+
+impl Drop for SummaryDepth {
+    fn drop(&mut self) {
+        SUMMARY_DEPTH.with(|depth| depth.set(depth.get() - 1));
+    }
+}
+
+/// Whether `value` has a dimension of more than [`MAX_TERM_SIZE`] nodes
+/// (counted with an explicit stack, stopping at the bound).
+pub fn too_large(value: &Value) -> bool {
+    match value {
+        Value::Tensor(shape) | Value::Shape(shape) => shape_too_large(shape),
+        Value::Int(term) => term_too_large(term),
+        Value::Tuple(items) | Value::List(items) => items.iter().any(too_large),
+        _ => false,
+    }
+}
+
+fn shape_too_large(shape: &Shape) -> bool {
+    let tail = shape.rest.iter().flat_map(|rest| &rest.tail);
+    shape.head.iter().chain(tail).any(term_too_large)
+}
+
+fn term_too_large(term: &Term) -> bool {
+    nodes_over_bound(Node::Term(term))
+}
+
+/// Whether `formula` has more than [`MAX_TERM_SIZE`] nodes.
+pub fn formula_too_large(formula: &Formula) -> bool {
+    nodes_over_bound(Node::Formula(formula))
+}
+
+enum Node<'t> {
+    Term(&'t Term),
+    Formula(&'t Formula),
+}
+
+fn nodes_over_bound(root: Node<'_>) -> bool {
+    let mut stack = vec![root];
+    let mut seen = 0;
+    while let Some(node) = stack.pop() {
+        seen += 1;
+        if seen > MAX_TERM_SIZE {
+            return true;
+        }
+        match node {
+            Node::Term(term) => match term {
+                Term::Const(_) | Term::Var(_) | Term::Rank(_) => {}
+                Term::Dim(_, index) => stack.push(Node::Term(index)),
+                Term::Add(terms) => stack.extend(terms.iter().map(Node::Term)),
+                Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => {
+                    stack.extend([Node::Term(a), Node::Term(b)])
+                }
+                Term::Ite(c, a, b) => {
+                    stack.extend([Node::Formula(c), Node::Term(a), Node::Term(b)])
+                }
+            },
+            Node::Formula(formula) => match formula {
+                Formula::Const(_) | Formula::Var(_) => {}
+                Formula::IsZero(t) | Formula::NonPositive(t) => stack.push(Node::Term(t)),
+                Formula::Not(f) => stack.push(Node::Formula(f)),
+                Formula::And(fs) | Formula::Or(fs) => stack.extend(fs.iter().map(Node::Formula)),
+            },
+        }
+    }
+    false
+}
