@@ -74,22 +74,23 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     }
 }
 
-/// Where imports may be read from: the current directory and the paths
-/// named (a file's directory), so that `import "../../etc/passwd"` or an
-/// absolute path elsewhere is refused.
+/// Where imports may be read from: the current directory and, for each
+/// path named, the repository it is in (the nearest directory above it
+/// with a `.git`), or else its own directory. `import "../../etc/passwd"`
+/// or an absolute path elsewhere is refused.
 fn workspace_roots(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
     for path in paths {
-        match std::fs::metadata(path) {
-            Ok(meta) if meta.is_dir() => roots.push(path.clone()),
-            _ => roots.extend(path.parent().map(|p| {
-                if p.as_os_str().is_empty() {
-                    PathBuf::from(".")
-                } else {
-                    p.to_owned()
-                }
-            })),
-        }
+        let Ok(canonical) = std::fs::canonicalize(path) else {
+            continue;
+        };
+        let dir = if canonical.is_dir() {
+            canonical
+        } else {
+            canonical.parent().map(Path::to_owned).unwrap_or(canonical)
+        };
+        let repository = dir.ancestors().find(|a| a.join(".git").exists());
+        roots.push(repository.unwrap_or(&dir).to_owned());
     }
     roots
 }

@@ -225,11 +225,15 @@ pub fn byte_offset(rope: &Rope, position: Position) -> usize {
         return rope.len_bytes();
     }
     let line_start = rope.line_to_char(line);
-    let line_end = if line + 1 < rope.len_lines() {
-        rope.line_to_char(line + 1)
-    } else {
-        rope.len_chars()
-    };
+    // A column past the end of its line is the end of the line, before
+    // its break (as LSP asks): past the break, the text would land on the
+    // next line and the document would part from the editor's.
+    let slice = rope.line(line);
+    let mut content = slice.len_chars();
+    while content > 0 && matches!(slice.char(content - 1), '\n' | '\r') {
+        content -= 1;
+    }
+    let line_end = line_start + content;
     let start_units = rope.char_to_utf16_cu(line_start);
     let end_units = rope.char_to_utf16_cu(line_end);
     let units = (start_units + position.character as usize).min(end_units);
@@ -257,5 +261,43 @@ fn input_edit(rope: &Rope, start: usize, end: usize, text: &str) -> InputEdit {
         start_position,
         old_end_position: point(end),
         new_end_position,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(line: u32, character: u32) -> Position {
+        Position { line, character }
+    }
+
+    #[test]
+    fn columns_past_the_end_stay_on_their_line() {
+        for text in [
+            "let a = 1\nlet b = 2\n",
+            "let a = 1\r\nlet b = 2\r\n",
+            "let a = 1\rlet b = 2\r",
+        ] {
+            let rope = Rope::from_str(text);
+            assert_eq!(byte_offset(&rope, at(0, 14)), 9, "{text:?}");
+            assert_eq!(byte_offset(&rope, at(0, 9)), 9, "{text:?}");
+            assert_eq!(
+                byte_offset(&rope, at(1, 99)),
+                text.len() - text.ends_with("\r\n") as usize - 1
+            );
+            assert_eq!(byte_offset(&rope, at(7, 0)), text.len());
+        }
+        // The last line has no break.
+        let rope = Rope::from_str("let a = 1");
+        assert_eq!(byte_offset(&rope, at(0, 14)), 9);
+    }
+
+    #[test]
+    fn unicode_line_separators_are_not_line_breaks() {
+        // LSP breaks lines at \n, \r\n and \r only.
+        let rope = Rope::from_str("let a = 1\u{2028}\u{b}\u{c}\u{85}let b = zz\nx");
+        assert_eq!(rope.len_lines(), 2);
+        assert_eq!(byte_offset(&rope, at(1, 0)), rope.len_bytes() - 1);
     }
 }
