@@ -163,7 +163,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         } else {
             kind
         };
-        if formula == Formula::truth(true) || !self.is_new(kind, &self.guard.clone(), &formula) {
+        if formula == Formula::truth(true) {
             return;
         }
         self.learn(&formula);
