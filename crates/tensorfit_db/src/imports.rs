@@ -90,11 +90,9 @@ pub fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
     if !metadata.is_file() {
         return Err(refused("it is not a regular file"));
     }
+    let too_large = || refused(&format!("it is larger than {} MiB", MAX_SOURCE_BYTES >> 20));
     if metadata.len() > MAX_SOURCE_BYTES {
-        return Err(refused(&format!(
-            "it is larger than {} MiB",
-            MAX_SOURCE_BYTES >> 20
-        )));
+        return Err(too_large());
     }
     let mut bytes = Vec::new();
     // A file that grows while read is cut off at the limit all the same.
@@ -102,10 +100,7 @@ pub fn read_source(path: &Path) -> std::io::Result<Vec<u8>> {
         .take(MAX_SOURCE_BYTES + 1)
         .read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_SOURCE_BYTES {
-        return Err(refused(&format!(
-            "it is larger than {} MiB",
-            MAX_SOURCE_BYTES >> 20
-        )));
+        return Err(too_large());
     }
     Ok(bytes)
 }

@@ -21,56 +21,20 @@ struct Edge<'a> {
     range: TextRange,
 }
 
-/// The diagnostics of the file's definition cycles, in source order.
-pub fn definition_cycles(file: &ast::SourceFile) -> Vec<Diagnostic> {
-    let mut diagnostics = struct_cycles(file);
-    diagnostics.extend(constant_cycles(file));
-    diagnostics
-}
+/// Definitions by name, each with the definitions it uses.
+type Graph<'a> = BTreeMap<&'a str, Vec<Edge<'a>>>;
 
-fn struct_cycles(file: &ast::SourceFile) -> Vec<Diagnostic> {
-    let structs: BTreeMap<&str, &ast::Struct> = file
-        .items
-        .iter()
-        .filter_map(|item| match item {
-            ast::Item::Struct(s) => Some((s.name.as_ref()?.text.as_str(), s)),
-            _ => None,
-        })
-        .collect();
-    let mut graph: BTreeMap<&str, Vec<Edge>> = BTreeMap::new();
-    for (&name, s) in &structs {
-        let params: BTreeSet<&str> = s
-            .params
-            .iter()
-            .flatten()
-            .map(|p| p.name.text.as_str())
-            .collect();
-        let edges = graph.entry(name).or_default();
-        for field in &s.fields {
-            for expr in field.value.descendants() {
-                let ExprKind::Call { callee, .. } = &expr.kind else {
-                    continue;
-                };
-                let Some(callee) = callee.as_name() else {
-                    continue;
-                };
-                if structs.contains_key(callee) && !params.contains(callee) {
-                    edges.push(Edge {
-                        to: callee,
-                        via: &field.name.text,
-                        range: expr.range,
-                    });
-                }
-            }
-        }
-    }
-    let mut diagnostics = Vec::new();
-    for &name in structs.keys() {
-        let Some(path) = path_back(&graph, name) else {
-            continue;
-        };
-        let first = path[0];
-        let mut message = format!("`{name}` contains itself through `{}`", first.1.via);
+/// A path of a definition back to itself: each step with the definition
+/// it leaves.
+type Cycle<'a, 'g> = Vec<(&'a str, &'g Edge<'a>)>;
+
+/// The diagnostics of the file's definition cycles (the caller sorts them
+/// by position).
+pub fn definition_cycles(file: &ast::SourceFile) -> Vec<Diagnostic> {
+    let structs = struct_graph(file);
+    let constants = constant_graph(file);
+    let struct_cycles = cycles(&structs).map(|(name, path)| {
+        let mut message = format!("`{name}` contains itself through `{}`", path[0].1.via);
         if path.len() > 1 {
             let steps: Vec<String> = path
                 .iter()
@@ -79,16 +43,73 @@ fn struct_cycles(file: &ast::SourceFile) -> Vec<Diagnostic> {
             message.push_str(&format!(" ({})", steps.join(", ")));
         }
         message.push_str(": an instance would never be complete");
-        diagnostics.push(Diagnostic::new(
-            Code::RecursiveStruct,
-            first.1.range,
-            message,
-        ));
-    }
-    diagnostics
+        Diagnostic::new(Code::RecursiveStruct, path[0].1.range, message)
+    });
+    let constant_cycles = cycles(&constants).map(|(name, path)| {
+        let through: Vec<String> = path[..path.len() - 1]
+            .iter()
+            .map(|(_, edge)| format!("`{}`", edge.to))
+            .collect();
+        let message = format!(
+            "`{name}` is defined in terms of itself through {}, so it has no value",
+            through.join(" and ")
+        );
+        Diagnostic::new(Code::CyclicConstant, path[0].1.range, message)
+    });
+    struct_cycles.chain(constant_cycles).collect()
 }
 
-fn constant_cycles(file: &ast::SourceFile) -> Vec<Diagnostic> {
+/// Each definition of `graph` that reaches itself, with its shortest cycle.
+fn cycles<'a, 'g>(graph: &'g Graph<'a>) -> impl Iterator<Item = (&'a str, Cycle<'a, 'g>)> + 'g {
+    graph
+        .keys()
+        .filter_map(|&name| Some((name, path_back(graph, name)?)))
+}
+
+/// Structs and the structs their field initialisers construct.
+fn struct_graph<'a>(file: &'a ast::SourceFile) -> Graph<'a> {
+    let structs: BTreeMap<&str, &ast::Struct> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            ast::Item::Struct(s) => Some((s.name.as_ref()?.text.as_str(), s)),
+            _ => None,
+        })
+        .collect();
+    let edges = |s: &'a ast::Struct| -> Vec<Edge<'a>> {
+        // A parameter of the same name is no constructor call.
+        let params: BTreeSet<&str> = s
+            .params
+            .iter()
+            .flatten()
+            .map(|p| p.name.text.as_str())
+            .collect();
+        let mut edges = Vec::new();
+        for field in &s.fields {
+            for expr in field.value.descendants() {
+                let ExprKind::Call { callee, .. } = &expr.kind else {
+                    continue;
+                };
+                match callee.as_name() {
+                    Some(to) if structs.contains_key(to) && !params.contains(to) => {
+                        edges.push(Edge {
+                            to,
+                            via: &field.name.text,
+                            range: expr.range,
+                        })
+                    }
+                    _ => {}
+                }
+            }
+        }
+        edges
+    };
+    structs.iter().map(|(&name, &s)| (name, edges(s))).collect()
+}
+
+/// Constants and the other constants their values read (a constant that
+/// reads itself directly is the name checker's to report).
+fn constant_graph<'a>(file: &'a ast::SourceFile) -> Graph<'a> {
     let constants: BTreeMap<&str, &ast::Const> = file
         .items
         .iter()
@@ -97,51 +118,31 @@ fn constant_cycles(file: &ast::SourceFile) -> Vec<Diagnostic> {
             _ => None,
         })
         .collect();
-    let mut graph: BTreeMap<&str, Vec<Edge>> = BTreeMap::new();
-    for (&name, c) in &constants {
-        let edges = graph.entry(name).or_default();
-        for expr in c.value.descendants() {
-            if let Some(used) = expr.as_name() {
-                // A constant that reads itself directly is the name
-                // checker's to report.
-                if used != name && constants.contains_key(used) {
-                    edges.push(Edge {
-                        to: used,
-                        via: used,
-                        range: expr.range,
-                    });
-                }
-            }
-        }
-    }
-    let mut diagnostics = Vec::new();
-    for &name in constants.keys() {
-        let Some(path) = path_back(&graph, name) else {
-            continue;
-        };
-        let through: Vec<String> = path[..path.len() - 1]
-            .iter()
-            .map(|(_, e)| format!("`{}`", e.to))
-            .collect();
-        diagnostics.push(Diagnostic::new(
-            Code::CyclicConstant,
-            path[0].1.range,
-            format!(
-                "`{name}` is defined in terms of itself through {}, so it has no value",
-                through.join(" and ")
-            ),
-        ));
-    }
-    diagnostics
+    let edges = |name: &str, c: &'a ast::Const| -> Vec<Edge<'a>> {
+        c.value
+            .descendants()
+            .filter_map(|expr| {
+                let to = expr
+                    .as_name()
+                    .filter(|used| *used != name && constants.contains_key(used))?;
+                Some(Edge {
+                    to,
+                    via: to,
+                    range: expr.range,
+                })
+            })
+            .collect()
+    };
+    constants
+        .iter()
+        .map(|(&name, &c)| (name, edges(name, c)))
+        .collect()
 }
 
 /// The shortest path from `start` back to `start`, each step with the
 /// definition it leaves (breadth-first with an explicit queue: the graph
 /// is the user's, so no recursion).
-fn path_back<'a, 'g>(
-    graph: &'g BTreeMap<&'a str, Vec<Edge<'a>>>,
-    start: &'a str,
-) -> Option<Vec<(&'a str, &'g Edge<'a>)>> {
+fn path_back<'a, 'g>(graph: &'g Graph<'a>, start: &'a str) -> Option<Cycle<'a, 'g>> {
     let mut came_by: BTreeMap<&str, (&'a str, &'g Edge<'a>)> = BTreeMap::new();
     let mut queue = std::collections::VecDeque::from([start]);
     while let Some(node) = queue.pop_front() {

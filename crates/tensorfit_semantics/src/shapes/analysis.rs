@@ -167,8 +167,6 @@ impl<'a> Analysis<'a> {
             .extend(holes::paths_with_holes(facts, &outcome.consistent));
     }
 
-    /// The summary of `function`: this analysis's own (being made, or made),
-    /// the source's for the file's functions, or made here (imports).
     /// Answers one question about the entry point (its shown shapes, a
     /// parameter's migration, its decided conditions) within
     /// [`limits::QUESTION_NODES`] and the time of a few queries; `None`
@@ -190,6 +188,8 @@ impl<'a> Analysis<'a> {
         self.limits_hit.borrow_mut().insert(kind);
     }
 
+    /// The summary of `function`: this analysis's own (being made, or made),
+    /// the source's for the file's functions, or made here (imports).
     pub fn summary(&self, function: FunctionRef<'a>) -> Option<Arc<Summary>> {
         let key = function.key();
         if let Some(known) = self.summaries.borrow().get(&key) {

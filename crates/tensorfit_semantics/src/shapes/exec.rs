@@ -107,9 +107,9 @@ pub struct Frame<'f, 'a> {
     /// The structs whose instances are being built, innermost last: a
     /// struct met again here contains itself (`recursive-struct`).
     building: Vec<String>,
-    /// The assumptions already stated, by path and formula: the same one
-    /// met again (every callee in a chain assumes its dimensions positive)
-    /// adds nothing but size.
+    /// The assumptions taken over from callees, by path and formula: the
+    /// same one met again (every callee in a chain assumes its dimensions
+    /// positive) adds nothing but size.
     assumed: HashSet<(Guard, Formula)>,
     /// Steps taken: expressions evaluated, facts and shapes taken over from
     /// callees (bounded by [`limits::STEP_BUDGET`]).
@@ -179,8 +179,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         });
     }
 
-    /// Whether a fact adds something: always for a requirement (each is
-    /// reported where it is stated), once for an assumption.
+    /// Whether a callee's fact adds something at this call: always for a
+    /// requirement (each is reported where it is stated), once for an
+    /// assumption.
     fn is_new(&mut self, kind: FactKind, guard: &Guard, formula: &Formula) -> bool {
         kind != FactKind::Assumption || self.assumed.insert((guard.clone(), formula.clone()))
     }
@@ -246,11 +247,11 @@ impl<'f, 'a> Frame<'f, 'a> {
             if let Formula::IsZero(Term::Add(terms)) = part {
                 if let [Term::Rank(base), Term::Const(c)] = terms.as_slice() {
                     // A rank past the bound stays opaque (Shape::refine).
-                    match c.checked_neg() {
-                        Some(rank) if rank <= limits::MAX_RANK => {
+                    match c.checked_neg().and_then(limits::spelt_rank) {
+                        Some(rank) => {
                             self.known_ranks.insert(*base, rank);
                         }
-                        _ => self.analysis.hit(LimitKind::Rank),
+                        None => self.analysis.hit(LimitKind::Rank),
                     }
                 }
             }

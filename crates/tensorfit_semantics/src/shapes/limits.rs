@@ -101,6 +101,13 @@ pub const QUESTION_QUERIES: u32 = 3;
 /// PyTorch allows at most 64.
 pub const MAX_RANK: i64 = 1_024;
 
+/// `rank` if a shape of that rank may be spelt out dimension by dimension
+/// (at most [`MAX_RANK`]): the one test of every place that turns a rank
+/// into a list of dimensions. (A negative rank spells out no dimension.)
+pub fn spelt_rank(rank: i64) -> Option<i64> {
+    (rank <= MAX_RANK).then_some(rank)
+}
+
 thread_local! {
     static SUMMARY_DEPTH: Cell<usize> = const { Cell::new(0) };
 }

@@ -84,7 +84,7 @@ pub fn migrate(
     let forced_rank = match &shape.rest {
         Some(rest) => match solver::forced(&encoded, &Term::rank(rest.base), limits) {
             // A rank past the bound is not spelt out (nor tried below).
-            Forced::Value(rank) if (0..=super::limits::MAX_RANK).contains(&rank) => Some(rank),
+            Forced::Value(rank) => super::limits::spelt_rank(rank),
             _ => None,
         },
         None => None,

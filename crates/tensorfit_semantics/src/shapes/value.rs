@@ -180,7 +180,7 @@ impl Shape {
         };
         // A rank past the bound stays opaque rather than spelt out
         // dimension by dimension (`assert x.rank == 1000000000`).
-        let Some(rank) = rank_of(rest.base).filter(|r| *r <= super::limits::MAX_RANK) else {
+        let Some(rank) = rank_of(rest.base).and_then(super::limits::spelt_rank) else {
             return self.clone();
         };
         let from = i64::from(rest.skip_front);
