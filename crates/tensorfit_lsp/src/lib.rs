@@ -12,10 +12,12 @@ mod features;
 mod navigation;
 mod server;
 mod settings;
+mod transport;
 
 pub use server::Server;
 pub use settings::ServerSettings;
 use tower_lsp_server::{ClientSocket, LspService};
+pub use transport::serve;
 
 /// The service, for a transport of the caller's (stdio, or a test's pipe).
 pub fn service() -> (LspService<Server>, ClientSocket) {
@@ -37,10 +39,6 @@ pub fn run_stdio() {
         .expect("a tokio runtime can be built");
     runtime.block_on(async {
         let (service, socket) = service();
-        tower_lsp_server::Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            // Slow reads must not keep edits waiting for a slot.
-            .concurrency_level(64)
-            .serve(service)
-            .await;
+        serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
     });
 }

@@ -245,6 +245,43 @@ async fn bad_input_gets_answers_not_crashes() {
     assert_eq!(hover["contents"]["value"], "```tensor\nTensor[2, 3]\n```");
 }
 
+/// A message the server cannot read is answered, and the session goes on:
+/// broken JSON, a lone UTF-16 surrogate (repaired to U+FFFD, keeping the
+/// document's positions), a message without `"jsonrpc"`, a bad length.
+#[tokio::test]
+async fn malformed_messages_are_answered_and_the_session_goes_on() {
+    let mut client = Client::start().await;
+    let frame = |body: &str| format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    client
+        .send_raw(frame(r#"{"jsonrpc": "2.0", "id": 5, "meth"#).as_bytes())
+        .await;
+    assert_eq!(client.unaddressed_error().await["code"], -32700);
+    let without_version = r#"{"id": 6, "method": "textDocument/hover", "params": {}}"#;
+    client.send_raw(frame(without_version).as_bytes()).await;
+    client.send_raw(b"Content-Length: abc\r\n\r\n{}").await;
+    assert_eq!(client.unaddressed_error().await["code"], -32700);
+    let open = r#"{"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": "file:///work/model.tensor", "languageId": "tensor", "version": 1, "text": "let s = \"\ud800\"\nlet a = ones(2, 3)\n"}}}"#;
+    client.send_raw(frame(open).as_bytes()).await;
+    assert!(client.diagnostics(1).await.is_empty());
+    // `a` on the second line: the surrogate took one UTF-16 unit, as in
+    // the editor.
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 1, "character": 4}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        hover["contents"]["value"],
+        "```tensor\na: Tensor[2, 3]\n```"
+    );
+    assert_eq!(
+        client.request("shutdown", json!(null)).await,
+        Ok(Value::Null)
+    );
+}
+
 /// A Z3 query that would run to its time limit (here a minute: factoring a
 /// large number) does not hold up the next edit: the edit interrupts it,
 /// and the new text is checked at once.

@@ -35,9 +35,12 @@ impl Client {
         let (client_end, server_end) = tokio::io::duplex(1 << 22);
         let (server_read, server_write) = tokio::io::split(server_end);
         let (service, socket) = tensorfit_lsp::service();
-        tokio::spawn(
-            tower_lsp_server::Server::new(server_read, server_write, socket).serve(service),
-        );
+        tokio::spawn(tensorfit_lsp::serve(
+            server_read,
+            server_write,
+            service,
+            socket,
+        ));
         let (from_server, to_server) = tokio::io::split(client_end);
         let mut client = Client {
             to_server,
@@ -61,7 +64,30 @@ impl Client {
     pub async fn send(&mut self, message: Value) {
         let body = message.to_string();
         let frame = format!("Content-Length: {}\r\n\r\n{body}", body.len());
-        self.to_server.write_all(frame.as_bytes()).await.unwrap();
+        self.send_raw(frame.as_bytes()).await;
+    }
+
+    /// Bytes as they are, framed or not.
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.to_server.write_all(bytes).await.unwrap();
+    }
+
+    /// The next message that is an answer with a null id (the answer to a
+    /// message the server could not read), waiting for it.
+    pub async fn unaddressed_error(&mut self) -> Value {
+        loop {
+            let found = self
+                .notifications
+                .iter()
+                .position(|n| n["id"].is_null() && n.get("error").is_some());
+            if let Some(index) = found {
+                return self.notifications.remove(index)["error"].clone();
+            }
+            let message = tokio::time::timeout(Duration::from_secs(60), self.receive())
+                .await
+                .expect("the server answers within a minute");
+            self.notifications.push(message);
+        }
     }
 
     pub async fn receive(&mut self) -> Value {
