@@ -9,6 +9,11 @@ use std::process::ExitCode;
 
 use args::Command;
 
+/// Counted, so that `tensorfit run` bounds the memory of all its tensors
+/// together (`--max-elements`).
+#[global_allocator]
+static ALLOCATOR: tensorfit_base::CountingAllocator = tensorfit_base::CountingAllocator;
+
 fn main() -> ExitCode {
     match args::parse(std::env::args().skip(1)) {
         Ok(Command::Version) => {

@@ -118,6 +118,52 @@ fn shapes_too_large_are_refused_with_their_size() {
     );
 }
 
+/// `--max-elements` bounds the tensors a run holds together, not only
+/// each one: six tensors of a quarter of the limit do not all fit.
+#[test]
+fn the_element_limit_counts_every_tensor_held() {
+    let source = "let a = ones([1000, 1000])\nlet b = ones([1000, 1000])\nlet c = ones([1000, 1000])\nlet d = ones([1000, 1000])\nlet e = ones([1000, 1000])\nlet f = ones([1000, 1000])\n";
+    let (code, _, err) = run("many.tensor", source, &["--max-elements", "4000000"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("would pass the limit of 4000000 elements in all"),
+        "{err}"
+    );
+    let (code, _, err) = run("many.tensor", source, &["--max-elements", "8000000"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// The edges of `Int` are errors at the expression, never a crash.
+#[test]
+fn int_overflow_at_the_edges_is_an_error() {
+    let min = "let m = -9223372036854775807 - 1\n";
+    for (expression, expected) in [
+        ("m / -1", Some("overflows")),
+        ("m % -1", None),
+        ("-m", Some("overflows")),
+        ("m * 2", Some("overflows")),
+        ("m / 3", None),
+        ("m % 7", None),
+    ] {
+        let source = format!("{min}let r = {expression}\n");
+        let (code, out, err) = run("edge.tensor", &source, &[]);
+        match expected {
+            Some(message) => {
+                assert_eq!(code, 1, "{expression}: {out}{err}");
+                assert!(err.contains(message), "{expression}: {err}");
+            }
+            None => assert_eq!(code, 0, "{expression}: {err}"),
+        }
+    }
+    let (_, out, _) = run(
+        "edge.tensor",
+        &format!("{min}let r = m % -1\nlet s = m % 7\n"),
+        &[],
+    );
+    // Floored: the remainder takes the divisor's sign.
+    assert!(out.contains("r: 0") && out.contains("s: 6"), "{out}");
+}
+
 #[test]
 fn endless_loops_stop_at_the_step_limit() {
     let source = "var i = 0\nwhile i < 1 {\n  i = i * 1\n}\n";

@@ -2,14 +2,17 @@
 //!
 //! Nothing here knows about tree-sitter, the solver, salsa or LSP: byte
 //! ranges, the conversion of byte offsets to editor positions, and the
-//! diagnostic model with its stable codes.
+//! diagnostic model with its stable codes; the stack and heap the analysis
+//! runs with.
 
 mod diagnostic;
+mod heap;
 mod line_index;
 mod stack;
 mod text_range;
 
 pub use diagnostic::{Code, Diagnostic, Related, Severity};
+pub use heap::{live_heap_bytes, CountingAllocator};
 pub use line_index::{LineIndex, Position};
 pub use stack::{with_analysis_stack, ANALYSIS_STACK_BYTES};
 pub use text_range::TextRange;

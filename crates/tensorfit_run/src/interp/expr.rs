@@ -71,7 +71,9 @@ impl Interpreter<'_> {
             ExprKind::Unary { op, operand } => {
                 let v = self.eval(frame, operand)?;
                 match (op, v) {
-                    (UnaryOp::Neg, Value::Int(i)) => Ok(Value::Int(-i)),
+                    (UnaryOp::Neg, Value::Int(i)) => i.checked_neg().map(Value::Int).ok_or_else(|| {
+                        Failure::data(format!("the Int arithmetic `-({i})` overflows"))
+                    }),
                     (UnaryOp::Neg, Value::Float(f)) => Ok(Value::Float(-f)),
                     (UnaryOp::Neg, Value::Tensor(t)) => Ok(Value::tensor(t.mapv(|x| -x))),
                     (UnaryOp::Not, Value::Bool(b)) => Ok(Value::Bool(!b)),
@@ -404,6 +406,10 @@ fn int_arithmetic(op: BinaryOp, a: i64, b: i64) -> Outcome<i64> {
             op.symbol()
         ))),
         // `/` floors and `%` takes the sign of the divisor (LANGUAGE.md §1).
+        // Every Int divides by -1 without a remainder; only `i64::MIN / -1`
+        // leaves the range.
+        BinaryOp::Div if b == -1 => a.checked_neg().ok_or_else(overflow),
+        BinaryOp::Rem if b == -1 => Ok(0),
         BinaryOp::Div => Ok(a.div_euclid(b) - i64::from(b < 0 && a.rem_euclid(b) != 0)),
         BinaryOp::Rem => {
             let r = a.rem_euclid(b);

@@ -22,6 +22,9 @@ use crate::value::{Tensor, Value};
 pub struct OpContext {
     pub rng: Rng,
     max_elements: usize,
+    /// The heap held when the run started (the program, its syntax): what
+    /// the run holds beyond it is its values, nearly all tensor data.
+    heap_at_start: Option<usize>,
 }
 
 impl OpContext {
@@ -29,10 +32,13 @@ impl OpContext {
         OpContext {
             rng: Rng::new(seed),
             max_elements,
+            heap_at_start: tensorfit_base::live_heap_bytes(),
         }
     }
 
-    /// Refuses a tensor too big to allocate, with its size.
+    /// Refuses a tensor too big to allocate, alone or beside the tensors
+    /// already held (counted as the run's heap, 4 bytes an element, where
+    /// the binary counts it), with its size.
     pub fn check_size(&self, dims: &[usize]) -> Outcome<()> {
         let elements = dims
             .iter()
@@ -45,6 +51,16 @@ impl OpContext {
                 human_bytes(bytes),
                 self.max_elements
             )));
+        }
+        if let (Some(start), Some(now)) = (self.heap_at_start, tensorfit_base::live_heap_bytes()) {
+            let held = now.saturating_sub(start) / std::mem::size_of::<f32>();
+            if held.saturating_add(elements) > self.max_elements {
+                return Err(Failure::limit(format!(
+                    "a tensor of shape {dims:?} ({elements} elements) beside the {held} elements the run already holds ({}) would pass the limit of {} elements in all",
+                    human_bytes(held as f64 * 4.0),
+                    self.max_elements
+                )));
+            }
         }
         Ok(())
     }
