@@ -39,7 +39,7 @@ pub use imports::{
     read_source, resolved_imports, FileLoader, FsLoader, NoImports, MAX_SOURCE_BYTES,
 };
 pub use layout::{ItemSpan, Layout};
-pub use report::{file_diagnostics, file_report, findings, FileReport};
+pub use report::{file_diagnostics, file_limits, file_report, findings, FileReport};
 
 /// A tree-sitter tree, compared by identity: a new tree is a new input.
 #[derive(Clone)]

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use tensorfit_base::Diagnostic;
-use tensorfit_semantics::{Environment, FunctionOutcome, ShapeFindings};
+use tensorfit_semantics::{Environment, FunctionOutcome, LimitHit, ShapeFindings};
 
 use crate::items::{self, interface, layout};
 use crate::queries::{
@@ -59,6 +59,21 @@ fn entries<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<FunctionId<'db>> {
         .filter(|key| seen.insert(key.as_str()))
         .map(|key| FunctionId::new(db, file, key.clone()))
         .collect()
+}
+
+/// The bounds the checks behind [`file_diagnostics`] reached (questions
+/// asked for findings are not asked here), for the server's log.
+pub fn file_limits(db: &dyn Db, file: SourceFile) -> Vec<LimitHit> {
+    let mut limits: Vec<LimitHit> = entries(db, file)
+        .into_iter()
+        .flat_map(|id| function_outcome(db, id).limits.iter().cloned())
+        .collect();
+    for group in script_groups(db, file).iter() {
+        limits.extend(script_outcome(db, *group).limits.iter().cloned());
+    }
+    limits.sort();
+    limits.dedup();
+    limits
 }
 
 /// What diagnostics read of an outcome: its diagnostics and decided

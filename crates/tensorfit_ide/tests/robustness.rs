@@ -2,10 +2,13 @@
 //! never panics or hangs. Inputs are the corpus and test programs, truncated
 //! and mutated by a seeded generator (deterministic, so a failure reproduces).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use tensorfit_fuzz::mutate::mutate;
+use tensorfit_fuzz::programs::{self, Program};
+use tensorfit_fuzz::rng::Rng;
 use tensorfit_ide::{analyze_file, AnalysisOptions, FileLoader};
 
 /// Imports resolve to nothing: the property is about the file itself.
@@ -19,118 +22,11 @@ impl FileLoader for NoFiles {
     }
 }
 
-/// SplitMix64: tiny, seeded, good enough to pick mutations.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-const FRAGMENTS: &[&str] = &[
-    "(",
-    ")",
-    "[",
-    "]",
-    "{",
-    "}",
-    ",",
-    "..",
-    "|->",
-    "__",
-    "?",
-    "let ",
-    "var ",
-    "fn ",
-    "struct ",
-    "extern ",
-    "where ",
-    "sum(k) ",
-    "if ",
-    "else ",
-    "for i in 0..",
-    "while ",
-    "return ",
-    "= ",
-    "+= ",
-    "\"",
-    "/*",
-    "*/",
-    "//",
-    "self.",
-    "Tensor[",
-    "-1",
-    "99999999999999999999",
-    "\n",
-    "\u{1F600}",
-    "é",
-    "\0",
-    "import \"x.tensor\"\n",
-];
-
-fn mutate(source: &[u8], rng: &mut Rng) -> Vec<u8> {
-    let mut bytes = source.to_vec();
-    for _ in 0..1 + rng.below(4) {
-        let at = rng.below(bytes.len() + 1);
-        match rng.below(6) {
-            0 => bytes.truncate(at),
-            1 => {
-                let end = (at + 1 + rng.below(20)).min(bytes.len());
-                bytes.drain(at.min(end)..end);
-            }
-            2 => {
-                let fragment = FRAGMENTS[rng.below(FRAGMENTS.len())].as_bytes();
-                bytes.splice(at..at, fragment.iter().copied());
-            }
-            3 => {
-                if at < bytes.len() {
-                    bytes[at] = rng.next() as u8;
-                }
-            }
-            4 => {
-                let end = (at + rng.below(200)).min(bytes.len());
-                let copy = bytes[at.min(end)..end].to_vec();
-                let to = rng.below(bytes.len() + 1);
-                bytes.splice(to..to, copy);
-            }
-            _ => {
-                let byte = [0xC3u8, 0x28, 0xFF, 0xE2, 0x82][rng.below(5)];
-                bytes.insert(at, byte);
-            }
-        }
-    }
-    bytes
-}
-
-fn programs() -> Vec<(PathBuf, Vec<u8>)> {
+fn programs() -> Vec<Program> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = std::env::var_os("TENSORFIT_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/corpus"));
-    let mut files = Vec::new();
-    let mut stack = vec![corpus, root.join("tests/programs")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .flatten()
-        {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "tensor") {
-                let bytes = std::fs::read(&path).unwrap();
-                files.push((path, bytes));
-            }
-        }
-    }
-    files.sort();
+    let mut directories = programs::default_directories(&root);
+    directories.retain(|d| !d.ends_with("examples")); // the test programs cover them
+    let files = programs::collect(&directories).expect("the test programs can be read");
     assert!(
         files.len() >= 9,
         "expected the corpus and test programs, found {} files",
@@ -194,9 +90,13 @@ fn check_survives(label: &str, bytes: Vec<u8>) {
 
 #[test]
 fn mutated_and_truncated_programs_never_panic_or_hang() {
-    let mut rng = Rng(0x7E45_0F17);
+    let mut rng = Rng::new(0x7E45_0F17);
     let mut cases = 0;
-    for (path, source) in programs() {
+    for Program {
+        path,
+        bytes: source,
+    } in programs()
+    {
         for cut in (0..=source.len()).step_by(source.len() / 40 + 1) {
             check_survives(
                 &format!("{} cut at {cut}", path.display()),
@@ -222,8 +122,8 @@ fn pathological_shapes_of_text() {
     let long_line = format!("let x = [{}]", vec!["1"; 200_000].join(", "));
     let many_errors = "let = = = ;\n".repeat(20_000);
     let random: Vec<u8> = {
-        let mut rng = Rng(42);
-        (0..100_000).map(|_| rng.next() as u8).collect()
+        let mut rng = Rng::new(42);
+        (0..100_000).map(|_| rng.next_u64() as u8).collect()
     };
     for (label, bytes) in [
         ("deep parentheses", deep_parens.into_bytes()),

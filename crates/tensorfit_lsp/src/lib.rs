@@ -9,6 +9,7 @@
 mod capabilities;
 mod convert;
 mod features;
+mod log;
 mod navigation;
 mod server;
 mod settings;

@@ -14,9 +14,9 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::convert;
 use crate::navigation::{self, SyntaxView};
 use crate::settings::ServerSettings;
+use crate::{convert, log};
 
 pub struct Server {
     client: Client,
@@ -160,18 +160,23 @@ impl Server {
                 let task = tokio::task::spawn_blocking(move || {
                     catch_unwind(AssertUnwindSafe(|| {
                         let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
-                        diagnostics
+                        let diagnostics = diagnostics
                             .iter()
                             .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
-                            .collect::<Vec<_>>()
+                            .collect::<Vec<_>>();
+                        (diagnostics, tensorfit_db::file_limits(&db, file))
                     }))
                     // The snapshot is dropped here, before the lock is taken
                     // again: an edit waiting for snapshots must not wait on us.
                 });
-                let Ok(Ok(diagnostics)) = task.await else {
+                let Ok(Ok((diagnostics, limits))) = task.await else {
                     continue; // cancelled by an edit, which checks again
                 };
                 if current(&state) {
+                    for limit in limits {
+                        let message = log::limit_reached(uri.as_str(), version, &limit);
+                        client.log_message(MessageType::WARNING, message).await;
+                    }
                     client
                         .publish_diagnostics(uri, diagnostics, Some(version))
                         .await;
