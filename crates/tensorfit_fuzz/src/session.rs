@@ -29,22 +29,28 @@ pub struct Settings {
 pub struct Report {
     pub steps: u64,
     pub requests: u64,
+    /// Resident memory, sampled every [`MEMORY_EVERY`] steps.
     pub memory_mib: Vec<f64>,
+    /// What the server holds on its heap, at the same steps.
+    pub heap_mib: Vec<f64>,
     /// Why the session failed, if it did.
     pub failure: Option<String>,
 }
 
 impl Report {
     pub fn summary(&self) -> String {
-        let memory = |i: usize| self.memory_mib.get(i).copied().unwrap_or(0.0);
-        let peak = self.memory_mib.iter().copied().fold(0.0, f64::max);
+        let samples = |mib: &[f64]| {
+            mib.iter()
+                .map(|m| format!("{m:.0}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         format!(
-            "{} editing steps, {} requests answered; server memory {:.0} MiB after the first sample, {:.0} MiB at the end, peak {:.0} MiB; {}",
+            "{} editing steps, {} requests answered; every {MEMORY_EVERY} steps, server resident memory (MiB): {}, heap held (MiB): {}; {}",
             self.steps,
             self.requests,
-            memory(0),
-            memory(self.memory_mib.len().saturating_sub(1)),
-            peak,
+            samples(&self.memory_mib),
+            samples(&self.heap_mib),
             match &self.failure {
                 None => "final state equals a fresh server's".to_owned(),
                 Some(failure) => format!("FAILED: {failure}"),
@@ -52,6 +58,9 @@ impl Report {
         )
     }
 }
+
+/// How often the server's memory is sampled.
+const MEMORY_EVERY: u64 = 500;
 
 const FILES: [&str; 3] = ["a.tensor", "b.tensor", "c.tensor"];
 
@@ -92,6 +101,7 @@ pub fn run(settings: &Settings, programs: &[Program], root: &Path) -> std::io::R
         steps: 0,
         requests: 0,
         memory_mib: Vec::new(),
+        heap_mib: Vec::new(),
         failure: None,
     };
     let outcome = drive(settings, programs, &mut rng, &mut editor, &mut report);
@@ -150,8 +160,11 @@ fn drive(
                 }
             }
         }
-        if step % 500 == 0 {
+        if step % MEMORY_EVERY == 0 {
             report.memory_mib.extend(server.rss_mib());
+            let id = server.request("tensorfit/heapBytes", Value::Null)?;
+            let heap = server.answer(id, settings.answer_within)?["result"].as_f64();
+            report.heap_mib.extend(heap.map(|b| b / f64::from(1 << 20)));
         }
     }
     for id in pending.drain(..) {

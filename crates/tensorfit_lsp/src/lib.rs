@@ -24,6 +24,7 @@ pub use transport::serve;
 pub fn service() -> (LspService<Server>, ClientSocket) {
     LspService::build(Server::new)
         .custom_method("tensorfit/functionChecks", Server::function_checks_request)
+        .custom_method("tensorfit/heapBytes", Server::heap_bytes_request)
         .finish()
 }
 

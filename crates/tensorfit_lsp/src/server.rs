@@ -440,4 +440,10 @@ impl Server {
     pub async fn function_checks_request(&self) -> Result<u64> {
         Ok(self.function_checks())
     }
+
+    /// `tensorfit/heapBytes`: the bytes the server holds on its heap (null
+    /// where the allocator does not count them), for memory tests.
+    pub async fn heap_bytes_request(&self) -> Result<Option<u64>> {
+        Ok(tensorfit_base::live_heap_bytes().map(|b| b as u64))
+    }
 }

@@ -282,6 +282,28 @@ async fn malformed_messages_are_answered_and_the_session_goes_on() {
     );
 }
 
+/// A bound reached while checking is said in the server's log (the
+/// editor's output panel), naming the function; the rest is still checked.
+#[tokio::test]
+async fn a_limit_reached_is_in_the_log() {
+    let mut client = Client::start().await;
+    client
+        .open("fn f(x: Tensor) {\n  assert x.rank == 1000000000\n  return x\n}\nlet a = ones(2, 3) @ ones(4, 5)\n")
+        .await;
+    let diagnostics = client.diagnostics(1).await;
+    assert!(
+        summary(&diagnostics).contains("shape-mismatch"),
+        "{}",
+        summary(&diagnostics)
+    );
+    let log = client.wait_for("window/logMessage").await;
+    let message = log["params"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("limit rank reached in `f` of file:///work/model.tensor (version 1)"),
+        "{message}"
+    );
+}
+
 /// A Z3 query that would run to its time limit (here a minute: factoring a
 /// large number) does not hold up the next edit: the edit interrupts it,
 /// and the new text is checked at once.
