@@ -317,8 +317,9 @@ impl<'a> Analysis<'a> {
             };
             return (summary, Vec::new());
         }
+        let precondition = frame.precondition_facts.unwrap_or(frame.facts.len());
         let facts = std::mem::take(&mut frame.facts);
-        let mut outcome = check::check_entry(self, &facts);
+        let mut outcome = check::check_entry(self, &facts, precondition);
         self.remember(&facts, &outcome);
         let mut migrations = Vec::new();
         let records = if function.local {
@@ -395,7 +396,8 @@ impl<'a> Analysis<'a> {
             return;
         }
         let facts = std::mem::take(&mut frame.facts);
-        let mut outcome = check::check_entry(self, &facts);
+        // The script has no precondition.
+        let mut outcome = check::check_entry(self, &facts, 0);
         self.remember(&facts, &outcome);
         let (warnings, unproven) =
             super::kernels::bound_warnings(self, &facts, &outcome, &frame.kernel_bounds);

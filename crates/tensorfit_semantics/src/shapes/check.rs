@@ -62,7 +62,19 @@ pub(super) fn solver_facts(
     result
 }
 
-pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
+/// Checks an entry point whose first `precondition` facts are its
+/// precondition (parameter types, `where` clauses, opening `assert`s).
+pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact], precondition: usize) -> EntryOutcome {
+    let mut outcome = check_paths(analysis, facts);
+    if let Some(contradiction) = contradictory_precondition(analysis, &facts[..precondition]) {
+        // Only the contradiction is said; what holds once it is set aside
+        // still answers holes and shows shapes.
+        outcome.diagnostics = contradiction;
+    }
+    outcome
+}
+
+fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     let mut paths: Vec<Guard> = Vec::new();
     for fact in facts.iter().filter(|f| f.kind != FactKind::Assumption) {
         if !paths.contains(&fact.guard) {
@@ -170,6 +182,57 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
         set_aside,
         consistent,
     }
+}
+
+/// A precondition that cannot hold for any call, as the one diagnostic of
+/// its function: at its last clause in the contradiction, with the others
+/// as related places. Nothing else is reported: no call reaches the body,
+/// and a failure found there by setting a clause aside would contradict the
+/// clauses the programmer wrote (`where a * b == 7, a > 1, b > 1` is not a
+/// reason to say what happens when `a = 1`).
+fn contradictory_precondition(
+    analysis: &Analysis<'_>,
+    precondition: &[Fact],
+) -> Option<Vec<Diagnostic>> {
+    if precondition.iter().all(|f| f.kind == FactKind::Assumption) {
+        return None; // types alone are always satisfiable: no query
+    }
+    let unconditional = (0..precondition.len()).filter(|i| precondition[*i].guard.is_empty());
+    let items = solver_facts(precondition, unconditional, &Vec::new());
+    let Outcome::Unsat(core) = solver::check(&items, analysis.limits) else {
+        return None;
+    };
+    let stated = |id: &&u32| precondition[**id as usize].kind != FactKind::Assumption;
+    let chosen = *core.iter().filter(stated).max()? as usize;
+    let rest: Vec<SolverFact> = items
+        .iter()
+        .filter(|f| core.contains(&f.id) && f.id != chosen as u32)
+        .cloned()
+        .collect();
+    let mut diagnostics = Vec::new();
+    report(
+        analysis,
+        &precondition[chosen],
+        &rest,
+        &mut diagnostics,
+        &mut HashSet::new(),
+    );
+    let others: Vec<TextRange> = core
+        .iter()
+        .filter(stated)
+        .filter(|id| **id as usize != chosen)
+        .map(|id| precondition[*id as usize].range)
+        .collect();
+    Some(
+        diagnostics
+            .into_iter()
+            .map(|diagnostic| {
+                others.iter().fold(diagnostic, |d, range| {
+                    d.with_related(*range, "this part of the precondition contradicts it")
+                })
+            })
+            .collect(),
+    )
 }
 
 /// The message of a failing fact, with the values the rest of the

@@ -83,6 +83,9 @@ pub struct Frame<'f, 'a> {
     self_value: Option<Value>,
     /// Still inside the `assert`s that open the body (its precondition).
     opening: bool,
+    /// How many facts the precondition (parameter types, `where` clauses,
+    /// opening `assert`s) stated, once the body goes past it.
+    pub precondition_facts: Option<usize>,
     /// Facts of this kind are recorded as assumptions instead (used while
     /// evaluating a struct's fields for a method's `self`).
     assume_only: bool,
@@ -131,6 +134,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             function,
             self_value: None,
             opening: true,
+            precondition_facts: None,
             assume_only: false,
             known_ranks: HashMap::new(),
             records: Vec::new(),
@@ -354,8 +358,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             if self.returned {
                 break;
             }
-            if !matches!(stmt.kind, StmtKind::Assert { .. }) {
+            if self.opening && !matches!(stmt.kind, StmtKind::Assert { .. }) {
                 self.opening = false;
+                self.precondition_facts = Some(self.facts.len());
             }
             self.stmt(stmt);
         }

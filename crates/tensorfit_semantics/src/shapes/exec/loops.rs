@@ -46,6 +46,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         let before_returned = self.returned;
         let before_loop = self.scopes.clone();
+        let outer_guard = self.guard.clone();
         let mut assigned = HashSet::new();
         assigned_names(body_stmts, &mut assigned);
         self.branch(
@@ -55,8 +56,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                 this.returned = false;
                 let checkpoint = this.checkpoint();
                 let kept = this.freshen_scopes(&assigned, &before_loop, range, true);
+                let fresh = this.kept_dims(&kept);
                 body(this, false);
-                if !this.ranks_kept(&kept) {
+                if this.ranks_kept(&kept) {
+                    this.assume_kept_dims(&kept, &fresh, &before_loop, &outer_guard, range);
+                } else {
                     this.rollback(checkpoint);
                     this.freshen_scopes(&assigned, &before_loop, range, false);
                     body(this, false);
@@ -114,6 +118,67 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         self.scopes = scopes;
         kept
+    }
+
+    /// The dimensions the tensors in `kept` have now.
+    fn kept_dims(&self, kept: &[(usize, String, usize)]) -> Vec<Vec<Term>> {
+        kept.iter()
+            .map(|(depth, name, _)| {
+                self.scopes
+                    .get(*depth)
+                    .and_then(|s| s.get(name))
+                    .and_then(|s| s.value.tensor_shape())
+                    .and_then(|shape| self.refine_shape(&shape).dims().map(<[Term]>::to_vec))
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// A dimension the last iteration gives back unchanged, whatever its
+    /// fresh value, is the same in every iteration: by induction from the
+    /// first, it is the value from before the loop (`for … { x = relu(x) }`
+    /// keeps `x`'s shape). Assumed on the path outside the loop, so that
+    /// what follows the loop sees the invariant shape: the fresh dimensions
+    /// mean nothing on the path that skips the loop.
+    fn assume_kept_dims(
+        &mut self,
+        kept: &[(usize, String, usize)],
+        fresh: &[Vec<Term>],
+        before_loop: &[HashMap<String, Slot>],
+        outer_guard: &Guard,
+        range: TextRange,
+    ) {
+        let inner_guard = std::mem::replace(&mut self.guard, outer_guard.clone());
+        let after = self.kept_dims(kept);
+        for (((depth, name, _), fresh), after) in kept.iter().zip(fresh).zip(&after) {
+            let before = before_loop
+                .get(*depth)
+                .and_then(|s| s.get(name))
+                .and_then(|s| s.value.tensor_shape())
+                .and_then(|shape| self.refine_shape(&shape).dims().map(<[Term]>::to_vec));
+            let Some(before) = before else { continue };
+            if before.len() != fresh.len() || after.len() != fresh.len() {
+                continue;
+            }
+            let mut invariant = after.clone();
+            for (((f, a), b), kept) in fresh
+                .iter()
+                .zip(after.iter())
+                .zip(before.iter())
+                .zip(&mut invariant)
+            {
+                if f == a {
+                    self.assume(Formula::eq(f, b), range);
+                    *kept = b.clone();
+                }
+            }
+            // The value after the loop says so too, to be shown as it is
+            // (`n`, not the fresh dimension equal to it).
+            if let Some(slot) = self.scopes.get_mut(*depth).and_then(|s| s.get_mut(name)) {
+                slot.value = Value::Tensor(Shape::known(invariant));
+            }
+        }
+        self.guard = inner_guard;
     }
 
     fn ranks_kept(&self, kept: &[(usize, String, usize)]) -> bool {
