@@ -77,12 +77,14 @@ fn run(args: &[String]) -> Result<bool, String> {
             .map_err(|e| e.to_string())?
             .with_file_name("tensorfit"),
     };
-    if !binary.is_file() {
-        return Err(format!(
+    // Absolute: the children run in scratch directories.
+    let binary = std::fs::canonicalize(&binary)
+        .ok()
+        .filter(|b| b.is_file())
+        .ok_or(format!(
             "{} is not there: build it, or name it with --binary",
             binary.display()
-        ));
-    }
+        ))?;
     let directories: Vec<PathBuf> = match flags.all("programs") {
         named if named.is_empty() => {
             programs::default_directories(&std::env::current_dir().map_err(|e| e.to_string())?)
