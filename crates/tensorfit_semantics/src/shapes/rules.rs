@@ -22,12 +22,14 @@ impl Args {
         Args { items }
     }
 
+    /// The argument bound to parameter `name`; `None` (as not given) when
+    /// the operation has no such parameter, so its default applies.
     pub fn get(&self, name: &str) -> &Value {
         self.items
             .iter()
             .find(|(n, _, _)| n == name)
             .map(|(_, v, _)| v)
-            .unwrap_or(&Value::Unknown)
+            .unwrap_or(&Value::None)
     }
 
     pub fn items(&self) -> &[(String, Value, String)] {
@@ -284,7 +286,10 @@ fn pair(value: &Value, default: i64, count: usize) -> Option<Vec<Term>> {
         Value::Tuple(items) | Value::List(items) if items.len() == count => {
             items.iter().map(|v| v.as_int().cloned()).collect()
         }
-        Value::None | Value::Unknown => Some(vec![Term::int(default); count]),
+        Value::None => Some(vec![Term::int(default); count]),
+        // Unknown (a missing argument, a value not modelled) is not the
+        // default: guessing it would show wrong shapes and report clashes
+        // that exist only because of the guess.
         _ => None,
     }
 }
@@ -1662,7 +1667,8 @@ pub fn call_layer(
             return defer_layer(frame, layer, bound, range);
         }
     }
-    let arg = |name: &str| layer.arg(name).cloned().unwrap_or(Value::Unknown);
+    // A parameter the layer does not have is not given: its default applies.
+    let arg = |name: &str| layer.arg(name).cloned().unwrap_or(Value::None);
     match layer.kind.as_str() {
         "ReLU" | "ReLU6" | "LeakyReLU" | "SiLU" | "GELU" | "Sigmoid" | "Tanh" | "Dropout"
         | "Identity" | "Softmax" => input,
