@@ -30,6 +30,7 @@ pub fn service() -> (LspService<Server>, ClientSocket) {
 
 /// Serves LSP on stdin/stdout until the client exits.
 pub fn run_stdio() {
+    few_malloc_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         // Reads and checks run on the blocking pool: on stacks sized for
@@ -43,4 +44,18 @@ pub fn run_stdio() {
         let (service, socket) = service();
         serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
     });
+}
+
+/// glibc gives each thread that allocates its own malloc arena, and an
+/// arena keeps the pages of its busiest moment. Checks run on many blocking
+/// threads, and Z3 allocates with malloc, so resident memory crept up over
+/// a long session (a 10,000-step editing session: 354 MiB after 500 steps,
+/// 542 MiB at the end) while the memory held stayed small. Two arenas keep
+/// it flat (220 MiB, then 280 MiB from step 4,500 to the end).
+fn few_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: called once at start-up, before the runtime's threads exist.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
 }
