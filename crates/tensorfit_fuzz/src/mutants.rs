@@ -74,7 +74,13 @@ pub fn run(
                             return Ok(());
                         }
                         let outcome = check_one(settings, programs, &directory, index)?;
-                        outcomes.lock().unwrap().push(outcome);
+                        let mut outcomes = outcomes.lock().unwrap();
+                        outcomes.push(outcome);
+                        // Progress for long runs, on stderr: every tenth.
+                        let tenth = (settings.count / 10).max(1);
+                        if outcomes.len() as u64 % tenth == 0 {
+                            eprintln!("{} of {} mutants checked", outcomes.len(), settings.count);
+                        }
                     }
                 })();
                 if let Err(error) = result {
