@@ -78,7 +78,7 @@ pub fn run(
                         outcomes.push(outcome);
                         // Progress for long runs, on stderr: every tenth.
                         let tenth = (settings.count / 10).max(1);
-                        if outcomes.len() as u64 % tenth == 0 {
+                        if (outcomes.len() as u64).is_multiple_of(tenth) {
                             eprintln!("{} of {} mutants checked", outcomes.len(), settings.count);
                         }
                     }
