@@ -61,7 +61,7 @@ fn spelled(analysis: &Analysis<'_>, term: &Term) -> String {
             }
             text
         }
-        Term::Mul(a, b) => format!("{} * {}", operand(analysis, a), operand(analysis, b)),
+        Term::Mul(a, b) => format!("{} * {}", operand(analysis, a), factor(analysis, b)),
         Term::Div(a, b) => format!("{} / {}", operand(analysis, a), divisor(analysis, b)),
         Term::Rem(a, b) => format!("{} % {}", operand(analysis, a), divisor(analysis, b)),
         Term::Ite(..) => UNNAMED.to_owned(),
@@ -72,6 +72,15 @@ fn operand(analysis: &Analysis<'_>, t: &Term) -> String {
     match t {
         Term::Add(_) => format!("({})", spelled(analysis, t)),
         _ => spelled(analysis, t),
+    }
+}
+
+/// The right side of `*`: a floored quotient or a remainder keeps its
+/// parentheses, `5 * (h / 4)` being another number than `5 * h / 4`.
+fn factor(analysis: &Analysis<'_>, t: &Term) -> String {
+    match t {
+        Term::Div(..) | Term::Rem(..) => format!("({})", spelled(analysis, t)),
+        _ => operand(analysis, t),
     }
 }
 
