@@ -7,6 +7,7 @@
 pub mod ast;
 mod lower;
 mod outline;
+pub mod print;
 mod syntax_errors;
 
 use std::collections::BTreeSet;

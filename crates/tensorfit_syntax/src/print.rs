@@ -1,0 +1,305 @@
+//! Expressions printed back from the tree in the canonical layout: the
+//! text as written, up to spacing, comments and redundant parentheses, with
+//! `…` for the missing pieces of half-typed code. One printer for every
+//! layer: messages name operands with it, editor features show
+//! declarations with it.
+
+use std::fmt::Write;
+
+use crate::ast::{self, BinaryOp, CompareOp, ExprKind, FieldName, ReductionOp, UnaryOp};
+
+/// Printed where the tree has a `Missing` placeholder, and where a cut
+/// expression stops.
+pub const MISSING: &str = "…";
+
+/// An expression, parenthesised where precedence needs it.
+pub fn expr(e: &ast::Expr) -> String {
+    let mut printer = Printer {
+        out: String::new(),
+        limit: usize::MAX,
+    };
+    write_expr(&mut printer, e, Prec::Lowest);
+    printer.out
+}
+
+/// [`expr`] cut to at most `max_chars` characters (the last one `…`): to
+/// name an operand in a message, not to reprint the program. Printing stops
+/// soon after the limit, so a huge expression costs little.
+pub fn expr_within(e: &ast::Expr, max_chars: usize) -> String {
+    let mut printer = Printer {
+        out: String::new(),
+        limit: max_chars * 4,
+    };
+    write_expr(&mut printer, e, Prec::Lowest);
+    let text = printer.out;
+    if text.chars().count() > max_chars {
+        let cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+        format!("{cut}{MISSING}")
+    } else {
+        text
+    }
+}
+
+struct Printer {
+    out: String,
+    /// Past this many bytes, the rest prints as `…`.
+    limit: usize,
+}
+
+/// Binding strength, loosest first (docs/language.md, "Expressions").
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Prec {
+    Lowest,
+    ShapeAssert,
+    Or,
+    And,
+    Compare,
+    Sum,
+    Product,
+    Unary,
+    Postfix,
+}
+
+fn binary_prec(op: BinaryOp) -> Prec {
+    match op {
+        BinaryOp::Or => Prec::Or,
+        BinaryOp::And => Prec::And,
+        BinaryOp::Add | BinaryOp::Sub => Prec::Sum,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem | BinaryOp::MatMul => Prec::Product,
+    }
+}
+
+fn own_prec(kind: &ExprKind) -> Prec {
+    match kind {
+        ExprKind::ShapeAssert { .. } => Prec::ShapeAssert,
+        ExprKind::Binary { op, .. } => binary_prec(*op),
+        ExprKind::Compare { .. } => Prec::Compare,
+        ExprKind::Unary { .. } => Prec::Unary,
+        // A reduction's body extends as far as it can: it only stands
+        // unparenthesised where nothing follows it.
+        ExprKind::Reduction { .. } => Prec::Lowest,
+        _ => Prec::Postfix,
+    }
+}
+
+fn write_expr(p: &mut Printer, e: &ast::Expr, context: Prec) {
+    if p.out.len() > p.limit {
+        if !p.out.ends_with(MISSING) {
+            p.out.push_str(MISSING);
+        }
+        return;
+    }
+    let parenthesise = own_prec(&e.kind) < context;
+    if parenthesise {
+        p.out.push('(');
+    }
+    match &e.kind {
+        ExprKind::Name(name) => p.out.push_str(name),
+        ExprKind::SelfValue => p.out.push_str("self"),
+        ExprKind::Int(value) => {
+            let _ = write!(p.out, "{value}");
+        }
+        ExprKind::Float(text) => p.out.push_str(text),
+        ExprKind::Bool(value) => {
+            let _ = write!(p.out, "{value}");
+        }
+        ExprKind::Str(value) => write_string(&mut p.out, value),
+        ExprKind::Hole => p.out.push_str("__"),
+        ExprKind::UnknownDim => p.out.push('?'),
+        ExprKind::Missing => p.out.push_str(MISSING),
+        ExprKind::List(elements) => {
+            p.out.push('[');
+            write_list(p, elements);
+            p.out.push(']');
+        }
+        ExprKind::Tuple(elements) => {
+            p.out.push('(');
+            write_list(p, elements);
+            if elements.len() == 1 {
+                p.out.push(',');
+            }
+            p.out.push(')');
+        }
+        ExprKind::Call { callee, args } => {
+            write_expr(p, callee, Prec::Postfix);
+            p.out.push('(');
+            for (i, arg) in args.iter().enumerate() {
+                if i > 0 {
+                    p.out.push_str(", ");
+                }
+                if let Some(name) = &arg.name {
+                    let _ = write!(p.out, "{}: ", name.text);
+                }
+                write_expr(p, &arg.value, Prec::Lowest);
+            }
+            p.out.push(')');
+        }
+        ExprKind::Subscript { value, indices } => {
+            write_expr(p, value, Prec::Postfix);
+            p.out.push('[');
+            write_list(p, indices);
+            p.out.push(']');
+        }
+        ExprKind::Field { value, field } => {
+            write_expr(p, value, Prec::Postfix);
+            p.out.push('.');
+            match field {
+                FieldName::Named(name) => p.out.push_str(&name.text),
+                FieldName::Index(index, _) => {
+                    let _ = write!(p.out, "{index}");
+                }
+            }
+        }
+        ExprKind::Unary { op, operand } => {
+            p.out.push(match op {
+                UnaryOp::Neg => '-',
+                UnaryOp::Not => '!',
+            });
+            write_expr(p, operand, Prec::Unary);
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            let prec = binary_prec(*op);
+            write_expr(p, lhs, prec);
+            let _ = write!(p.out, " {} ", op.symbol());
+            write_expr(p, rhs, next(prec));
+        }
+        ExprKind::Compare { operands, ops } => {
+            for (i, operand) in operands.iter().enumerate() {
+                if i > 0 {
+                    let symbol = ops.get(i - 1).map_or("==", |op| compare_symbol(*op));
+                    let _ = write!(p.out, " {symbol} ");
+                }
+                write_expr(p, operand, Prec::Sum);
+            }
+        }
+        ExprKind::ShapeAssert { value, pattern, .. } => {
+            write_expr(p, value, Prec::Or);
+            p.out.push_str(" |-> [");
+            write_list(p, pattern);
+            p.out.push(']');
+        }
+        ExprKind::Reduction { op, bindings, body } => {
+            p.out.push_str(match op {
+                ReductionOp::Sum => "sum",
+                ReductionOp::Prod => "prod",
+                ReductionOp::Max => "max",
+                ReductionOp::Min => "min",
+            });
+            p.out.push('(');
+            for (i, binding) in bindings.iter().enumerate() {
+                if i > 0 {
+                    p.out.push_str(", ");
+                }
+                p.out.push_str(&binding.index.text);
+                if let Some((start, end)) = &binding.range {
+                    p.out.push_str(" in ");
+                    write_expr(p, start, Prec::Sum);
+                    p.out.push_str("..");
+                    write_expr(p, end, Prec::Sum);
+                }
+            }
+            p.out.push_str(") ");
+            write_expr(p, body, Prec::Lowest);
+        }
+    }
+    if parenthesise {
+        p.out.push(')');
+    }
+}
+
+fn next(prec: Prec) -> Prec {
+    match prec {
+        Prec::Lowest => Prec::ShapeAssert,
+        Prec::ShapeAssert => Prec::Or,
+        Prec::Or => Prec::And,
+        Prec::And => Prec::Compare,
+        Prec::Compare => Prec::Sum,
+        Prec::Sum => Prec::Product,
+        Prec::Product => Prec::Unary,
+        Prec::Unary | Prec::Postfix => Prec::Postfix,
+    }
+}
+
+fn compare_symbol(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Eq => "==",
+        CompareOp::Ne => "!=",
+        CompareOp::Lt => "<",
+        CompareOp::Le => "<=",
+        CompareOp::Gt => ">",
+        CompareOp::Ge => ">=",
+    }
+}
+
+fn write_list(p: &mut Printer, elements: &[ast::Expr]) {
+    for (i, element) in elements.iter().enumerate() {
+        if i > 0 {
+            p.out.push_str(", ");
+        }
+        write_expr(p, element, Prec::Lowest);
+    }
+}
+
+fn write_string(out: &mut String, value: &str) {
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ast::StmtKind;
+
+    /// The value of the file's first `let`.
+    fn printed(source: &str, within: Option<usize>) -> String {
+        let parse = crate::parse(source);
+        let Some(StmtKind::Let { value, .. }) = parse.file.script.first().map(|s| &s.kind) else {
+            panic!("no let in {source:?}");
+        };
+        match within {
+            None => expr(value),
+            Some(max) => expr_within(value, max),
+        }
+    }
+
+    #[test]
+    fn parentheses_stay_where_precedence_needs_them_and_only_there() {
+        for (written, canonical) in [
+            ("c % (upscale * upscale)", "c % (upscale * upscale)"),
+            ("(c % upscale) * upscale", "c % upscale * upscale"),
+            (
+                "5 * (h / 2 / 2) * (w / 2 / 2)",
+                "5 * (h / 2 / 2) * (w / 2 / 2)",
+            ),
+            ("a - (b - c)", "a - (b - c)"),
+            ("(a - b) - c", "a - b - c"),
+            ("-(a + b)", "-(a + b)"),
+            ("(x |-> [n, 3]).shape[0]", "(x |-> [n, 3]).shape[0]"),
+            ("f(x, dim: (1 + 2))", "f(x, dim: 1 + 2)"),
+        ] {
+            assert_eq!(printed(&format!("let v = {written}\n"), None), canonical);
+        }
+    }
+
+    #[test]
+    fn a_long_expression_is_cut_and_a_huge_one_costs_little() {
+        let long = printed(
+            "let v = conv(x, weight, bias, stride: 2, padding: 1, dilation: 3)\n",
+            Some(20),
+        );
+        assert_eq!(long, "conv(x, weight, bia…");
+        let huge = format!("let v = [{}]\n", vec!["123456"; 100_000].join(", "));
+        assert!(printed(&huge, Some(40)).chars().count() <= 40);
+    }
+}
