@@ -348,6 +348,15 @@ fn inputs_that_once_aborted_or_hung_get_prompt_answers() {
             "shape-mismatch",
         ),
         (
+            // Operations that index a dimension, on a scalar (a mutant found
+            // `split` indexing an empty shape).
+            "ops_on_a_scalar.tensor",
+            "let s = zeros([])\nlet (a, b) = split(s, 1)\nlet c = chunk(s, 2)\nlet t = transpose(s, 0, -1)\n\
+             let n = narrow(s, 0, 0, 1)\nlet q = squeeze(s, 0)\nlet f = flatten(s)\nlet r = sum(s, dim: 0)\n"
+                .into(),
+            "",
+        ),
+        (
             "import_device.tensor",
             "import \"/dev/zero\"\nlet a = 1\n".into(),
             "import-not-found",

@@ -121,9 +121,14 @@ fn axis(
         );
         return None;
     }
-    // A scalar takes dimensions -1 and 0 as PyTorch does (both mean 0).
+    // A scalar takes dimensions -1 and 0 as PyTorch does, but has no
+    // dimension to index: the callers index the dimensions with the axis,
+    // so a scalar's result is left unknown (never wrong, never a panic).
+    if rank == 0 {
+        return None;
+    }
     Some(if d < 0 {
-        (d + rank_i.max(1)) as usize
+        (d + rank_i) as usize
     } else {
         d as usize
     })
