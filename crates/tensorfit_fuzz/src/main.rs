@@ -11,6 +11,7 @@ const USAGE: &str = "\
 usage: tensorfit-fuzz mutants [--count N] [--seed S] [--jobs J] [--keep DIR]
                               [--hang-seconds S] [--p99-seconds S] [--memory-mib M]
        tensorfit-fuzz session [--steps N] [--seed S]
+       tensorfit-fuzz show --index I [--seed S]   (prints mutant I of seed S)
 common: [--binary PATH] (default: the tensorfit beside this program)
         [--programs DIR]... (default: tests/programs, examples and the shared corpus)";
 
@@ -146,6 +147,20 @@ fn run(args: &[String]) -> Result<bool, String> {
             let report = session::run(&settings, &programs, &scratch).map_err(|e| e.to_string())?;
             println!("seed {seed}: {}", report.summary());
             report.failure.is_none()
+        }
+        "show" => {
+            flags.check_known(&["binary", "programs", "seed", "index"])?;
+            let index = flags.number("index", 0u64)?;
+            let (which, bytes) = mutants::mutant(&programs, seed, index);
+            eprintln!(
+                "mutant {index} of seed {seed}, from {}",
+                programs[which].path.display()
+            );
+            use std::io::Write;
+            std::io::stdout()
+                .write_all(&bytes)
+                .map_err(|e| e.to_string())?;
+            return Ok(true);
         }
         other => return Err(format!("unknown subcommand `{other}`")),
     };
