@@ -9,8 +9,9 @@ use std::process::ExitCode;
 
 use args::Command;
 
-/// Counted, so that `tensorfit run` bounds the memory of all its tensors
-/// together (`--max-elements`).
+/// Counting where asked: `tensorfit run` bounds the memory of all its
+/// tensors together (`--max-elements`); the server reports its heap to
+/// memory tests when started with `TENSORFIT_COUNT_HEAP=1`.
 #[global_allocator]
 static ALLOCATOR: tensorfit_base::CountingAllocator = tensorfit_base::CountingAllocator;
 
@@ -27,8 +28,14 @@ fn main() -> ExitCode {
         // Both follow the program's structure recursively: on a stack
         // sized for the checker's depth bounds.
         Ok(Command::Check(options)) => tensorfit_base::with_analysis_stack(|| check::run(&options)),
-        Ok(Command::Run(options)) => tensorfit_base::with_analysis_stack(|| run::run(&options)),
+        Ok(Command::Run(options)) => {
+            tensorfit_base::count_heap();
+            tensorfit_base::with_analysis_stack(|| run::run(&options))
+        }
         Ok(Command::Lsp) => {
+            if std::env::var_os("TENSORFIT_COUNT_HEAP").is_some_and(|v| v == "1") {
+                tensorfit_base::count_heap();
+            }
             tensorfit_lsp::run_stdio();
             ExitCode::SUCCESS
         }

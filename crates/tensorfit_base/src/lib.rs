@@ -12,7 +12,7 @@ mod stack;
 mod text_range;
 
 pub use diagnostic::{Code, Diagnostic, Related, Severity};
-pub use heap::{live_heap_bytes, CountingAllocator};
+pub use heap::{count_heap, live_heap_bytes, CountingAllocator};
 pub use line_index::{LineIndex, Position};
 pub use stack::{with_analysis_stack, ANALYSIS_STACK_BYTES};
 pub use text_range::TextRange;

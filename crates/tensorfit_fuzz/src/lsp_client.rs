@@ -1,7 +1,7 @@
 //! A blocking LSP client of a `tensorfit lsp` process: real framing over
 //! its stdin and stdout, a reader thread, answers matched to requests.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -19,8 +19,6 @@ pub struct Server {
     answers: HashMap<i64, Value>,
     /// The latest diagnostics published for each document: version and list.
     pub diagnostics: HashMap<String, (Option<i64>, Value)>,
-    /// Notifications kept for whoever looks (log messages).
-    pub notifications: VecDeque<Value>,
 }
 
 #[derive(Debug)]
@@ -37,6 +35,8 @@ impl Server {
     pub fn start(binary: &Path, root: &Path) -> Result<Server, Trouble> {
         let mut process = Command::new(binary)
             .arg("lsp")
+            // For `tensorfit/heapBytes`.
+            .env("TENSORFIT_COUNT_HEAP", "1")
             .current_dir(root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -61,7 +61,6 @@ impl Server {
             next_id: 1,
             answers: HashMap::new(),
             diagnostics: HashMap::new(),
-            notifications: VecDeque::new(),
         };
         let uri = file_uri(root);
         let id = server.request(
@@ -157,17 +156,13 @@ impl Server {
                 let entry = (params["version"].as_i64(), params["diagnostics"].clone());
                 self.diagnostics.insert(uri, entry);
             }
-            (Some(_), false) => self.notifications.push_back(message),
+            (Some(_), false) => {} // log messages and the like
             (None, true) => {
                 if let Some(id) = message["id"].as_i64() {
                     self.answers.insert(id, message);
                 }
             }
             (None, false) => {} // an answer to a message it could not read
-        }
-        // Only the last few log lines are kept.
-        while self.notifications.len() > 100 {
-            self.notifications.pop_front();
         }
         Ok(())
     }

@@ -106,7 +106,7 @@ pub fn run(settings: &Settings, programs: &[Program], root: &Path) -> std::io::R
     };
     let outcome = drive(settings, programs, &mut rng, &mut editor, &mut report);
     report.failure = match outcome {
-        Ok(()) => compare_with_fresh(settings, &editor).err(),
+        Ok(view) => compare_with_fresh(settings, &editor, &view).err(),
         Err(trouble) => Some(format!("step {}: {trouble:?}", report.steps)),
     };
     Ok(report)
@@ -118,7 +118,7 @@ fn drive(
     rng: &mut Rng,
     editor: &mut Editor,
     report: &mut Report,
-) -> Result<(), Trouble> {
+) -> Result<Value, Trouble> {
     let mut server = Server::start(&settings.binary, &editor.root)?;
     for name in FILES {
         open(&mut server, editor, name, None)?;
@@ -174,8 +174,7 @@ fn drive(
     report.memory_mib.extend(server.rss_mib());
     let view = view_of(&mut server, editor, settings.answer_within, true)?;
     server.stop();
-    std::fs::write(editor.root.join("final-view.json"), view.to_string()).ok();
-    Ok(())
+    Ok(view)
 }
 
 fn open(
@@ -501,12 +500,9 @@ fn view_of(
     Ok(Value::Object(views))
 }
 
-/// The session's final view (saved by [`drive`]) against a fresh server's
-/// view of the same texts.
-fn compare_with_fresh(settings: &Settings, editor: &Editor) -> Result<(), String> {
-    let saved =
-        std::fs::read_to_string(editor.root.join("final-view.json")).map_err(|e| e.to_string())?;
-    let session: Value = serde_json::from_str(&saved).map_err(|e| e.to_string())?;
+/// The session's final view against a fresh server's view of the same
+/// texts; both are written beside the texts when they differ.
+fn compare_with_fresh(settings: &Settings, editor: &Editor, session: &Value) -> Result<(), String> {
     let mut fresh_editor = Editor {
         root: editor.root.clone(),
         open: BTreeMap::new(),
@@ -525,9 +521,10 @@ fn compare_with_fresh(settings: &Settings, editor: &Editor) -> Result<(), String
     )
     .map_err(|t| format!("{t:?}"))?;
     server.stop();
-    if session == fresh {
+    if *session == fresh {
         return Ok(());
     }
+    std::fs::write(editor.root.join("final-view.json"), session.to_string()).ok();
     std::fs::write(editor.root.join("fresh-view.json"), fresh.to_string()).ok();
     for (name, (text, _)) in &editor.open {
         std::fs::write(editor.root.join(format!("final-{name}")), text).ok();

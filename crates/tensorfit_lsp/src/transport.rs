@@ -144,21 +144,17 @@ pub enum Verdict {
 /// JavaScript clients send for half a character) has them replaced by
 /// U+FFFD, one UTF-16 unit for one, so positions stay the editor's.
 pub fn judge(body: &[u8]) -> Verdict {
-    let (body, value) = match serde_json::from_slice::<Value>(body) {
-        Ok(value) => (body.to_vec(), value),
-        Err(_) => {
-            let repaired = replace_lone_surrogates(body);
-            match serde_json::from_slice::<Value>(&repaired) {
-                Ok(value) => (repaired, value),
-                Err(_) => return Verdict::Answer(error_answer(Value::Null, -32700, "Parse error")),
-            }
-        }
-    };
-    let decodes = serde_json::from_value::<Request>(value.clone()).is_ok()
-        || serde_json::from_value::<Response>(value.clone()).is_ok();
-    if decodes {
-        return Verdict::Accept(body);
+    // The common case costs one parse, as the server's own types read it.
+    if decodes(body) {
+        return Verdict::Accept(body.to_vec());
     }
+    let repaired = replace_lone_surrogates(body);
+    if repaired != body && decodes(&repaired) {
+        return Verdict::Accept(repaired);
+    }
+    let Ok(value) = serde_json::from_slice::<Value>(&repaired) else {
+        return Verdict::Answer(error_answer(Value::Null, -32700, "Parse error"));
+    };
     // The id, if the message has a usable one, so the client can match
     // the answer to its request.
     let id = match value.get("id") {
@@ -166,6 +162,13 @@ pub fn judge(body: &[u8]) -> Verdict {
         _ => Value::Null,
     };
     Verdict::Answer(error_answer(id, -32600, "Invalid request"))
+}
+
+/// Whether tower-lsp-server's decoder takes `body` (a request or
+/// notification from the editor, or an answer to one of the server's).
+fn decodes(body: &[u8]) -> bool {
+    serde_json::from_slice::<Request>(body).is_ok()
+        || serde_json::from_slice::<Response>(body).is_ok()
 }
 
 fn error_answer(id: Value, code: i64, message: &str) -> Value {

@@ -66,6 +66,11 @@ pub(super) fn solver_facts(
 /// precondition (parameter types, `where` clauses, opening `assert`s).
 pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact], precondition: usize) -> EntryOutcome {
     let mut outcome = check_paths(analysis, facts);
+    // A precondition that cannot hold makes the unconditional path fail,
+    // so only a function with errors is asked about it: no query otherwise.
+    if outcome.diagnostics.is_empty() {
+        return outcome;
+    }
     if let Some(contradiction) = contradictory_precondition(analysis, &facts[..precondition]) {
         // Only the contradiction is said; what holds once it is set aside
         // still answers holes and shows shapes.

@@ -58,8 +58,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let kept = this.freshen_scopes(&assigned, &before_loop, range, true);
                 let fresh = this.kept_dims(&kept);
                 body(this, false);
-                if this.ranks_kept(&kept) {
-                    this.assume_kept_dims(&kept, &fresh, &before_loop, &outer_guard, range);
+                let after = this.kept_dims(&kept);
+                let ranks_kept = kept
+                    .iter()
+                    .zip(&after)
+                    .all(|((_, _, rank), dims)| dims.as_ref().map(Vec::len) == Some(*rank));
+                let all =
+                    |dims: Vec<Option<Vec<Term>>>| dims.into_iter().collect::<Option<Vec<_>>>();
+                if let (true, Some(fresh), Some(after)) = (ranks_kept, all(fresh), all(after)) {
+                    this.assume_kept_dims(&kept, &fresh, &after, &before_loop, &outer_guard, range);
                 } else {
                     this.rollback(checkpoint);
                     this.freshen_scopes(&assigned, &before_loop, range, false);
@@ -120,18 +127,23 @@ impl<'f, 'a> Frame<'f, 'a> {
         kept
     }
 
-    /// The dimensions the tensors in `kept` have now.
-    fn kept_dims(&self, kept: &[(usize, String, usize)]) -> Vec<Vec<Term>> {
+    /// The dimensions the tensors in `kept` have now (`None`: not a tensor
+    /// of known rank any more).
+    fn kept_dims(&self, kept: &[(usize, String, usize)]) -> Vec<Option<Vec<Term>>> {
         kept.iter()
-            .map(|(depth, name, _)| {
-                self.scopes
-                    .get(*depth)
-                    .and_then(|s| s.get(name))
-                    .and_then(|s| s.value.tensor_shape())
-                    .and_then(|shape| self.refine_shape(&shape).dims().map(<[Term]>::to_vec))
-                    .unwrap_or_default()
-            })
+            .map(|(depth, name, _)| self.slot_dims(&self.scopes, *depth, name))
             .collect()
+    }
+
+    /// The dimensions of the tensor `name` at scope `depth` of `scopes`.
+    fn slot_dims(
+        &self,
+        scopes: &[HashMap<String, Slot>],
+        depth: usize,
+        name: &str,
+    ) -> Option<Vec<Term>> {
+        let shape = scopes.get(depth)?.get(name)?.value.tensor_shape()?;
+        self.refine_shape(&shape).dims().map(<[Term]>::to_vec)
     }
 
     /// A dimension the last iteration gives back unchanged, whatever its
@@ -139,34 +151,28 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// first, it is the value from before the loop (`for … { x = relu(x) }`
     /// keeps `x`'s shape). Assumed on the path outside the loop, so that
     /// what follows the loop sees the invariant shape: the fresh dimensions
-    /// mean nothing on the path that skips the loop.
+    /// mean nothing on the path that skips the loop. `fresh` and `after`
+    /// are the dimensions of `kept` at the start and end of the last
+    /// iteration, of the kept ranks.
     fn assume_kept_dims(
         &mut self,
         kept: &[(usize, String, usize)],
         fresh: &[Vec<Term>],
+        after: &[Vec<Term>],
         before_loop: &[HashMap<String, Slot>],
         outer_guard: &Guard,
         range: TextRange,
     ) {
         let inner_guard = std::mem::replace(&mut self.guard, outer_guard.clone());
-        let after = self.kept_dims(kept);
-        for (((depth, name, _), fresh), after) in kept.iter().zip(fresh).zip(&after) {
-            let before = before_loop
-                .get(*depth)
-                .and_then(|s| s.get(name))
-                .and_then(|s| s.value.tensor_shape())
-                .and_then(|shape| self.refine_shape(&shape).dims().map(<[Term]>::to_vec));
-            let Some(before) = before else { continue };
-            if before.len() != fresh.len() || after.len() != fresh.len() {
+        for (((depth, name, _), fresh), after) in kept.iter().zip(fresh).zip(after) {
+            let Some(before) = self.slot_dims(before_loop, *depth, name) else {
+                continue;
+            };
+            if before.len() != fresh.len() {
                 continue;
             }
             let mut invariant = after.clone();
-            for (((f, a), b), kept) in fresh
-                .iter()
-                .zip(after.iter())
-                .zip(before.iter())
-                .zip(&mut invariant)
-            {
+            for (((f, a), b), kept) in fresh.iter().zip(after).zip(&before).zip(&mut invariant) {
                 if f == a {
                     self.assume(Formula::eq(f, b), range);
                     *kept = b.clone();
@@ -179,17 +185,6 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
         }
         self.guard = inner_guard;
-    }
-
-    fn ranks_kept(&self, kept: &[(usize, String, usize)]) -> bool {
-        kept.iter().all(|(depth, name, rank)| {
-            self.scopes
-                .get(*depth)
-                .and_then(|s| s.get(name))
-                .and_then(|s| s.value.tensor_shape())
-                .and_then(|shape| shape.dims().map(<[Term]>::len))
-                == Some(*rank)
-        })
     }
 
     fn checkpoint(&self) -> Checkpoint {
