@@ -447,3 +447,35 @@ fn special_files_are_refused_and_links_not_followed() {
     let report = json(&output);
     assert_eq!(report["files"].as_array().unwrap().len(), 1);
 }
+
+/// Ten entry points whose claims the solver cannot decide in time: without
+/// a budget per file each would take its own (two time-outs of 300 ms,
+/// 6 s in all); the file's budget (2 s at this time-out) ends the check,
+/// and the entry points it cut say nothing and are listed under `limits`.
+#[test]
+fn a_files_check_stays_within_its_time_budget() {
+    let dir = scratch("file_budget");
+    let mut text = String::new();
+    for i in 0..10 {
+        text.push_str(&format!(
+            "fn hard{i}(x: Tensor[a, b]) where a > 1, b > 1 {{\n  assert a * b == 999962000357\n  return x\n}}\n"
+        ));
+    }
+    let path = write(&dir, "hard.tensor", text);
+    let started = std::time::Instant::now();
+    let output = tensorfit(&["check", "--format", "json", "--timeout-ms", "300", &path]);
+    let elapsed = started.elapsed();
+    assert_eq!(output.status.code(), Some(0), "no error without proof");
+    let report = json(&output);
+    let file = &report["files"][0];
+    assert_eq!(file["diagnostics"].as_array().unwrap().len(), 0);
+    let cut: Vec<&str> = file["limits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["limit"] == "file-time")
+        .map(|l| l["function"].as_str().unwrap())
+        .collect();
+    assert!(cut.contains(&"hard9"), "{cut:?}");
+    assert!(elapsed.as_secs_f64() < 5.0, "took {elapsed:?}");
+}

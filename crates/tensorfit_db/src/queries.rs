@@ -5,7 +5,9 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
-use tensorfit_semantics::{Environment, FunctionOutcome, ItemIndex, Summary, SummarySource};
+use tensorfit_semantics::{
+    Environment, FunctionOutcome, ItemIndex, LimitKind, Summary, SummarySource,
+};
 use tensorfit_syntax::{ast, Parse};
 
 use crate::anchors::{self, Anchored};
@@ -138,7 +140,7 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
     let options = db.settings().options(db);
     let _guard = InProgress::enter(file, key);
     let source = DbSummaries { db, file };
-    guarded(definition.range, || {
+    let outcome = guarded(definition.range, || {
         solving(db, || {
             tensorfit_semantics::analyse_function_in_interface(
                 interface(db, file),
@@ -150,7 +152,19 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
                 &source,
             )
         })
-    })
+    });
+    again_if_starved(db, &outcome);
+    outcome
+}
+
+/// An analysis cut short by its file's time budget, which other entry
+/// points used up, is done again at the next revision (when that time may
+/// be free, the others' results being kept), not kept for good. One cut by
+/// its own budget is kept: doing it again would take as long.
+fn again_if_starved(db: &dyn Db, outcome: &FunctionOutcome) {
+    if outcome.limits.iter().any(|l| l.kind == LimitKind::FileTime) {
+        db.report_untracked_read();
+    }
 }
 
 /// Two threads analysing functions that call each other: both see the
@@ -240,7 +254,7 @@ pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> Function
     let options = db.settings().options(db);
     let source = DbSummaries { db, file };
     let start = statements.first().map_or(0, |s| s.range.start as usize);
-    guarded(TextRange::empty(start), || {
+    let outcome = guarded(TextRange::empty(start), || {
         solving(db, || {
             tensorfit_semantics::analyse_script(
                 interface(db, file),
@@ -251,7 +265,9 @@ pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> Function
                 &source,
             )
         })
-    })
+    });
+    again_if_starved(db, &outcome);
+    outcome
 }
 
 /// Runs work that may query Z3 in a Z3 context of its own (so that its

@@ -29,10 +29,24 @@ pub struct FileReport {
 /// The file's report: syntax, names and shapes.
 #[salsa::tracked(returns(clone))]
 pub fn file_report(db: &dyn Db, file: SourceFile) -> Arc<FileReport> {
-    Arc::new(FileReport {
-        diagnostics: file_diagnostics(db, file).to_vec(),
-        findings: findings(db, file),
+    // One budget for the whole report: the diagnostics' and the
+    // findings' own budgets below do not extend it.
+    within_file_time(db, || {
+        Arc::new(FileReport {
+            diagnostics: file_diagnostics(db, file).to_vec(),
+            findings: findings(db, file),
+        })
     })
+}
+
+/// Runs the shape checks of a file within its time budget
+/// ([`tensorfit_semantics::file_time`]): the entry points analysed inside
+/// share it, and past it they leave what they did not decide unknown.
+/// (An entry point computed here is kept for later requests, which is
+/// what the per-query time limit already does with an undecided query.)
+fn within_file_time<R>(db: &dyn Db, work: impl FnOnce() -> R) -> R {
+    let limits = db.settings().options(db).limits;
+    tensorfit_solver::time_cap::for_file(tensorfit_semantics::file_time(limits), work)
 }
 
 /// The file's diagnostics (syntax, names and shapes), sorted by position.
@@ -103,16 +117,18 @@ fn placed_script_diagnostics<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> F
 /// analysis's offsets.
 #[salsa::tracked(returns(ref))]
 fn shape_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    let mut parts: Vec<&FunctionOutcome> = entries(db, file)
-        .into_iter()
-        .map(|id| placed_diagnostics_of(db, id))
-        .collect();
-    parts.extend(
-        script_groups(db, file)
-            .iter()
-            .map(|group| placed_script_diagnostics(db, *group)),
-    );
-    tensorfit_semantics::assemble_diagnostics(&parts)
+    within_file_time(db, || {
+        let mut parts: Vec<&FunctionOutcome> = entries(db, file)
+            .into_iter()
+            .map(|id| placed_diagnostics_of(db, id))
+            .collect();
+        parts.extend(
+            script_groups(db, file)
+                .iter()
+                .map(|group| placed_script_diagnostics(db, *group)),
+        );
+        tensorfit_semantics::assemble_diagnostics(&parts)
+    })
 }
 
 /// A function's outcome, decoded, without its summary (assembly does not
@@ -135,6 +151,10 @@ fn placed_script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> Funct
 /// solved), in the analysis's offsets.
 #[salsa::tracked(returns(ref))]
 fn assembled_findings(db: &dyn Db, file: SourceFile) -> ShapeFindings {
+    within_file_time(db, || assemble_findings_of(db, file))
+}
+
+fn assemble_findings_of(db: &dyn Db, file: SourceFile) -> ShapeFindings {
     let mut outcomes: Vec<&FunctionOutcome> = entries(db, file)
         .into_iter()
         .map(|id| placed_outcome(db, id))

@@ -294,3 +294,55 @@ fn typing_in_a_script_statement_re_solves_its_group_alone() {
         0
     );
 }
+
+/// Functions whose claim the solver cannot decide in time (factoring a
+/// product of two primes near a million), and one it can.
+fn undecidable_in_time(count: usize) -> String {
+    let mut text =
+        String::from("fn light(x: Tensor[n, 4]) -> Tensor[n, 4] {\n    return x + x\n}\n");
+    for i in 0..count {
+        text.push_str(&format!(
+            "\nfn hard{i}(x: Tensor[a, b]) where a > 1, b > 1 {{\n    assert a * b == 999962000357\n    return x\n}}\n"
+        ));
+    }
+    text
+}
+
+/// Entry points cut short by the file's time budget, which the ones before
+/// them used up, are analysed again at the next edit; the others are kept.
+#[test]
+fn entry_points_starved_by_the_file_budget_are_analysed_again_after_an_edit() {
+    use tensorfit_semantics::LimitKind;
+    // 300 ms per query: each hard function takes two time-outs, and the
+    // file's budget (2 s) runs out before the fifth.
+    let options = ShapeOptions {
+        limits: Limits { timeout_ms: 300 },
+        questions: true,
+    };
+    let mut host = Host::new(Arc::new(NoImports), options);
+    let file = host.set_text(Path::new("main.tensor"), &undecidable_in_time(5));
+    let starved = |host: &Host| -> Vec<String> {
+        let report = file_report(host.db(), file);
+        report
+            .findings
+            .limits
+            .iter()
+            .filter(|l| l.kind == LimitKind::FileTime)
+            .filter_map(|l| l.function.clone())
+            .collect()
+    };
+    let first = starved(&host);
+    assert!(!first.is_empty(), "the file's budget cut no entry point");
+    assert!(
+        report(&host, file).diagnostics.is_empty(),
+        "no error without proof"
+    );
+    let before = host.db().function_checks();
+    edit(&mut host, "fn light", "x + x", "x * 2.0");
+    starved(&host);
+    assert_eq!(
+        host.db().function_checks() - before,
+        1 + first.len() as u64,
+        "`light` and the starved {first:?} again, not the others"
+    );
+}

@@ -27,9 +27,9 @@ pub use script_groups::independent_groups;
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,
     assemble_diagnostics, assemble_findings, check_shapes, check_shapes_whole_script, entry_keys,
-    CallShape, DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex,
-    LimitHit, LimitKind, MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo,
-    ShapeOptions, ShapeReport, Summary, SummarySource,
+    file_time, CallShape, DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution,
+    ItemIndex, LimitHit, LimitKind, MapRanges, Migration, Place, Requirement, ShapeFindings,
+    ShapeInfo, ShapeOptions, ShapeReport, Summary, SummarySource,
 };
 pub use signature::{Signature, SignatureParam};
 

@@ -13,6 +13,7 @@ mod contexts;
 pub mod eliminate;
 mod range;
 pub mod term;
+pub mod time_cap;
 mod watchdog;
 mod work;
 mod z3_backend;
@@ -25,6 +26,7 @@ pub use term::{Formula, Term, VarId};
 pub use contexts::{in_own_context, Interrupted, Interrupts};
 pub use work::with_allowance;
 
+use time_cap::QueryTime;
 use z3_backend::Answer;
 
 /// A fact with the identifier callers use to find where it came from.
@@ -66,8 +68,22 @@ pub enum Forced {
 }
 
 fn raw_check(facts: &[&Fact], wanted: &[Term], limits: Limits) -> (Outcome, Vec<(Term, i64)>) {
-    work::bounded(limits.timeout_ms, || unbounded_check(facts, wanted, limits))
-        .unwrap_or((Outcome::Unknown, Vec::new()))
+    // Z3 gets no more time than the question asking and the caps allow.
+    let (timeout_ms, capped) = match time_cap::query_time(limits.timeout_ms, work::deadline()) {
+        QueryTime::Run { timeout_ms, capped } => (timeout_ms, capped),
+        QueryTime::CapPassed => {
+            time_cap::note_cut();
+            return (Outcome::Unknown, Vec::new());
+        }
+        QueryTime::QuestionOver => return (Outcome::Unknown, Vec::new()),
+    };
+    let limits = Limits { timeout_ms };
+    let answer = work::bounded(timeout_ms, || unbounded_check(facts, wanted, limits))
+        .unwrap_or((Outcome::Unknown, Vec::new()));
+    if capped && answer.0 == Outcome::Unknown {
+        time_cap::note_cut();
+    }
+    answer
 }
 
 fn unbounded_check(

@@ -51,6 +51,11 @@ pub(crate) fn charge(nodes: u64) {
     });
 }
 
+/// The deadline of the running question or query, if any.
+pub(crate) fn deadline() -> Option<Instant> {
+    METER.with(Cell::get).map(|m| m.deadline)
+}
+
 /// Runs one query's work with an allowance of [`NODES_PER_QUERY`] nodes
 /// and `timeout_ms`; `None` when either ran out.
 pub(crate) fn bounded<R>(timeout_ms: u32, work: impl FnOnce() -> R) -> Option<R> {

@@ -297,7 +297,7 @@ impl<'a> Analysis<'a> {
         let end_var = self.vars.now();
         if frame.out_of_steps() {
             // Past its budget a body says nothing, to its callers either.
-            self.hit(LimitKind::Steps);
+            self.hit(frame.stopped_by());
             if function.local {
                 self.reports.borrow_mut().push(EntryReport {
                     function: Some(key.clone()),
@@ -391,7 +391,7 @@ impl<'a> Analysis<'a> {
         let mut frame = Frame::new(self, None);
         frame.body(script);
         if frame.out_of_steps() {
-            self.hit(LimitKind::Steps);
+            self.hit(frame.stopped_by());
             self.reports.borrow_mut().push(EntryReport::default());
             return;
         }

@@ -12,7 +12,9 @@
 use std::collections::HashSet;
 
 use tensorfit_base::{Code, Diagnostic, TextRange};
-use tensorfit_solver::{self as solver, components, Fact as SolverFact, Forced, Outcome, Term};
+use tensorfit_solver::{
+    self as solver, components, time_cap, Fact as SolverFact, Forced, Outcome, Term,
+};
 
 use super::analysis::Analysis;
 use super::display;
@@ -25,15 +27,6 @@ pub struct EntryOutcome {
     /// The paths that can run once the errors are set aside: their branch
     /// conditions and the indices of the facts that hold on them.
     pub consistent: Vec<(Guard, Vec<usize>)>,
-}
-
-/// An entry point gets at most the time of this many solver time-outs.
-const ENTRY_BUDGET_QUERIES: u64 = 5;
-
-/// The time an entry point may spend in the solver for one task (checking
-/// it, or showing its shapes).
-pub(super) fn entry_budget(analysis: &Analysis<'_>) -> std::time::Duration {
-    std::time::Duration::from_millis(u64::from(analysis.limits.timeout_ms) * ENTRY_BUDGET_QUERIES)
 }
 
 /// Path-condition literals are given ids after the facts'.
@@ -92,10 +85,9 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut reported_ranges: HashSet<(TextRange, bool)> = HashSet::new();
     let mut consistent = Vec::new();
-    // Checking time is bounded per entry point: past the budget, the paths
-    // not yet checked are left unreported rather than delaying the answer.
-    let started = std::time::Instant::now();
-    let budget = entry_budget(analysis);
+    // Checking time is bounded per entry point and per file: past the
+    // budget, the paths not yet checked are left unreported rather than
+    // delaying the answer.
     'paths: for path in &paths {
         let active: Vec<usize> = (0..facts.len())
             .filter(|i| !set_aside.contains(i) && guard_implies(path, &facts[*i].guard))
@@ -128,7 +120,7 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
                 continue;
             }
             loop {
-                if started.elapsed() > budget {
+                if time_cap::is_up() {
                     return EntryOutcome {
                         diagnostics,
                         set_aside,

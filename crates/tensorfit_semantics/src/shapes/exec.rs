@@ -117,6 +117,9 @@ pub struct Frame<'f, 'a> {
     /// Steps taken: expressions evaluated, facts and shapes taken over from
     /// callees (bounded by [`limits::STEP_BUDGET`]).
     steps: u64,
+    /// The steps were stopped because the time budget of the entry point
+    /// or its file ran out, not by their own budget.
+    out_of_time: bool,
 }
 
 fn truth(formula: &Formula) -> Option<bool> {
@@ -149,6 +152,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             building: Vec::new(),
             assumed: HashSet::new(),
             steps: 0,
+            out_of_time: false,
         }
     }
 
@@ -758,15 +762,37 @@ impl<'f, 'a> Frame<'f, 'a> {
 
     /// Counts `n` steps; `false` once the budget is spent, after which the
     /// frame only winds down (every expression is unknown).
+    /// The clock is read once every so many steps, to stop a body whose
+    /// entry point or file has used up its time.
     fn step(&mut self, n: u64) -> bool {
+        const CLOCK_EVERY: u64 = 1_024;
+        let before = self.steps;
         self.steps = self.steps.saturating_add(n);
+        if before / CLOCK_EVERY != self.steps / CLOCK_EVERY
+            && self.steps <= limits::STEP_BUDGET
+            && tensorfit_solver::time_cap::is_up()
+        {
+            self.out_of_time = true;
+            self.steps = limits::STEP_BUDGET + 1;
+        }
         self.steps <= limits::STEP_BUDGET
     }
 
-    /// Whether this body went past its step budget: what it found is
-    /// incomplete, so it must say nothing.
+    /// Whether this body went past its step budget (or its time): what it
+    /// found is incomplete, so it must say nothing.
     pub fn out_of_steps(&self) -> bool {
         self.steps > limits::STEP_BUDGET
+    }
+
+    /// The bound that stopped this body, once [`Self::out_of_steps`].
+    pub fn stopped_by(&self) -> LimitKind {
+        if self.out_of_time && tensorfit_solver::time_cap::file_is_up() {
+            LimitKind::FileTime
+        } else if self.out_of_time {
+            LimitKind::Time
+        } else {
+            LimitKind::Steps
+        }
     }
 
     pub fn expr(&mut self, expr: &ast::Expr) -> Value {

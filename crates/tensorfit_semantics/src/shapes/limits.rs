@@ -9,9 +9,10 @@
 
 use std::cell::Cell;
 use std::fmt;
+use std::time::Duration;
 
 use super::value::{Shape, Value};
-use tensorfit_solver::{Formula, Term};
+use tensorfit_solver::{time_cap, Formula, Limits, Term};
 
 /// A bound that an analysis reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -27,6 +28,11 @@ pub enum LimitKind {
     /// A question (shown shapes, a migration, decided conditions, holes)
     /// past [`QUESTION_NODES`] or its time.
     Question,
+    /// The time budget of the entry point ([`entry_time`]) ran out.
+    Time,
+    /// The time budget of the file ([`file_time`]) ran out before the
+    /// entry point was done (the entry points before it took the time).
+    FileTime,
 }
 
 impl LimitKind {
@@ -37,6 +43,8 @@ impl LimitKind {
             LimitKind::TermSize => "term-size",
             LimitKind::Rank => "rank",
             LimitKind::Question => "question",
+            LimitKind::Time => "time",
+            LimitKind::FileTime => "file-time",
         }
     }
 
@@ -56,6 +64,12 @@ impl LimitKind {
                 format!("a rank over {MAX_RANK}: that shape is unknown")
             }
             LimitKind::Question => "showing shapes, solving holes or finding a migration took more than its allowance: that answer is left out".to_owned(),
+            LimitKind::Time => format!(
+                "the analysis took more than {ENTRY_TIME_QUERIES} solver time-outs: what it did not decide is unknown"
+            ),
+            LimitKind::FileTime => format!(
+                "the file's check took more than {FILE_TIME_QUERIES} solver time-outs before this was done: what it did not decide is unknown"
+            ),
         }
     }
 }
@@ -96,6 +110,55 @@ pub const QUESTION_NODES: u64 = 2_000_000;
 
 /// A question may take the time of this many solver time-outs.
 pub const QUESTION_QUERIES: u32 = 3;
+
+/// An entry point (its check, shown shapes and questions together) may
+/// take the time of this many solver time-outs.
+pub const ENTRY_TIME_QUERIES: u32 = 3;
+
+/// A file's check (all its entry points, holes included) may take the
+/// time of this many solver time-outs: the example models take a
+/// fortieth of it at the default time-out.
+pub const FILE_TIME_QUERIES: u32 = 4;
+
+/// Budgets have a floor, so that a short time-out per query does not cut
+/// a large file whose many queries are each quick.
+const MIN_ENTRY_TIME: Duration = Duration::from_secs(1);
+const MIN_FILE_TIME: Duration = Duration::from_secs(2);
+
+fn timeouts(limits: Limits, count: u32) -> Duration {
+    Duration::from_millis(u64::from(limits.timeout_ms) * u64::from(count))
+}
+
+/// The time budget of one entry point.
+pub fn entry_time(limits: Limits) -> Duration {
+    timeouts(limits, ENTRY_TIME_QUERIES).max(MIN_ENTRY_TIME)
+}
+
+/// The time budget of the check of one file.
+pub fn file_time(limits: Limits) -> Duration {
+    timeouts(limits, FILE_TIME_QUERIES).max(MIN_FILE_TIME)
+}
+
+/// Runs the analysis of an entry point within [`entry_time`]; notes which
+/// budget cut it short, if one did.
+pub fn within_entry_time<R>(
+    limits: Limits,
+    hit: impl FnOnce(LimitKind),
+    work: impl FnOnce() -> R,
+) -> R {
+    let cuts = time_cap::cuts();
+    let result = time_cap::for_entry(entry_time(limits), work);
+    if time_cap::cuts() > cuts {
+        // The file's deadline passed during this analysis: it, not the
+        // entry point's own work, may be what cut it.
+        hit(if time_cap::file_is_up() {
+            LimitKind::FileTime
+        } else {
+            LimitKind::Time
+        });
+    }
+    result
+}
 
 /// The largest rank a tensor may have for its dimensions to be spelt out.
 /// PyTorch allows at most 64.

@@ -37,7 +37,7 @@ use crate::module_scope::ResolvedImport;
 pub use analysis::{EntryReport, Summary, SummarySource};
 pub use conditions::DecidedCondition;
 pub use holes::{HolePath, HoleSolution, Place};
-pub use limits::{LimitHit, LimitKind};
+pub use limits::{file_time, LimitHit, LimitKind};
 pub use migration::{Migration, Requirement};
 pub use program::ItemIndex;
 pub use ranges::MapRanges;
@@ -159,7 +159,11 @@ fn analyse_in(
     };
     let analysis =
         analysis::Analysis::new(program, options.limits, options.questions, Some(source));
-    let summary = analysis.summarise_here(function);
+    let summary = limits::within_entry_time(
+        options.limits,
+        |kind| analysis.hit(kind),
+        || analysis.summarise_here(function),
+    );
     outcome_of(analysis, summary)
 }
 
@@ -178,7 +182,11 @@ pub fn analyse_script(
     let program = program::Program::indexed(file, index, environment, None);
     let analysis =
         analysis::Analysis::new(program, options.limits, options.questions, Some(source));
-    analysis.check_script(statements);
+    limits::within_entry_time(
+        options.limits,
+        |kind| analysis.hit(kind),
+        || analysis.check_script(statements),
+    );
     outcome_of(analysis, None)
 }
 
@@ -248,6 +256,17 @@ pub fn check_shapes_whole_script(
 }
 
 fn check_shapes_in_groups(
+    file: &ast::SourceFile,
+    imports: &[ResolvedImport],
+    options: ShapeOptions,
+    script_groups: Vec<Vec<usize>>,
+) -> ShapeReport {
+    tensorfit_solver::time_cap::for_file(file_time(options.limits), || {
+        check_shapes_within_budget(file, imports, options, script_groups)
+    })
+}
+
+fn check_shapes_within_budget(
     file: &ast::SourceFile,
     imports: &[ResolvedImport],
     options: ShapeOptions,
@@ -353,12 +372,16 @@ pub fn assemble_findings(
     outcomes: &[&FunctionOutcome],
     options: ShapeOptions,
 ) -> ShapeFindings {
+    // What bounds solving the holes reached (they belong to no one entry
+    // point: they are listed as the script's).
+    let mut hole_limits: Vec<LimitKind> = Vec::new();
     let holes = if options.questions {
         // The paths are copied apart from one another before they meet, so
         // this analysis's fresh variables cannot clash with theirs.
         let program = program::Program::new(file, environment);
         let analysis = analysis::Analysis::new(program, options.limits, true, None);
-        let deadline = std::time::Instant::now() + check::entry_budget(&analysis);
+        // The holes of a file are one more entry point's worth of work.
+        let deadline = std::time::Instant::now() + limits::entry_time(options.limits);
         let mut evaluated = BTreeMap::new();
         let mut paths = Vec::new();
         let mut set_aside = HashSet::new();
@@ -367,14 +390,22 @@ pub fn assemble_findings(
             paths.extend(outcome.hole_paths.iter().cloned());
             set_aside.extend(outcome.set_aside.iter().cloned());
         }
-        holes::solve(
-            &analysis,
-            &file.holes,
-            &evaluated,
-            &paths,
-            &set_aside,
-            deadline,
-        )
+        let solved = limits::within_entry_time(
+            options.limits,
+            |kind| analysis.hit(kind),
+            || {
+                holes::solve(
+                    &analysis,
+                    &file.holes,
+                    &evaluated,
+                    &paths,
+                    &set_aside,
+                    deadline,
+                )
+            },
+        );
+        hole_limits = analysis.limits_hit.take().into_iter().collect();
+        solved
     } else {
         Vec::new()
     };
@@ -382,6 +413,10 @@ pub fn assemble_findings(
         .iter()
         .flat_map(|o| o.limits.iter().cloned())
         .collect();
+    limits.extend(hole_limits.into_iter().map(|kind| LimitHit {
+        kind,
+        function: None,
+    }));
     limits.sort();
     limits.dedup();
     let mut findings = ShapeFindings {

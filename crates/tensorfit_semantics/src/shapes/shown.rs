@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use tensorfit_base::TextRange;
 use tensorfit_solver::components::Partition;
 use tensorfit_solver::eliminate::{eliminate, Eliminated};
-use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Term};
+use tensorfit_solver::{self as solver, time_cap, Fact as SolverFact, Forced, Term};
 
 use super::analysis::Analysis;
 use super::check;
@@ -69,8 +69,8 @@ pub fn show(
     set_aside: &HashSet<usize>,
     records: &[ShapeRecord],
 ) -> Vec<ShownShape> {
-    // Past the budget, dimensions not settled by elimination stay symbolic.
-    let deadline = std::time::Instant::now() + check::entry_budget(analysis);
+    // Past the entry point's or the file's time budget, dimensions not
+    // settled by elimination stay symbolic.
     let mut views: HashMap<&Guard, PathView<'_, '_>> = HashMap::new();
     // Keyed by place, name and calls; first-seen order kept.
     type Key = (TextRange, Option<String>, Vec<TextRange>);
@@ -91,11 +91,11 @@ pub fn show(
             .extend(view.unsettled(shape));
     }
     for (guard, dims) in pending {
-        if std::time::Instant::now() >= deadline {
+        if time_cap::is_up() {
             break;
         }
         if let Some(view) = views.get_mut(guard) {
-            view.prefetch(dims, deadline);
+            view.prefetch(dims);
         }
     }
     for record in records {
@@ -105,7 +105,7 @@ pub fn show(
         let view = views
             .entry(&record.guard)
             .or_insert_with(|| PathView::new(analysis, facts, set_aside, &record.guard));
-        let solve = record.via.is_empty() && std::time::Instant::now() < deadline;
+        let solve = record.via.is_empty() && !time_cap::is_up();
         let dims = view.shape(shape, solve);
         let calls: Vec<TextRange> = record.via.iter().map(|c| c.range).collect();
         let order = places.len();
@@ -205,8 +205,8 @@ impl<'x, 'a> PathView<'x, 'a> {
     }
 
     /// Asks the solver about `dims` together, per independent group of
-    /// facts, until `deadline`.
-    fn prefetch(&mut self, mut dims: Vec<Term>, deadline: std::time::Instant) {
+    /// facts, until the time budget runs out.
+    fn prefetch(&mut self, mut dims: Vec<Term>) {
         dims.sort();
         dims.dedup();
         let mut groups: HashMap<Vec<u32>, (Vec<SolverFact>, Vec<Term>)> = HashMap::new();
@@ -220,7 +220,7 @@ impl<'x, 'a> PathView<'x, 'a> {
                 .push(dim);
         }
         for (_, (about, dims)) in groups {
-            if std::time::Instant::now() >= deadline {
+            if time_cap::is_up() {
                 return;
             }
             let answers = solver::forced_many(&about, &dims, self.analysis.limits);
