@@ -139,23 +139,6 @@ pub(crate) fn prelude_callable(prelude: &Prelude, op: &str, method: bool) -> Opt
     })
 }
 
-/// Prelude operations usable as methods of a tensor (`x.reshape(...)`):
-/// lowercase operations whose first parameter takes the tensor.
-pub(crate) fn is_tensor_method(function: &ast::Function) -> bool {
-    let lowercase = function
-        .name
-        .as_ref()
-        .and_then(|n| n.text.chars().next())
-        .is_some_and(char::is_lowercase);
-    let takes_tensor = function.params.first().is_some_and(|p| {
-        matches!(p.name.text.as_str(), "input" | "tensor" | "tensors")
-            && p.ty
-                .as_ref()
-                .is_some_and(|t| matches!(t.kind, ast::TypeKind::Tensor { .. }))
-    });
-    lowercase && takes_tensor
-}
-
 fn params<'p>(params: impl Iterator<Item = &'p ast::Param>) -> Vec<CallableParam> {
     params
         .map(|p| CallableParam {

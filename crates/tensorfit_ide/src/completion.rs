@@ -23,10 +23,10 @@
 
 use std::collections::HashSet;
 
-use tensorfit_semantics::{Environment, Prelude, PRELUDE_VALUES};
+use tensorfit_semantics::{registry, Environment, Prelude, PRELUDE_VALUES};
 use tensorfit_syntax::ast;
 
-use crate::callable::{callable, is_tensor_method, prelude_callable};
+use crate::callable::{callable, prelude_callable};
 use crate::cursor_text::CursorText;
 use crate::cursor_tree::CursorTree;
 use crate::render;
@@ -153,12 +153,10 @@ fn member_completions(
                     insert_text: None,
                 });
             }
+            // PyTorch's tensor methods only (`x.conv2d(w)` is accepted,
+            // as `conv2d(x, w)`, but is not what a PyTorch user would type).
             for op in resolution.prelude.signatures.keys() {
-                if resolution
-                    .prelude
-                    .function(op)
-                    .is_some_and(is_tensor_method)
-                {
+                if registry::operation(op).is_some_and(|o| o.is_method()) {
                     items.push(prelude_item(resolution.prelude, op, true));
                 }
             }

@@ -70,36 +70,6 @@ pub struct Attention {
     out: Tensor,
 }
 
-pub fn is_constructor(name: &str) -> bool {
-    matches!(
-        name,
-        "Linear"
-            | "Conv1d"
-            | "Conv2d"
-            | "ConvTranspose2d"
-            | "MaxPool2d"
-            | "AvgPool2d"
-            | "AdaptiveAvgPool2d"
-            | "BatchNorm1d"
-            | "BatchNorm2d"
-            | "LayerNorm"
-            | "Embedding"
-            | "MultiheadAttention"
-            | "Dropout"
-            | "ReLU"
-            | "ReLU6"
-            | "LeakyReLU"
-            | "SiLU"
-            | "GELU"
-            | "Sigmoid"
-            | "Tanh"
-            | "Softmax"
-            | "Identity"
-            | "Flatten"
-            | "Sequential"
-    )
-}
-
 impl Layer {
     pub fn kind_name(&self) -> &'static str {
         match self {
@@ -325,7 +295,11 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
             }
             Layer::Sequential(stages)
         }
-        _ => return Err(Failure::program(format!("`{name}` is not a layer"))),
+        _ => {
+            return Err(Failure::unimplemented(format!(
+                "the interpreter has no implementation of the layer `{name}`"
+            )))
+        }
     })
 }
 

@@ -10,6 +10,7 @@ mod environment;
 mod module_scope;
 mod name_check;
 mod prelude;
+pub mod registry;
 mod script_groups;
 mod shapes;
 mod signature;

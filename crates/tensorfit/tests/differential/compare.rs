@@ -174,6 +174,10 @@ fn judge_run(
     if let Err(error) = &report.result {
         match error.kind {
             ErrorKind::Limit | ErrorKind::Data => {}
+            // Every registered operation must run (the registry's promise).
+            ErrorKind::Unimplemented => {
+                problems.push(format!("{}\n--- program ---\n{text}", error.message))
+            }
             _ if errors.iter().any(|e| covers(e)) => tally.failures_reported += 1,
             _ => {
                 tally.missed += 1;

@@ -327,7 +327,7 @@ impl<'p> Interpreter<'p> {
             }
             bound.push((param.name.text.clone(), value));
         }
-        if layers::is_constructor(name) {
+        if tensorfit_semantics::registry::is_layer_constructor(name) {
             return layers::construct(&mut self.ops, name, &ops::Args::new(name, bound))
                 .map(|layer| Value::Layer(Rc::new(layer)));
         }

@@ -14,6 +14,8 @@ pub mod shape;
 
 use std::rc::Rc;
 
+use tensorfit_semantics::registry::{self, Family};
+
 use crate::error::{Failure, Outcome};
 use crate::random::Rng;
 use crate::value::{Tensor, Value};
@@ -214,33 +216,53 @@ pub fn normalize_dim(dim: i64, rank: usize) -> Outcome<usize> {
     }
 }
 
-/// Runs prelude operation `name`.
+/// Runs prelude operation `name`, in the module of its registry family.
 pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Value> {
-    if let Some(v) = creation::call(ctx, name, args)? {
-        return Ok(v);
+    let ran = match registry::operation(name).map(|op| op.family) {
+        Some(Family::Creation) => creation::call(ctx, name, args)?,
+        Some(Family::Elementwise) => elementwise::call(ctx, name, args)?,
+        Some(Family::Linalg) => match linalg::call(ctx, name, args)? {
+            Some(value) => Some(value),
+            None => einsum::call(ctx, name, args)?,
+        },
+        Some(Family::Shape) => shape::call(ctx, name, args)?,
+        Some(Family::Reduce) => reduce::call(ctx, name, args)?,
+        Some(Family::Nn) => nn::call(ctx, name, args)?,
+        Some(Family::Algebra) => algebra::call(ctx, name, args)?,
+        // Layers are constructed (`crate::layers`), not called here.
+        Some(Family::Layers) | None => None,
+    };
+    ran.ok_or_else(|| {
+        Failure::unimplemented(format!("the interpreter has no implementation of `{name}`"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+
+    /// The registry's promise on the interpreter's side: every operation
+    /// runs in its family's module, and every layer is constructed. Called
+    /// without arguments each must get as far as complaining about them.
+    #[test]
+    fn every_registered_operation_is_implemented() {
+        let mut ctx = OpContext::new(0, 1 << 20);
+        let mut missing = Vec::new();
+        for op in registry::OPERATIONS {
+            let args = Args::new(op.name, Vec::new());
+            let kind = if op.is_layer() {
+                crate::layers::construct(&mut ctx, op.name, &args).err()
+            } else {
+                call(&mut ctx, op.name, &args).err()
+            }
+            .map(|failure| failure.kind);
+            if kind == Some(ErrorKind::Unimplemented) {
+                missing.push(op.name);
+            }
+        }
+        assert!(missing.is_empty(), "not implemented: {missing:?}");
+        let unknown = call(&mut ctx, "no_such_op", &Args::new("no_such_op", Vec::new()));
+        assert!(matches!(unknown, Err(f) if f.kind == ErrorKind::Unimplemented));
     }
-    if let Some(v) = elementwise::call(ctx, name, args)? {
-        return Ok(v);
-    }
-    if let Some(v) = linalg::call(ctx, name, args)? {
-        return Ok(v);
-    }
-    if let Some(v) = shape::call(ctx, name, args)? {
-        return Ok(v);
-    }
-    if let Some(v) = reduce::call(ctx, name, args)? {
-        return Ok(v);
-    }
-    if let Some(v) = nn::call(ctx, name, args)? {
-        return Ok(v);
-    }
-    if let Some(v) = einsum::call(ctx, name, args)? {
-        return Ok(v);
-    }
-    if let Some(v) = algebra::call(ctx, name, args)? {
-        return Ok(v);
-    }
-    Err(Failure::program(format!(
-        "the interpreter has no implementation of `{name}`"
-    )))
 }

@@ -23,21 +23,6 @@ use super::exec::Frame;
 use super::rules::{dims_of, require, require_equal, Args};
 use super::value::{Shape, Value};
 
-/// The names this module gives rules for.
-pub fn is_algebra_op(name: &str) -> bool {
-    matches!(
-        name,
-        "contract"
-            | "diag"
-            | "expand_dim"
-            | "project"
-            | "reduce_sum"
-            | "reduce_prod"
-            | "reduce_max"
-            | "reduce_min"
-    )
-}
-
 /// The rule of an algebra operation: `None` when the arguments are not
 /// what it takes (the call is then checked against its contract only).
 pub fn apply(

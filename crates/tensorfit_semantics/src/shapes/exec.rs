@@ -1365,17 +1365,20 @@ impl<'f, 'a> Frame<'f, 'a> {
                     .and_then(|d| d.dims().map(|d| d.contains(&Term::int(-1))))
                     .unwrap_or(true)
         });
-        let needs_ranks = if matches!(name, "reshape" | "view") {
-            infers_a_size
-        } else {
-            rules::needs_known_ranks(name)
-        };
+        let needs_ranks = crate::registry::needs_known_ranks(name, infers_a_size);
         if needs_ranks && self.has_opaque_tensor(&bound) {
             return self.defer(name, bound, range);
         }
         let args = Args::new(bound);
-        if let Some(value) = rules::apply(self, name, &args, range) {
-            return value;
+        // The registry says whether the contract or a built-in rule gives
+        // the shape; a rule that cannot tell (an argument not modelled)
+        // leaves it to the contract.
+        let by_rule = crate::registry::operation(name)
+            .is_some_and(|op| op.shape == crate::registry::ShapeBy::Rule);
+        if by_rule {
+            if let Some(value) = rules::apply(self, name, &args, range) {
+                return value;
+            }
         }
         // A layer constructor returns its own type: `Conv2d(...) -> Conv2d`.
         let constructs_layer = matches!(

@@ -11,6 +11,7 @@ use tensorfit_solver::{Formula, Term};
 use super::exec::Frame;
 use super::fact::{Explain, FactKind};
 use super::value::{Layer, Shape, Value};
+use crate::registry::{self, Family};
 
 /// A call's arguments by parameter name, with the source text of each.
 pub struct Args {
@@ -297,52 +298,6 @@ fn pair(value: &Value, default: i64, count: usize) -> Option<Vec<Term>> {
         // that exist only because of the guess.
         _ => None,
     }
-}
-
-/// Operations whose rule depends on the ranks of their tensor arguments;
-/// applied to a tensor of unknown rank they are deferred to the call.
-pub fn needs_known_ranks(name: &str) -> bool {
-    matches!(
-        name,
-        "matmul"
-            | "reshape"
-            | "view"
-            | "flatten"
-            | "squeeze"
-            | "unsqueeze"
-            | "transpose"
-            | "t"
-            | "permute"
-            | "expand"
-            | "broadcast_to"
-            | "cat"
-            | "stack"
-            | "narrow"
-            | "sum"
-            | "mean"
-            | "max"
-            | "min"
-            | "prod"
-            | "argmax"
-            | "norm"
-            | "numel"
-            | "add"
-            | "sub"
-            | "mul"
-            | "div"
-            | "maximum"
-            | "minimum"
-            | "pow"
-            | "eq"
-            | "ne"
-            | "lt"
-            | "le"
-            | "gt"
-            | "ge"
-            | "masked_fill"
-            | "where"
-            | "outer"
-    ) || super::algebra::is_algebra_op(name)
 }
 
 /// The built-in rule of a prelude function, if it has one.
@@ -727,7 +682,9 @@ pub fn apply(
         "split" | "chunk" => split(frame, name, args, range),
         "einsum" => Some(Value::Unknown),
         DEFERRED_LAYER => apply_deferred_layer(frame, args, range),
-        _ if super::algebra::is_algebra_op(name) => super::algebra::apply(frame, name, args, range),
+        _ if registry::operation(name).is_some_and(|op| op.family == Family::Algebra) => {
+            super::algebra::apply(frame, name, args, range)
+        }
         // The join of an `if` whose branches give differently built shapes.
         "select" => {
             let (Value::Bool(c), a, b) =
@@ -1605,11 +1562,6 @@ fn attention(
 /// The operation name under which a layer call is deferred.
 pub const DEFERRED_LAYER: &str = "<layer call>";
 
-/// Layers whose rule needs the rank of its input (as `needs_known_ranks`).
-fn layer_needs_known_ranks(kind: &str) -> bool {
-    matches!(kind, "MultiheadAttention" | "Flatten")
-}
-
 /// Keeps a layer call on a tensor of unknown rank for each call of the
 /// function being summarised, where the rank is known. Attention's weights
 /// are not kept: only its output (the first of the pair) is.
@@ -1662,7 +1614,7 @@ pub fn call_layer(
     let Some((input, text)) = args.first().cloned() else {
         return Value::Unknown;
     };
-    if layer_needs_known_ranks(&layer.kind) {
+    if registry::needs_known_ranks(&layer.kind, false) {
         let bound: Vec<(String, Value, String)> = args
             .iter()
             .enumerate()

@@ -1,0 +1,495 @@
+//! The operation registry: every operation of the prelude, declared once
+//! with what the rest of tensorfit needs to know about it beside its
+//! signature (which the prelude's contract gives).
+//!
+//! - the **family** it belongs to, which is also the module of the
+//!   interpreter that runs it (`tensorfit_run/src/ops/<family>.rs`, the
+//!   layers in `tensorfit_run/src/layers.rs`);
+//! - how the analysis gets its **shape**: from the contract as written, or
+//!   from a built-in rule where the contract language cannot say it;
+//! - whether that rule needs the **ranks** of its tensor arguments (applied
+//!   to a tensor of unknown rank, it is kept for each call instead);
+//! - the **PyTorch names** it has (`torch.add`, `Tensor.add`,
+//!   `torch.nn.functional.conv2d`, `torch.nn.Conv2d`): a tensor method is
+//!   one PyTorch has, and a layer constructor is one of `torch.nn`.
+//!
+//! Name checks, the analysis, the interpreter, completion and the table of
+//! supported operations (`docs/operations.md`, generated from here) read
+//! this table; tests check that it and the prelude name the same
+//! operations and that each has a test line.
+
+/// The group an operation belongs to (and the interpreter module it runs
+/// in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    Creation,
+    Elementwise,
+    Linalg,
+    Shape,
+    Reduce,
+    /// `torch.nn.functional`: convolutions, pooling, normalisation.
+    Nn,
+    /// `torch.nn` layer constructors.
+    Layers,
+    /// Rink's model language and TeIL: contraction, diagonal, projection.
+    Algebra,
+}
+
+impl Family {
+    pub const ALL: [Family; 8] = [
+        Family::Creation,
+        Family::Elementwise,
+        Family::Linalg,
+        Family::Shape,
+        Family::Reduce,
+        Family::Nn,
+        Family::Layers,
+        Family::Algebra,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Family::Creation => "Creation",
+            Family::Elementwise => "Element-wise",
+            Family::Linalg => "Linear algebra",
+            Family::Shape => "Shape and properties",
+            Family::Reduce => "Reductions",
+            Family::Nn => "Functional (torch.nn.functional)",
+            Family::Layers => "Layers (torch.nn)",
+            Family::Algebra => "Tensor algebra",
+        }
+    }
+}
+
+/// Where the analysis takes an operation's result shape from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeBy {
+    /// The prelude contract, as written.
+    Contract,
+    /// A built-in rule (`shapes/rules.rs`, layers in `call_layer`).
+    Rule,
+}
+
+/// What the rule needs of its tensor arguments' ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ranks {
+    /// Nothing: it applies to a tensor of unknown rank too.
+    Any,
+    /// Known ranks: on a tensor of unknown rank it is kept, to be applied
+    /// at each call of the function where the rank is known.
+    Known,
+    /// Known ranks when a size is inferred (`reshape(x, -1, 4)`); a
+    /// shape given in full needs none.
+    KnownToInferASize,
+}
+
+/// A PyTorch namespace an operation lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Namespace {
+    /// `torch.X`
+    Torch,
+    /// `torch.nn.functional.X`
+    Functional,
+    /// `Tensor.X`: a method (`x.X(...)` binds `x` to the first parameter).
+    Tensor,
+    /// `torch.nn.X`: a layer constructor (a module).
+    Module,
+}
+
+impl Namespace {
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Namespace::Torch => "torch.",
+            Namespace::Functional => "torch.nn.functional.",
+            Namespace::Tensor => "Tensor.",
+            Namespace::Module => "torch.nn.",
+        }
+    }
+}
+
+/// One operation.
+#[derive(Clone, Copy, Debug)]
+pub struct Operation {
+    pub name: &'static str,
+    pub family: Family,
+    pub shape: ShapeBy,
+    pub ranks: Ranks,
+    /// Empty for the model language's own operations.
+    pub pytorch: &'static [Namespace],
+}
+
+impl Operation {
+    /// Whether `x.name(...)` is a call of this operation.
+    pub fn is_method(&self) -> bool {
+        self.pytorch.contains(&Namespace::Tensor)
+    }
+
+    /// Whether it constructs a layer (a `torch.nn` module).
+    pub fn is_layer(&self) -> bool {
+        self.family == Family::Layers
+    }
+
+    /// Its PyTorch names, in namespace order (`torch.add`, `Tensor.add`).
+    pub fn pytorch_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.pytorch
+            .iter()
+            .map(move |ns| format!("{}{}", ns.prefix(), self.name))
+    }
+}
+
+/// The operation called `name`, if the prelude has one.
+pub fn operation(name: &str) -> Option<&'static Operation> {
+    OPERATIONS.iter().find(|op| op.name == name)
+}
+
+/// Whether the rule of `name` needs its tensor arguments' ranks, given
+/// whether the call infers a size (`-1` in a shape).
+pub fn needs_known_ranks(name: &str, infers_a_size: bool) -> bool {
+    operation(name).is_some_and(|op| match op.ranks {
+        Ranks::Any => false,
+        Ranks::Known => true,
+        Ranks::KnownToInferASize => infers_a_size,
+    })
+}
+
+/// Whether `name` constructs a layer.
+pub fn is_layer_constructor(name: &str) -> bool {
+    operation(name).is_some_and(Operation::is_layer)
+}
+
+use Family::*;
+use Namespace::{Functional as F, Module, Tensor as T, Torch};
+use Ranks::{Any, Known, KnownToInferASize};
+use ShapeBy::{Contract, Rule};
+
+const fn op(
+    name: &'static str,
+    family: Family,
+    shape: ShapeBy,
+    ranks: Ranks,
+    pytorch: &'static [Namespace],
+) -> Operation {
+    Operation {
+        name,
+        family,
+        shape,
+        ranks,
+        pytorch,
+    }
+}
+
+/// A layer constructor of `torch.nn`; `ranks` as its call's rule needs.
+const fn layer(name: &'static str, ranks: Ranks) -> Operation {
+    op(name, Layers, Rule, ranks, &[Module])
+}
+
+/// Every operation, in the prelude's order.
+pub static OPERATIONS: &[Operation] = &[
+    // creation
+    op("zeros", Creation, Rule, Any, &[Torch]),
+    op("ones", Creation, Rule, Any, &[Torch]),
+    op("randn", Creation, Rule, Any, &[Torch]),
+    op("rand", Creation, Rule, Any, &[Torch]),
+    op("empty", Creation, Rule, Any, &[Torch]),
+    op("full", Creation, Rule, Any, &[Torch]),
+    op("arange", Creation, Rule, Any, &[Torch]),
+    op("eye", Creation, Rule, Any, &[Torch]),
+    op("zeros_like", Creation, Contract, Any, &[Torch]),
+    op("ones_like", Creation, Contract, Any, &[Torch]),
+    op("randn_like", Creation, Contract, Any, &[Torch]),
+    op("rand_like", Creation, Contract, Any, &[Torch]),
+    op("empty_like", Creation, Contract, Any, &[Torch]),
+    op("full_like", Creation, Contract, Any, &[Torch]),
+    // element-wise, binary (broadcasting)
+    op("add", Elementwise, Rule, Known, &[Torch, T]),
+    op("sub", Elementwise, Rule, Known, &[Torch, T]),
+    op("mul", Elementwise, Rule, Known, &[Torch, T]),
+    op("div", Elementwise, Rule, Known, &[Torch, T]),
+    op("pow", Elementwise, Rule, Known, &[Torch, T]),
+    op("maximum", Elementwise, Rule, Known, &[Torch, T]),
+    op("minimum", Elementwise, Rule, Known, &[Torch, T]),
+    // `Tensor.where(condition, other)` binds the tensor to `input`, not to
+    // the first parameter: not a method here.
+    op("where", Elementwise, Rule, Known, &[Torch]),
+    op("eq", Elementwise, Rule, Known, &[Torch, T]),
+    op("ne", Elementwise, Rule, Known, &[Torch, T]),
+    op("lt", Elementwise, Rule, Known, &[Torch, T]),
+    op("le", Elementwise, Rule, Known, &[Torch, T]),
+    op("gt", Elementwise, Rule, Known, &[Torch, T]),
+    op("ge", Elementwise, Rule, Known, &[Torch, T]),
+    op("masked_fill", Elementwise, Rule, Known, &[Torch, T]),
+    // element-wise, unary
+    op("relu", Elementwise, Contract, Any, &[Torch, F, T]),
+    op("gelu", Elementwise, Contract, Any, &[F]),
+    op("relu6", Elementwise, Contract, Any, &[F]),
+    op("leaky_relu", Elementwise, Contract, Any, &[F]),
+    op("silu", Elementwise, Contract, Any, &[F]),
+    op("sigmoid", Elementwise, Contract, Any, &[Torch, F, T]),
+    op("tanh", Elementwise, Contract, Any, &[Torch, F, T]),
+    op("exp", Elementwise, Contract, Any, &[Torch, T]),
+    op("log", Elementwise, Contract, Any, &[Torch, T]),
+    op("sqrt", Elementwise, Contract, Any, &[Torch, T]),
+    op("abs", Elementwise, Contract, Any, &[Torch, T]),
+    op("neg", Elementwise, Contract, Any, &[Torch, T]),
+    op("dropout", Elementwise, Contract, Any, &[F]),
+    op("softmax", Elementwise, Contract, Any, &[Torch, F, T]),
+    op("log_softmax", Elementwise, Contract, Any, &[Torch, F, T]),
+    op("contiguous", Elementwise, Contract, Any, &[T]),
+    op("clone", Elementwise, Contract, Any, &[Torch, T]),
+    op("detach", Elementwise, Contract, Any, &[Torch, T]),
+    op("tril", Elementwise, Contract, Any, &[Torch, T]),
+    op("triu", Elementwise, Contract, Any, &[Torch, T]),
+    // linear algebra
+    op("matmul", Linalg, Rule, Known, &[Torch, T]),
+    op("mm", Linalg, Contract, Any, &[Torch, T]),
+    op("bmm", Linalg, Contract, Any, &[Torch, T]),
+    op("dot", Linalg, Contract, Any, &[Torch, T]),
+    // Index notation is read by its own analysis (`shapes/einsum.rs`).
+    op("einsum", Linalg, Rule, Any, &[Torch]),
+    // shape
+    op("reshape", Shape, Rule, KnownToInferASize, &[Torch, T]),
+    op("view", Shape, Rule, KnownToInferASize, &[T]),
+    op("flatten", Shape, Rule, Known, &[Torch, T]),
+    op("squeeze", Shape, Rule, Known, &[Torch, T]),
+    op("unsqueeze", Shape, Rule, Known, &[Torch, T]),
+    op("transpose", Shape, Rule, Known, &[Torch, T]),
+    op("permute", Shape, Rule, Known, &[Torch, T]),
+    op("t", Shape, Rule, Known, &[Torch, T]),
+    op("expand", Shape, Rule, Known, &[T]),
+    op("broadcast_to", Shape, Rule, Known, &[Torch, T]),
+    op("cat", Shape, Rule, Known, &[Torch]),
+    op("stack", Shape, Rule, Known, &[Torch]),
+    op("split", Shape, Rule, Any, &[Torch, T]),
+    op("chunk", Shape, Rule, Any, &[Torch, T]),
+    op("narrow", Shape, Rule, Known, &[Torch, T]),
+    // reductions
+    op("sum", Reduce, Rule, Known, &[Torch, T]),
+    op("mean", Reduce, Rule, Known, &[Torch, T]),
+    op("max", Reduce, Rule, Known, &[Torch, T]),
+    op("min", Reduce, Rule, Known, &[Torch, T]),
+    op("prod", Reduce, Rule, Known, &[Torch, T]),
+    op("argmax", Reduce, Rule, Known, &[Torch, T]),
+    op("norm", Reduce, Rule, Known, &[Torch, T]),
+    // tensor properties
+    op("size", Shape, Rule, Any, &[T]),
+    op("dim", Shape, Rule, Any, &[T]),
+    op("numel", Shape, Rule, Known, &[Torch, T]),
+    // layers
+    layer("Linear", Any),
+    layer("Conv1d", Any),
+    layer("Conv2d", Any),
+    layer("ConvTranspose2d", Any),
+    layer("MaxPool2d", Any),
+    layer("AvgPool2d", Any),
+    layer("AdaptiveAvgPool2d", Any),
+    layer("BatchNorm1d", Any),
+    layer("BatchNorm2d", Any),
+    layer("LayerNorm", Any),
+    layer("Embedding", Any),
+    layer("MultiheadAttention", Known),
+    layer("Dropout", Any),
+    layer("ReLU", Any),
+    layer("ReLU6", Any),
+    layer("LeakyReLU", Any),
+    layer("SiLU", Any),
+    layer("GELU", Any),
+    layer("Sigmoid", Any),
+    layer("Tanh", Any),
+    layer("Softmax", Any),
+    layer("Identity", Any),
+    layer("Flatten", Known),
+    layer("Sequential", Any),
+    // functional
+    op("linear", Nn, Rule, Any, &[F]),
+    op("conv1d", Nn, Rule, Any, &[Torch, F]),
+    op("conv2d", Nn, Rule, Any, &[Torch, F]),
+    op("conv_transpose2d", Nn, Rule, Any, &[Torch, F]),
+    op("max_pool2d", Nn, Rule, Any, &[Torch, F]),
+    op("avg_pool2d", Nn, Rule, Any, &[F]),
+    op("adaptive_avg_pool2d", Nn, Rule, Any, &[F]),
+    op("batch_norm", Nn, Rule, Any, &[F]),
+    op("layer_norm", Nn, Rule, Any, &[F]),
+    op("embedding", Nn, Rule, Any, &[F]),
+    // tensor algebra: `outer` is the model language's tensor product of
+    // any ranks (PyTorch's takes vectors only).
+    op("outer", Algebra, Rule, Known, &[]),
+    op("contract", Algebra, Rule, Known, &[]),
+    op("diag", Algebra, Rule, Known, &[]),
+    op("expand_dim", Algebra, Rule, Known, &[]),
+    op("project", Algebra, Rule, Known, &[]),
+    op("reduce_sum", Algebra, Rule, Known, &[]),
+    op("reduce_prod", Algebra, Rule, Known, &[]),
+    op("reduce_max", Algebra, Rule, Known, &[]),
+    op("reduce_min", Algebra, Rule, Known, &[]),
+];
+
+/// The table of supported operations (`docs/operations.md`), generated
+/// from the registry and the prelude's declarations.
+pub fn operations_markdown(prelude: &crate::Prelude) -> String {
+    let mut out = String::from(
+        "# Supported operations\n\n\
+         Generated from the operation registry (`crates/tensorfit_semantics/src/registry.rs`)\n\
+         and the prelude (`crates/tensorfit_semantics/prelude/prelude.tensor`); a test keeps\n\
+         it in step (`UPDATE_EXPECT=1 cargo test -p tensorfit_semantics registry` rewrites it).\n\n\
+         *Shape* says where the analysis takes the result's shape from: the contract as\n\
+         written, or a built-in rule (docs/analysis.md), which waits for the ranks of its\n\
+         tensor arguments where *ranks* says so. Every operation also runs in the\n\
+         interpreter (`tensorfit run`). In Tensor programs any operation may be called as a\n\
+         method (`x.f(a)` is `f(x, a)`); editors offer PyTorch's tensor methods only.\n",
+    );
+    for family in Family::ALL {
+        out.push_str(&format!(
+            "\n## {}\n\n| operation | PyTorch | shape | ranks | declaration |\n|---|---|---|---|---|\n",
+            family.title()
+        ));
+        for op in OPERATIONS.iter().filter(|op| op.family == family) {
+            let pytorch: Vec<String> = op.pytorch_names().map(|n| format!("`{n}`")).collect();
+            let pytorch = if pytorch.is_empty() {
+                "(the model language's own)".to_owned()
+            } else {
+                pytorch.join(", ")
+            };
+            let shape = match op.shape {
+                ShapeBy::Contract => "contract",
+                ShapeBy::Rule => "rule",
+            };
+            let ranks = match op.ranks {
+                Ranks::Any => "",
+                Ranks::Known => "known",
+                Ranks::KnownToInferASize => "known to infer a size",
+            };
+            let declaration = prelude
+                .function(op.name)
+                .map(|f| declaration_text(&prelude.source, f))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "| `{}` | {pytorch} | {shape} | {ranks} | `{declaration}` |\n",
+                op.name
+            ));
+        }
+    }
+    out
+}
+
+/// A declaration as written, on one line, without `extern fn`.
+fn declaration_text(source: &str, function: &tensorfit_syntax::ast::Function) -> String {
+    let text = source
+        .get(function.range.start as usize..function.range.end as usize)
+        .unwrap_or_default();
+    let text = text.trim_start_matches("extern").trim_start();
+    let text = text.trim_start_matches("fn").trim_start();
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("( ", "(")
+        .replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::Prelude;
+
+    fn repository() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    #[test]
+    fn the_registry_and_the_prelude_name_the_same_operations() {
+        let prelude = Prelude::builtin();
+        let declared: BTreeSet<&str> = prelude.signatures.keys().map(String::as_str).collect();
+        let registered: BTreeSet<&str> = OPERATIONS.iter().map(|op| op.name).collect();
+        assert_eq!(
+            registered.len(),
+            OPERATIONS.len(),
+            "an operation registered twice"
+        );
+        let unregistered: Vec<_> = declared.difference(&registered).collect();
+        let undeclared: Vec<_> = registered.difference(&declared).collect();
+        assert!(
+            unregistered.is_empty() && undeclared.is_empty(),
+            "declared in the prelude only: {unregistered:?}; registered only: {undeclared:?}"
+        );
+        // A layer constructor returns its own type; nothing else does.
+        for op in OPERATIONS {
+            let function = prelude.function(op.name).unwrap();
+            let returns_itself = matches!(
+                function.return_type.as_ref().map(|t| &t.kind),
+                Some(tensorfit_syntax::ast::TypeKind::Named(n)) if n.text == op.name
+            );
+            assert_eq!(returns_itself, op.is_layer(), "{}", op.name);
+        }
+    }
+
+    /// A contract operation's shape is its contract's, so the contract must
+    /// say one: a shaped tensor (a bare `Tensor` would say nothing).
+    #[test]
+    fn contract_operations_have_shaped_contracts() {
+        let prelude = Prelude::builtin();
+        for op in OPERATIONS.iter().filter(|op| op.shape == ShapeBy::Contract) {
+            let function = prelude.function(op.name).unwrap();
+            assert!(
+                matches!(
+                    function.return_type.as_ref().map(|t| &t.kind),
+                    Some(tensorfit_syntax::ast::TypeKind::Tensor { dims: Some(_) })
+                ),
+                "`{}` takes its shape from a contract that states none",
+                op.name
+            );
+        }
+    }
+
+    /// Every operation is called on a line of the test programs that states
+    /// what the analysis must find there (`//~ shape`, an error...); the
+    /// expectation suite checks it, and the differential suite runs it.
+    #[test]
+    fn every_operation_has_a_test_line() {
+        let mut lines = Vec::new();
+        let mut dirs = vec![repository().join("tests/programs")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("tests/programs") {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "tensor") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    lines.extend(
+                        text.lines()
+                            .filter(|l| l.contains("//~"))
+                            .map(str::to_owned),
+                    );
+                }
+            }
+        }
+        let calls = |line: &str, name: &str| {
+            line.match_indices(name).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + name.len()..].trim_start().chars().next();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after == Some('(')
+            })
+        };
+        let untested: Vec<&str> = OPERATIONS
+            .iter()
+            .map(|op| op.name)
+            .filter(|name| !lines.iter().any(|line| calls(line, name)))
+            .collect();
+        assert!(untested.is_empty(), "no test line calls {untested:?}");
+    }
+
+    #[test]
+    fn the_table_of_operations_is_generated_from_the_registry() {
+        let path = repository().join("docs/operations.md");
+        let generated = operations_markdown(Prelude::builtin());
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let written = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            written == generated,
+            "docs/operations.md is out of date: run `UPDATE_EXPECT=1 cargo test -p tensorfit_semantics registry`"
+        );
+    }
+}
