@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{
-    Environment, FunctionOutcome, ItemIndex, LimitKind, Summary, SummarySource,
+    Environment, FunctionOutcome, ItemIndex, LimitKind, RecursiveGroups, Summary, SummarySource,
 };
 use tensorfit_syntax::{ast, Parse};
 
@@ -88,18 +88,47 @@ impl Drop for InProgress {
     }
 }
 
-/// Summaries of a file's functions, from the database.
+/// The cycles of the file's call graph, read from every body (re-run on
+/// any edit of a body, cheap; what depends on it is re-run only when the
+/// cycles change).
+#[salsa::tracked(returns(ref))]
+pub fn recursive_groups(db: &dyn Db, file: SourceFile) -> RecursiveGroups {
+    let keys = entry_keys(db, file);
+    RecursiveGroups::new(keys.iter().filter_map(|key| {
+        let definition =
+            function_definition(db, FunctionId::new(db, file, key.clone())).as_ref()?;
+        Some((key.clone(), definition))
+    }))
+}
+
+/// Summaries of a file's functions, from the database, as the analysis of
+/// `root` sees them: the functions of its own cycle of calls give their
+/// base summaries (made with the whole cycle unknown), and itself none;
+/// for a base summary (`base`), none of the cycle's.
 struct DbSummaries<'db> {
     db: &'db dyn Db,
     file: SourceFile,
+    root: &'db str,
+    cycle: &'db [String],
+    base: bool,
 }
 
 impl SummarySource for DbSummaries<'_> {
     fn summary(&self, key: &str) -> Option<Arc<Summary>> {
+        // The cycle decides recursion whatever the order of analysis; the
+        // functions in progress on this thread catch what the cycles read
+        // from the text miss (calls through struct instances).
         if InProgress::contains(self.file, key) {
             return None;
         }
-        function_summary(self.db, FunctionId::new(self.db, self.file, key.to_owned()))
+        let id = FunctionId::new(self.db, self.file, key.to_owned());
+        if self.cycle.iter().any(|member| member == key) {
+            if self.base || key == self.root {
+                return None;
+            }
+            return cycle_base_summary(self.db, id);
+        }
+        function_summary(self.db, id)
     }
 
     fn imported_summary(&self, import: usize, key: &str) -> Option<Option<Arc<Summary>>> {
@@ -129,6 +158,19 @@ pub fn imported_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>>
 /// file-wide questions need, in placed offsets.
 #[salsa::tracked(returns(ref), cycle_result = function_outcome_in_cycle)]
 pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
+    analyse(db, id, false)
+}
+
+/// What the other functions of a cycle of calls see of one of them: its
+/// summary with every call in the cycle unknown, so that none of their
+/// analyses waits for another's, whichever comes first. In placed offsets,
+/// not anchored: typing in it re-solves the few others of its cycle.
+#[salsa::tracked(returns(clone))]
+fn cycle_base_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>> {
+    analyse(db, id, true).summary
+}
+
+fn analyse(db: &dyn Db, id: FunctionId<'_>, base: bool) -> FunctionOutcome {
     let file = id.file(db);
     let key = id.key(db);
     let Some(definition) = function_definition(db, id) else {
@@ -139,7 +181,13 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
     let prelude = crate::prelude(db);
     let options = db.settings().options(db);
     let _guard = InProgress::enter(file, key);
-    let source = DbSummaries { db, file };
+    let source = DbSummaries {
+        db,
+        file,
+        root: key,
+        cycle: recursive_groups(db, file).group(key),
+        base,
+    };
     let outcome = guarded(definition.range, || {
         solving(db, || {
             tensorfit_semantics::analyse_function_in_interface(
@@ -252,7 +300,13 @@ pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> Function
     let imports = &items::imports(db, file).resolved;
     let prelude = crate::prelude(db);
     let options = db.settings().options(db);
-    let source = DbSummaries { db, file };
+    let source = DbSummaries {
+        db,
+        file,
+        root: "",
+        cycle: &[],
+        base: false,
+    };
     let start = statements.first().map_or(0, |s| s.range.start as usize);
     let outcome = guarded(TextRange::empty(start), || {
         solving(db, || {

@@ -346,3 +346,62 @@ fn entry_points_starved_by_the_file_budget_are_analysed_again_after_an_edit() {
         "`light` and the starved {first:?} again, not the others"
     );
 }
+
+/// The diagnostics of a text without their positions, sorted: what must not
+/// depend on the order of declarations.
+fn findings_of(report: &FileReport) -> Vec<String> {
+    let mut found: Vec<String> = report
+        .diagnostics
+        .iter()
+        .map(|d| format!("{:?}: {}", d.code, d.message))
+        .collect();
+    found.sort();
+    found
+}
+
+/// Items are order-independent: functions that call each other get the
+/// same diagnostics in every order of their declarations, from the
+/// database (one function at a time, cached) and from a one-off check.
+#[test]
+fn mutual_recursion_is_decided_whatever_the_order_of_declarations() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/programs/engine/mutual_recursion.tensor"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    // The program's items, each with the comments before it.
+    let items: Vec<&str> = text.split("\n\n").collect();
+    assert!(items.len() >= 6, "{} items", items.len());
+    let mut orders: Vec<Vec<usize>> = vec![(0..items.len()).collect()];
+    orders.push((0..items.len()).rev().collect());
+    // Every rotation too: each function first once.
+    for shift in 1..items.len() {
+        orders.push(
+            (0..items.len())
+                .map(|i| (i + shift) % items.len())
+                .collect(),
+        );
+    }
+    let mut expected: Option<Vec<String>> = None;
+    for order in orders {
+        let reordered: Vec<&str> = order.iter().map(|i| items[*i].trim_end()).collect();
+        let reordered = reordered.join("\n\n") + "\n";
+        let from_database = findings_of(&from_scratch(&reordered));
+        let parse = tensorfit_syntax::parse(&reordered);
+        let one_off = tensorfit_semantics::check_shapes(&parse.file, &[], OPTIONS);
+        let mut one_off: Vec<String> = one_off
+            .diagnostics
+            .iter()
+            .map(|d| format!("{:?}: {}", d.code, d.message))
+            .collect();
+        one_off.sort();
+        assert_eq!(from_database, one_off, "order {order:?}");
+        match &expected {
+            None => {
+                assert_eq!(from_database.len(), 2, "{from_database:#?}");
+                expected = Some(from_database);
+            }
+            Some(expected) => assert_eq!(&from_database, expected, "order {order:?}"),
+        }
+    }
+}

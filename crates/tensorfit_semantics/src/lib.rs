@@ -10,6 +10,7 @@ mod environment;
 mod module_scope;
 mod name_check;
 mod prelude;
+mod recursion;
 pub mod registry;
 mod script_groups;
 mod shapes;
@@ -24,6 +25,7 @@ use tensorfit_syntax::ast;
 pub use environment::Environment;
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
+pub use recursion::RecursiveGroups;
 pub use script_groups::independent_groups;
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,

@@ -276,6 +276,8 @@ fn check_shapes_within_budget(
         file,
         imports,
         options,
+        recursion: crate::RecursiveGroups::of_file(file),
+        bases: RefCell::new(HashMap::new()),
         outcomes: RefCell::new(HashMap::new()),
         order: RefCell::new(Vec::new()),
     };
@@ -314,9 +316,63 @@ struct Memo<'f> {
     file: &'f ast::SourceFile,
     imports: &'f [ResolvedImport],
     options: ShapeOptions,
+    recursion: crate::RecursiveGroups,
+    /// The base summaries of the functions in cycles of calls.
+    bases: RefCell<HashMap<String, Option<Arc<Summary>>>>,
     /// `None` while the function is being analysed.
     outcomes: RefCell<HashMap<String, Option<FunctionOutcome>>>,
     order: RefCell<Vec<String>>,
+}
+
+/// The summaries one function's analysis sees of the functions of its own
+/// cycle of calls (see [`crate::RecursiveGroups`]): for its own analysis,
+/// each other member's base summary (made with the whole cycle unknown)
+/// and itself unknown; for a base summary, none of them.
+struct OutsideCycle<'m, 'f> {
+    memo: &'m Memo<'f>,
+    root: &'m str,
+    cycle: &'m [String],
+    base: bool,
+}
+
+impl SummarySource for OutsideCycle<'_, '_> {
+    fn summary(&self, key: &str) -> Option<Arc<Summary>> {
+        if !self.cycle.iter().any(|member| member == key) {
+            return self.memo.summary(key);
+        }
+        if self.base || key == self.root {
+            return None;
+        }
+        self.memo.base_summary(key)
+    }
+}
+
+impl<'f> Memo<'f> {
+    fn source<'m>(&'m self, key: &'m str, base: bool) -> OutsideCycle<'m, 'f> {
+        OutsideCycle {
+            memo: self,
+            root: key,
+            cycle: self.recursion.group(key),
+            base,
+        }
+    }
+
+    fn base_summary(&self, key: &str) -> Option<Arc<Summary>> {
+        if let Some(known) = self.bases.borrow().get(key) {
+            return known.clone();
+        }
+        let outcome = analyse_function(
+            self.file,
+            self.imports,
+            key,
+            self.options,
+            &self.source(key, true),
+        );
+        self.bases
+            .borrow_mut()
+            .insert(key.to_owned(), outcome.summary.clone());
+        outcome.summary
+    }
 }
 
 impl SummarySource for Memo<'_> {
@@ -325,7 +381,13 @@ impl SummarySource for Memo<'_> {
             return known.as_ref()?.summary.clone();
         }
         self.outcomes.borrow_mut().insert(key.to_owned(), None);
-        let outcome = analyse_function(self.file, self.imports, key, self.options, self);
+        let outcome = analyse_function(
+            self.file,
+            self.imports,
+            key,
+            self.options,
+            &self.source(key, false),
+        );
         let summary = outcome.summary.clone();
         self.outcomes
             .borrow_mut()

@@ -1,0 +1,289 @@
+//! Functions that call each other, found from the text before any of them
+//! is analysed.
+//!
+//! A call of a function from inside its own analysis has an unknown result
+//! (the summary is being made). For mutual recursion that rule alone made
+//! the answer depend on the order of declarations: the function analysed
+//! first saw the other's summary (made while it was itself unknown), the
+//! other saw nothing, and each order reported a different error. Items are
+//! order-independent (LANGUAGE.md §3), so the functions of a cycle of the
+//! call graph — a strongly connected component with an edge inside it —
+//! see every call among them as unknown, whichever is analysed first, as
+//! a function sees a call of itself.
+//!
+//! The call graph is read from the bodies: `f(...)` of a function of the
+//! file, `self.m(...)` of a method of the same struct, and `x.m(...)` of a
+//! method `m` of any struct of the file (the receiver's type is not known
+//! here; an edge too many only makes a cycle more likely, which costs
+//! precision, never an error). Calling a struct instance (`self.block(x)`,
+//! its `forward`) is not followed: those calls rarely recurse, and
+//! following every one would put a model and its blocks in one cycle.
+
+use std::collections::{BTreeMap, HashMap};
+
+use tensorfit_syntax::ast::{self, ExprKind, FieldName};
+
+/// The cycles of a file's call graph: each function in one, with the
+/// members of its cycle.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecursiveGroups {
+    /// Function key to the sorted keys of its cycle.
+    groups: BTreeMap<String, Vec<String>>,
+}
+
+impl RecursiveGroups {
+    /// The cycles among `functions` (keys, `Struct.method` for methods,
+    /// with their definitions including bodies).
+    pub fn new<'a>(functions: impl IntoIterator<Item = (String, &'a ast::Function)>) -> Self {
+        let functions: Vec<(String, &ast::Function)> = functions.into_iter().collect();
+        let index: HashMap<&str, usize> = functions
+            .iter()
+            .enumerate()
+            .map(|(i, (key, _))| (key.as_str(), i))
+            .collect();
+        // Methods by their own name, for `x.m(...)`.
+        let mut methods: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, (key, _)) in functions.iter().enumerate() {
+            if let Some((_, method)) = key.split_once('.') {
+                methods.entry(method).or_default().push(i);
+            }
+        }
+        let edges: Vec<Vec<usize>> = functions
+            .iter()
+            .map(|(key, function)| {
+                let owner = key.split_once('.').map(|(owner, _)| owner);
+                let mut out = Vec::new();
+                for expr in body_expressions(function) {
+                    for inner in expr.descendants() {
+                        let ExprKind::Call { callee, .. } = &inner.kind else {
+                            continue;
+                        };
+                        match &callee.kind {
+                            ExprKind::Name(name) => out.extend(index.get(name.as_str())),
+                            ExprKind::Field {
+                                value,
+                                field: FieldName::Named(method),
+                            } => match (&value.kind, owner) {
+                                (ExprKind::SelfValue, Some(owner)) => out
+                                    .extend(index.get(format!("{owner}.{}", method.text).as_str())),
+                                (ExprKind::SelfValue, None) => {}
+                                _ => out.extend(
+                                    methods.get(method.text.as_str()).into_iter().flatten(),
+                                ),
+                            },
+                            _ => {}
+                        }
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        let mut groups = BTreeMap::new();
+        for component in strongly_connected(&edges) {
+            let cycle = component.len() > 1 || edges[component[0]].contains(&component[0]);
+            if !cycle {
+                continue;
+            }
+            let mut members: Vec<String> =
+                component.iter().map(|i| functions[*i].0.clone()).collect();
+            members.sort();
+            for member in &members {
+                groups.insert(member.clone(), members.clone());
+            }
+        }
+        RecursiveGroups { groups }
+    }
+
+    /// The cycles among the functions and methods of `file` (with bodies).
+    pub fn of_file(file: &ast::SourceFile) -> Self {
+        let mut functions = Vec::new();
+        for item in &file.items {
+            match item {
+                ast::Item::Function(f) if !f.is_extern => {
+                    if let Some(name) = &f.name {
+                        functions.push((name.text.clone(), f));
+                    }
+                }
+                ast::Item::Struct(s) => {
+                    let Some(owner) = &s.name else { continue };
+                    for m in &s.methods {
+                        if let Some(name) = &m.name {
+                            functions.push((format!("{}.{}", owner.text, name.text), m));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        RecursiveGroups::new(functions)
+    }
+
+    /// The members of `key`'s cycle (itself included); empty when it is in
+    /// none.
+    pub fn group(&self, key: &str) -> &[String] {
+        self.groups.get(key).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The expressions of a body, at any depth of its statements.
+fn body_expressions(function: &ast::Function) -> Vec<&ast::Expr> {
+    let mut exprs = Vec::new();
+    let mut stack: Vec<&ast::Stmt> = function
+        .body
+        .iter()
+        .flat_map(|b| b.stmts.iter().rev())
+        .collect();
+    while let Some(stmt) = stack.pop() {
+        match &stmt.kind {
+            ast::StmtKind::Let { value, .. } => exprs.push(value),
+            ast::StmtKind::Var { value, .. } => exprs.extend(value),
+            ast::StmtKind::Assign { target, value, .. } => exprs.extend([target, value]),
+            ast::StmtKind::Assert { condition, message } => {
+                exprs.push(condition);
+                exprs.extend(message);
+            }
+            ast::StmtKind::If {
+                condition,
+                then_branch,
+                else_branch,
+            } => {
+                exprs.push(condition);
+                stack.extend(&then_branch.stmts);
+                match else_branch {
+                    Some(ast::ElseBranch::Block(block)) => stack.extend(&block.stmts),
+                    Some(ast::ElseBranch::If(stmt)) => stack.push(stmt),
+                    None => {}
+                }
+            }
+            ast::StmtKind::For {
+                start, end, body, ..
+            } => {
+                exprs.extend([start, end]);
+                stack.extend(&body.stmts);
+            }
+            ast::StmtKind::While { condition, body } => {
+                exprs.push(condition);
+                stack.extend(&body.stmts);
+            }
+            ast::StmtKind::Return(value) => exprs.extend(value),
+            ast::StmtKind::Expr(expr) => exprs.push(expr),
+        }
+    }
+    exprs
+}
+
+/// Tarjan's strongly connected components of a graph given as adjacency
+/// lists, iteratively (a call chain may be thousands deep).
+fn strongly_connected(edges: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    const UNSEEN: usize = usize::MAX;
+    let n = edges.len();
+    let mut order = vec![UNSEEN; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut components = Vec::new();
+    let mut counter = 0;
+    for root in 0..n {
+        if order[root] != UNSEEN {
+            continue;
+        }
+        // (node, index of its next edge to follow)
+        let mut work = vec![(root, 0)];
+        order[root] = counter;
+        low[root] = counter;
+        counter += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (node, ref mut next)) = work.last_mut() {
+            if let Some(&to) = edges[node].get(*next) {
+                *next += 1;
+                if order[to] == UNSEEN {
+                    order[to] = counter;
+                    low[to] = counter;
+                    counter += 1;
+                    stack.push(to);
+                    on_stack[to] = true;
+                    work.push((to, 0));
+                } else if on_stack[to] {
+                    low[node] = low[node].min(order[to]);
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                low[parent] = low[parent].min(low[node]);
+            }
+            if low[node] == order[node] {
+                let mut component = Vec::new();
+                while let Some(member) = stack.pop() {
+                    on_stack[member] = false;
+                    component.push(member);
+                    if member == node {
+                        break;
+                    }
+                }
+                components.push(component);
+            }
+        }
+    }
+    components
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn groups(source: &str) -> RecursiveGroups {
+        let parse = tensorfit_syntax::parse(source);
+        RecursiveGroups::of_file(&parse.file)
+    }
+
+    #[test]
+    fn mutual_recursion_self_recursion_and_plain_calls() {
+        let found = groups(
+            "fn f(x: Tensor) -> Tensor { if x.rank > 1 { return g(x) }\n return x }\n\
+             fn g(x: Tensor) -> Tensor { return f(x) }\n\
+             fn h(x: Tensor) -> Tensor { return h(f(x)) }\n\
+             fn leaf(x: Tensor) -> Tensor { return x }\n\
+             fn user(x: Tensor) -> Tensor { return leaf(f(x)) }\n",
+        );
+        assert_eq!(found.group("f"), ["f", "g"]);
+        assert_eq!(found.group("g"), ["f", "g"]);
+        assert_eq!(found.group("h"), ["h"]);
+        assert!(found.group("leaf").is_empty());
+        assert!(found.group("user").is_empty());
+    }
+
+    #[test]
+    fn methods_through_self_and_instance_calls() {
+        let found = groups(
+            "struct A() {\n fn up(self, x: Tensor) -> Tensor { return self.down(x) }\n\
+             fn down(self, x: Tensor) -> Tensor { return self.up(x) }\n\
+             fn forward(self, x: Tensor) -> Tensor { return self.up(x) }\n}\n\
+             struct B() {\n fn forward(self, x: Tensor) -> Tensor { return x }\n}\n",
+        );
+        assert_eq!(found.group("A.up"), ["A.down", "A.up"]);
+        assert!(found.group("A.forward").is_empty());
+        assert!(found.group("B.forward").is_empty());
+    }
+
+    #[test]
+    fn a_long_chain_is_no_cycle_and_a_long_cycle_is_one() {
+        let mut chain = String::new();
+        for i in 0..5_000 {
+            chain.push_str(&format!(
+                "fn f{i}(x: Tensor) -> Tensor {{ return f{}(x) }}\n",
+                i + 1
+            ));
+        }
+        chain.push_str("fn f5000(x: Tensor) -> Tensor { return x }\n");
+        assert!(groups(&chain).group("f0").is_empty());
+        let closed = chain.replace(
+            "fn f5000(x: Tensor) -> Tensor { return x }",
+            "fn f5000(x: Tensor) -> Tensor { return f0(x) }",
+        );
+        assert_eq!(groups(&closed).group("f2500").len(), 5_001);
+    }
+}
