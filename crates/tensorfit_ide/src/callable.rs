@@ -7,7 +7,7 @@
 //! (`x.reshape(2, 3)` means `reshape(x, 2, 3)`, so the receiver fills the
 //! first parameter and is not shown).
 
-use tensorfit_semantics::Prelude;
+use tensorfit_semantics::{Prelude, Signature, SignatureParam};
 use tensorfit_syntax::ast;
 
 use crate::render;
@@ -33,21 +33,26 @@ pub(crate) struct CallableParam {
 }
 
 impl Callable {
-    /// The parameter an argument fills: by name, or by position among the
-    /// positional arguments.
+    /// The parameter an argument fills, by name or as the `position`th
+    /// positional argument, as the checker binds it ([`Signature::bind`]).
     pub fn param_for(&self, named: Option<&str>, position: usize) -> Option<usize> {
-        if let Some(name) = named {
-            return self
+        let signature = Signature {
+            display_name: self.name.clone(),
+            params: self
                 .params
                 .iter()
-                .position(|p| p.name == name && !p.variadic);
-        }
-        let positional = self.params.iter().take_while(|p| !p.variadic).count();
-        if position < positional {
-            Some(position)
-        } else {
-            self.params.iter().position(|p| p.variadic)
-        }
+                .map(|p| SignatureParam {
+                    name: p.name.clone(),
+                    required: false,
+                    variadic: p.variadic,
+                })
+                .collect(),
+        };
+        let names: Vec<Option<&str>> = match named {
+            Some(name) => vec![Some(name)],
+            None => vec![None; position + 1],
+        };
+        signature.bind(0, &names).param_of(names.len() - 1)
     }
 
     /// `name(p1, p2) -> R` and the byte span of each parameter in it.

@@ -34,7 +34,7 @@ pub use shapes::{
     ItemIndex, LimitHit, LimitKind, MapRanges, Migration, Place, Requirement, ShapeFindings,
     ShapeInfo, ShapeOptions, ShapeReport, Summary, SummarySource,
 };
-pub use signature::{Signature, SignatureParam};
+pub use signature::{BindProblem, Binding, Signature, SignatureParam, Source};
 
 pub use tensorfit_solver::Limits;
 pub use tensorfit_solver::ValueRange;

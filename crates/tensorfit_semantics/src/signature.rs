@@ -39,9 +39,88 @@ impl Signature {
         }
     }
 
+    /// Binds a call's arguments to the parameters: the one argument
+    /// binder of tensorfit (name checks, the analysis, the interpreter and
+    /// signature help all use it). `receiver_args` leading positional
+    /// arguments are already given (the receiver of a method call);
+    /// `names` are the call's arguments in order, each with its name if it
+    /// is named.
+    ///
+    /// Positional arguments fill the positional parameters in order, then
+    /// the variadic one (`..size`) if there is one; named arguments fill
+    /// the parameter of their name. What does not fit is a [`BindProblem`];
+    /// an argument that fits nothing is left unbound, and a parameter
+    /// named twice keeps its first argument.
+    pub fn bind(&self, receiver_args: usize, names: &[Option<&str>]) -> Binding {
+        let mut params: Vec<Vec<Source>> = vec![Vec::new(); self.params.len()];
+        let mut problems = Vec::new();
+        let positional_params = self.params.iter().take_while(|p| !p.variadic).count();
+        let variadic = self.params.iter().position(|p| p.variadic);
+        let mut next_positional = 0usize;
+        let positional_slot = |next: &mut usize| -> Option<usize> {
+            if *next < positional_params {
+                *next += 1;
+                Some(*next - 1)
+            } else {
+                variadic
+            }
+        };
+        for receiver in 0..receiver_args {
+            if let Some(slot) = positional_slot(&mut next_positional) {
+                params[slot].push(Source::Receiver(receiver));
+            }
+        }
+        let mut seen_named = false;
+        for (arg, name) in names.iter().enumerate() {
+            match name {
+                None => {
+                    if seen_named {
+                        problems.push(BindProblem::PositionalAfterNamed { arg });
+                    }
+                    match positional_slot(&mut next_positional) {
+                        // A positional argument where a named one already
+                        // went: the named one stays (and this one is
+                        // reported as out of order above).
+                        Some(slot) if self.params[slot].variadic || params[slot].is_empty() => {
+                            params[slot].push(Source::Arg(arg))
+                        }
+                        Some(_) => {}
+                        None => problems.push(BindProblem::TooMany {
+                            arg,
+                            expected: positional_params.saturating_sub(receiver_args),
+                            given: names.iter().filter(|n| n.is_none()).count(),
+                        }),
+                    }
+                }
+                Some(name) => {
+                    seen_named = true;
+                    match self
+                        .params
+                        .iter()
+                        .position(|p| p.name == *name && !p.variadic)
+                    {
+                        None => problems.push(BindProblem::UnknownName { arg }),
+                        Some(slot) if !params[slot].is_empty() => {
+                            problems.push(BindProblem::Duplicate { arg })
+                        }
+                        Some(slot) => params[slot].push(Source::Arg(arg)),
+                    }
+                }
+            }
+        }
+        let missing: Vec<usize> = (0..self.params.len())
+            .filter(|i| self.params[*i].required && params[*i].is_empty())
+            .collect();
+        if !missing.is_empty() {
+            problems.push(BindProblem::Missing { params: missing });
+        }
+        Binding { params, problems }
+    }
+
     /// Matches `args` (after `receiver_args` already-given leading positional
-    /// arguments, e.g. the receiver of a method call) against the parameters.
-    /// `call_range` is where a missing argument is reported.
+    /// arguments, e.g. the receiver of a method call) against the parameters
+    /// ([`Signature::bind`]) and reports what does not fit. `call_range` is
+    /// where a missing argument is reported.
     pub fn check_call(
         &self,
         receiver_args: usize,
@@ -49,125 +128,152 @@ impl Signature {
         call_range: TextRange,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let mut given = vec![false; self.params.len()];
-        let mut next_positional = 0usize;
-        let mut seen_named = false;
-        let positional_params = self.params.iter().take_while(|p| !p.variadic).count();
-        let variadic = self.params.iter().position(|p| p.variadic);
-
-        let mut fill_positional = |given: &mut Vec<bool>| -> Option<usize> {
-            if next_positional < positional_params {
-                next_positional += 1;
-                given[next_positional - 1] = true;
-                Some(next_positional - 1)
-            } else if let Some(v) = variadic {
-                given[v] = true;
-                Some(v)
-            } else {
-                next_positional += 1;
-                None
-            }
-        };
-
-        for _ in 0..receiver_args {
-            fill_positional(&mut given);
-        }
-
-        for arg in args {
-            match &arg.name {
-                None => {
-                    if seen_named {
-                        // Reported, then matched as if in order, so that the
-                        // parameter it fills is not also reported missing.
-                        diagnostics.push(Diagnostic::new(
-                            Code::WrongArgumentCount,
-                            arg.range,
-                            format!(
-                                "positional argument after a named one in the call of `{}`",
-                                self.display_name
-                            ),
-                        ));
-                    }
-                    if fill_positional(&mut given).is_none() {
-                        let expected = positional_params.saturating_sub(receiver_args);
-                        let count = args.iter().filter(|a| a.name.is_none()).count();
-                        diagnostics.push(Diagnostic::new(
-                            Code::WrongArgumentCount,
-                            arg.range,
-                            format!(
-                                "`{}` takes {} but {} {} given",
-                                self.display_name,
-                                plural(expected, "positional argument"),
-                                count,
-                                if count == 1 { "was" } else { "were" }
-                            ),
-                        ));
-                        return;
-                    }
-                }
-                Some(name) => {
-                    seen_named = true;
-                    let index = self
-                        .params
-                        .iter()
-                        .position(|p| p.name == name.text && !p.variadic);
-                    match index {
-                        None => {
-                            let candidates = self
-                                .params
-                                .iter()
-                                .filter(|p| !p.variadic)
-                                .map(|p| p.name.as_str());
-                            diagnostics.push(Diagnostic::new(
-                                Code::UnknownArgument,
-                                name.range,
-                                format!(
-                                    "`{}` has no parameter named `{}`{}",
-                                    self.display_name,
-                                    name.text,
-                                    did_you_mean(&name.text, candidates)
-                                ),
-                            ));
-                        }
-                        Some(index) if given[index] => diagnostics.push(Diagnostic::new(
-                            Code::DuplicateArgument,
-                            name.range,
-                            format!("`{}` is given more than once", name.text),
-                        )),
-                        Some(index) => given[index] = true,
-                    }
-                }
-            }
-        }
-
-        let missing: Vec<&str> = self
-            .params
+        let names: Vec<Option<&str>> = args
             .iter()
-            .zip(&given)
-            .filter(|(param, given)| param.required && !**given)
-            .map(|(param, _)| param.name.as_str())
+            .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
             .collect();
-        if !missing.is_empty() {
-            let list = missing
-                .iter()
-                .map(|m| format!("`{m}`"))
-                .collect::<Vec<_>>()
-                .join(", ");
-            diagnostics.push(Diagnostic::new(
-                Code::MissingArgument,
-                call_range,
-                format!(
-                    "the call of `{}` is missing {} {list}",
-                    self.display_name,
-                    if missing.len() == 1 {
-                        "the argument"
-                    } else {
-                        "the arguments"
-                    }
-                ),
-            ));
+        let binding = self.bind(receiver_args, &names);
+        for problem in &binding.problems {
+            diagnostics.push(self.diagnostic(problem, args, call_range));
+            // One count error says all about the extra arguments.
+            if matches!(problem, BindProblem::TooMany { .. }) {
+                break;
+            }
         }
     }
+
+    fn diagnostic(
+        &self,
+        problem: &BindProblem,
+        args: &[ast::Arg],
+        call_range: TextRange,
+    ) -> Diagnostic {
+        let name_of = |arg: usize| args[arg].name.as_ref().expect("a named argument");
+        match problem {
+            BindProblem::PositionalAfterNamed { arg } => Diagnostic::new(
+                Code::WrongArgumentCount,
+                args[*arg].range,
+                format!(
+                    "positional argument after a named one in the call of `{}`",
+                    self.display_name
+                ),
+            ),
+            BindProblem::TooMany {
+                arg,
+                expected,
+                given,
+            } => Diagnostic::new(
+                Code::WrongArgumentCount,
+                args[*arg].range,
+                format!(
+                    "`{}` takes {} but {given} {} given",
+                    self.display_name,
+                    plural(*expected, "positional argument"),
+                    if *given == 1 { "was" } else { "were" }
+                ),
+            ),
+            BindProblem::UnknownName { arg } => {
+                let name = name_of(*arg);
+                let candidates = self
+                    .params
+                    .iter()
+                    .filter(|p| !p.variadic)
+                    .map(|p| p.name.as_str());
+                Diagnostic::new(
+                    Code::UnknownArgument,
+                    name.range,
+                    format!(
+                        "`{}` has no parameter named `{}`{}",
+                        self.display_name,
+                        name.text,
+                        did_you_mean(&name.text, candidates)
+                    ),
+                )
+            }
+            BindProblem::Duplicate { arg } => {
+                let name = name_of(*arg);
+                Diagnostic::new(
+                    Code::DuplicateArgument,
+                    name.range,
+                    format!("`{}` is given more than once", name.text),
+                )
+            }
+            BindProblem::Missing { params } => {
+                let list = params
+                    .iter()
+                    .map(|i| format!("`{}`", self.params[*i].name))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Diagnostic::new(
+                    Code::MissingArgument,
+                    call_range,
+                    format!(
+                        "the call of `{}` is missing {} {list}",
+                        self.display_name,
+                        if params.len() == 1 {
+                            "the argument"
+                        } else {
+                            "the arguments"
+                        }
+                    ),
+                )
+            }
+        }
+    }
+}
+
+/// Where a parameter's value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The `n`th of the receivers (a method call's object).
+    Receiver(usize),
+    /// The `n`th argument of the call.
+    Arg(usize),
+}
+
+/// A call's arguments bound to a signature's parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// For each parameter, what fills it: nothing (its default applies, or
+    /// it is missing), one source, or any number for the variadic one.
+    pub params: Vec<Vec<Source>>,
+    /// What does not fit, in the order of the arguments (a missing
+    /// argument last).
+    pub problems: Vec<BindProblem>,
+}
+
+impl Binding {
+    /// The parameter the `arg`th argument fills, if any.
+    pub fn param_of(&self, arg: usize) -> Option<usize> {
+        self.params
+            .iter()
+            .position(|sources| sources.contains(&Source::Arg(arg)))
+    }
+}
+
+/// An argument that does not fit the signature, or a parameter not given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BindProblem {
+    PositionalAfterNamed {
+        arg: usize,
+    },
+    /// More positional arguments than positional parameters (and no
+    /// variadic one): `expected` after the receivers, `given` in all.
+    TooMany {
+        arg: usize,
+        expected: usize,
+        given: usize,
+    },
+    UnknownName {
+        arg: usize,
+    },
+    Duplicate {
+        arg: usize,
+    },
+    /// Required parameters (by index) that nothing fills.
+    Missing {
+        params: Vec<usize>,
+    },
 }
 
 fn plural(count: usize, noun: &str) -> String {
@@ -175,5 +281,102 @@ fn plural(count: usize, noun: &str) -> String {
         format!("1 {noun}")
     } else {
         format!("{count} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `conv(input, weight, stride = 1)` and `zeros(..size)`-like
+    /// signatures, bound to calls written as `[name:]` per argument.
+    fn bound(signature: &str, receivers: usize, call: &[&str]) -> String {
+        let params = signature
+            .split(", ")
+            .filter(|p| !p.is_empty())
+            .map(|p| SignatureParam {
+                name: p.trim_start_matches("..").trim_end_matches('?').to_owned(),
+                required: !p.ends_with('?') && !p.starts_with(".."),
+                variadic: p.starts_with(".."),
+            })
+            .collect();
+        let signature = Signature {
+            display_name: "f".to_owned(),
+            params,
+        };
+        let names: Vec<Option<&str>> = call.iter().map(|a| a.strip_suffix(':')).collect();
+        let binding = signature.bind(receivers, &names);
+        let slots: Vec<String> = binding
+            .params
+            .iter()
+            .map(|sources| {
+                sources
+                    .iter()
+                    .map(|s| match s {
+                        Source::Receiver(i) => format!("r{i}"),
+                        Source::Arg(i) => format!("a{i}"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join("+")
+            })
+            .collect();
+        format!("[{}] {:?}", slots.join(", "), binding.problems)
+    }
+
+    #[test]
+    fn arguments_are_bound_as_pytorch_binds_them() {
+        let cases: &[(&str, usize, &[&str], &str)] = &[
+            ("input, weight, stride?", 0, &["_", "_"], "[a0, a1, ] []"),
+            (
+                "input, weight, stride?",
+                0,
+                &["_", "weight:", "stride:"],
+                "[a0, a1, a2] []",
+            ),
+            // A method call: the receiver is the first parameter.
+            ("input, dim?", 1, &["_"], "[r0, a0] []"),
+            ("input, ..size", 1, &["_", "_", "_"], "[r0, a0+a1+a2] []"),
+            ("input, ..size", 0, &["_"], "[a0, ] []"),
+            (
+                "input, weight, stride?",
+                0,
+                &["_"],
+                "[a0, , ] [Missing { params: [1] }]",
+            ),
+            (
+                "input, stride?",
+                0,
+                &["_", "_", "_"],
+                "[a0, a1] [TooMany { arg: 2, expected: 2, given: 3 }]",
+            ),
+            (
+                "input, stride?",
+                0,
+                &["_", "pad:"],
+                "[a0, ] [UnknownName { arg: 1 }]",
+            ),
+            (
+                "input, stride?",
+                0,
+                &["_", "stride:", "stride:"],
+                "[a0, a1] [Duplicate { arg: 2 }]",
+            ),
+            // Out of order: reported; the named argument keeps its place.
+            (
+                "input, stride?",
+                0,
+                &["input:", "_"],
+                "[a0, ] [PositionalAfterNamed { arg: 1 }]",
+            ),
+            // The variadic parameter takes no name.
+            ("..size", 0, &["size:"], "[] [UnknownName { arg: 0 }]"),
+        ];
+        for (signature, receivers, call, expected) in cases {
+            assert_eq!(
+                bound(signature, *receivers, call),
+                *expected,
+                "{signature} with {receivers} receiver(s), called with {call:?}"
+            );
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use tensorfit_semantics::{BindProblem, Signature, Source};
 use tensorfit_syntax::ast::{self, Arg, Expr, ExprKind, FieldName};
 
 use super::{Flow, Frame, Interpreter};
@@ -384,57 +385,65 @@ fn coerce(ty: &ast::Type, value: Value) -> Value {
     }
 }
 
-/// Which argument each parameter (not `self`) gets. A variadic parameter
-/// gets every remaining positional argument, or the one list given.
+/// Which argument each parameter (not `self`) gets, bound by the checker's
+/// binder ([`Signature::bind`]): positional arguments first, as the
+/// evaluated call keeps them. A variadic parameter gets every remaining
+/// positional argument, or the one list given.
 fn match_arguments(
     display: &str,
     params: &[ast::Param],
     args: CallArgs,
 ) -> Outcome<Vec<Option<Value>>> {
+    let names: Vec<Option<&str>> = std::iter::repeat_n(None, args.positional.len())
+        .chain(args.named.iter().map(|(name, _)| Some(name.as_str())))
+        .collect();
+    let binding = Signature::from_params(display, params).bind(0, &names);
+    if let Some(problem) = binding
+        .problems
+        .iter()
+        .find(|p| !matches!(p, BindProblem::Missing { .. }))
+    {
+        let name_of = |arg: usize| &args.named[arg - args.positional.len()].0;
+        return Err(Failure::program(match problem {
+            BindProblem::TooMany { .. } | BindProblem::PositionalAfterNamed { .. } => {
+                format!("`{display}` is given too many positional arguments")
+            }
+            BindProblem::UnknownName { arg } => {
+                format!("`{display}` has no parameter named `{}`", name_of(*arg))
+            }
+            BindProblem::Duplicate { arg } => {
+                format!("`{}` is given more than once", name_of(*arg))
+            }
+            BindProblem::Missing { .. } => unreachable!("filtered out above"),
+        }));
+    }
+    // Missing parameters are the caller's to report, after defaults.
+    let mut all: Vec<Option<Value>> = args
+        .positional
+        .into_iter()
+        .chain(args.named.into_iter().map(|(_, value)| value))
+        .map(Some)
+        .collect();
     let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
-    let mut values: Vec<Option<Value>> = vec![None; params.len()];
-    let mut positional = args.positional.into_iter();
-    let mut index = 0;
-    while index < params.len() {
-        let param = params[index];
-        if param.variadic {
-            let rest: Vec<Value> = positional.by_ref().collect();
-            values[index] = Some(match rest.as_slice() {
+    Ok(params
+        .iter()
+        .zip(&binding.params)
+        .map(|(param, sources)| {
+            let mut given = sources.iter().filter_map(|source| match source {
+                Source::Arg(i) => all[*i].take(),
+                Source::Receiver(_) => None,
+            });
+            if !param.variadic {
+                return given.next();
+            }
+            let rest: Vec<Value> = given.collect();
+            Some(match rest.as_slice() {
                 [one @ (Value::Shape(_) | Value::List(_) | Value::Tuple(_))] => one.clone(),
                 _ if rest.iter().all(|v| matches!(v, Value::Int(_))) => {
                     Value::shape(rest.iter().filter_map(Value::as_int).collect())
                 }
                 _ => Value::List(Rc::new(rest)),
-            });
-            index += 1;
-            continue;
-        }
-        match positional.next() {
-            Some(v) => values[index] = Some(v),
-            None => break,
-        }
-        index += 1;
-    }
-    if positional.next().is_some() {
-        return Err(Failure::program(format!(
-            "`{display}` is given too many positional arguments"
-        )));
-    }
-    for (name, value) in args.named {
-        let Some(at) = params
-            .iter()
-            .position(|p| p.name.text == name && !p.variadic)
-        else {
-            return Err(Failure::program(format!(
-                "`{display}` has no parameter named `{name}`"
-            )));
-        };
-        if values[at].is_some() {
-            return Err(Failure::program(format!(
-                "`{name}` is given more than once"
-            )));
-        }
-        values[at] = Some(value);
-    }
-    Ok(values)
+            })
+        })
+        .collect())
 }

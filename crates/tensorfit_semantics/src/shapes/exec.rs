@@ -24,6 +24,7 @@ use super::program::FunctionRef;
 use super::rules::{self, Args};
 use super::substitution::Substitution;
 use super::value::{Instance, Layer, Shape, Value};
+use crate::signature::{Signature, Source};
 
 mod loops;
 
@@ -1269,61 +1270,48 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
-    /// Arguments matched to parameters by position and name, with defaults;
-    /// variadic parameters get a list. `skip` leading parameters are given
-    /// otherwise (`self`, a method call's receiver).
+    /// Binds a call's arguments to `params` ([`Signature::bind`]) after the
+    /// first `skip` (a method's receiver, bound by the caller). Every
+    /// argument is evaluated, in order, whether it fits or not (what does
+    /// not fit is the name checks' to report); a parameter not given takes
+    /// its default, or is unknown.
     pub fn bind_args(
         &mut self,
         params: &[ast::Param],
         skip: Option<usize>,
         args: &[ast::Arg],
     ) -> Vec<(String, Value, String)> {
-        let params: Vec<&ast::Param> = params
+        let skip = skip.unwrap_or(0);
+        let names: Vec<Option<&str>> = args
             .iter()
-            .filter(|p| !p.is_self)
-            .skip(skip.unwrap_or(0))
+            .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
             .collect();
-        let mut bound: Vec<Option<(Value, String)>> = vec![None; params.len()];
-        let mut variadic: Vec<Value> = Vec::new();
-        let mut next = 0;
-        for arg in args {
-            let value = self.expr(&arg.value);
-            let text = describe(&arg.value);
-            match &arg.name {
-                Some(name) => {
-                    if let Some(i) = params.iter().position(|p| p.name.text == name.text) {
-                        bound[i] = Some((value, text));
-                    }
-                }
-                None => {
-                    while next < params.len() && !params[next].variadic && bound[next].is_some() {
-                        next += 1;
-                    }
-                    match params.get(next) {
-                        Some(p) if p.variadic => variadic.push(value),
-                        Some(_) => {
-                            bound[next] = Some((value, text));
-                            next += 1;
-                        }
-                        None => {}
-                    }
-                }
-            }
-        }
+        let binding = Signature::from_params("", params).bind(skip, &names);
+        let values: Vec<(Value, String)> = args
+            .iter()
+            .map(|arg| (self.expr(&arg.value), describe(&arg.value)))
+            .collect();
+        let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
         params
             .iter()
-            .zip(bound)
-            .map(|(param, given)| {
+            .zip(&binding.params)
+            .skip(skip)
+            .map(|(param, sources)| {
+                let mut given = sources.iter().filter_map(|source| match source {
+                    Source::Arg(i) => Some(values[*i].clone()),
+                    Source::Receiver(_) => None,
+                });
                 let (value, text) = if param.variadic {
+                    let items: Vec<Value> = given.map(|(value, _)| value).collect();
                     // `zeros(2, 3)` and `zeros([2, 3])` mean the same.
-                    match variadic.as_slice() {
+                    match items.as_slice() {
                         [single @ (Value::List(_) | Value::Tuple(_) | Value::Shape(_))] => {
                             (single.clone(), String::new())
                         }
-                        _ => (Value::List(std::mem::take(&mut variadic)), String::new()),
+                        _ => (Value::List(items), String::new()),
                     }
                 } else {
-                    given.unwrap_or_else(|| {
+                    given.next().unwrap_or_else(|| {
                         let value = param
                             .default
                             .as_ref()
