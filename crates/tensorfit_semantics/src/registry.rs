@@ -13,10 +13,15 @@
 //!   `torch.nn.functional.conv2d`, `torch.nn.Conv2d`): a tensor method is
 //!   one PyTorch has, and a layer constructor is one of `torch.nn`.
 //!
+//! For a layer constructor, also the parameters of the layer's `forward`,
+//! which calls of its instances are bound to.
+//!
 //! Name checks, the analysis, the interpreter, completion and the table of
 //! supported operations (`docs/operations.md`, generated from here) read
 //! this table; tests check that it and the prelude name the same
 //! operations and that each has a test line.
+
+use crate::signature::{Signature, SignatureParam};
 
 /// The group an operation belongs to (and the interpreter module it runs
 /// in).
@@ -116,6 +121,9 @@ pub struct Operation {
     pub ranks: Ranks,
     /// Empty for the model language's own operations.
     pub pytorch: &'static [Namespace],
+    /// A layer's `forward` parameters, as PyTorch 1.13 names them, and how
+    /// many of them (the first) a call must give. Empty for operations.
+    pub forward: (&'static [&'static str], usize),
 }
 
 impl Operation {
@@ -127,6 +135,26 @@ impl Operation {
     /// Whether it constructs a layer (a `torch.nn` module).
     pub fn is_layer(&self) -> bool {
         self.family == Family::Layers
+    }
+
+    /// What calling a layer of this kind takes: its `forward` signature.
+    pub fn forward_signature(&self) -> Option<Signature> {
+        let (names, required) = self.forward;
+        if names.is_empty() {
+            return None;
+        }
+        Some(Signature {
+            display_name: self.name.to_owned(),
+            params: names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| SignatureParam {
+                    name: (*name).to_owned(),
+                    required: i < required,
+                    variadic: false,
+                })
+                .collect(),
+        })
     }
 
     /// Its PyTorch names, in namespace order (`torch.add`, `Tensor.add`).
@@ -175,12 +203,35 @@ const fn op(
         shape,
         ranks,
         pytorch,
+        forward: (&[], 0),
     }
 }
 
-/// A layer constructor of `torch.nn`; `ranks` as its call's rule needs.
+/// A layer constructor of `torch.nn` whose `forward` takes one tensor;
+/// `ranks` as its call's rule needs.
 const fn layer(name: &'static str, ranks: Ranks) -> Operation {
-    op(name, Layers, Rule, ranks, &[Module])
+    let mut layer = op(name, Layers, Rule, ranks, &[Module]);
+    layer.forward = (&["input"], 1);
+    layer
+}
+
+/// `torch.nn.MultiheadAttention`, whose `forward` takes three tensors and
+/// optional masks.
+const fn attention_layer() -> Operation {
+    let mut layer = op("MultiheadAttention", Layers, Rule, Known, &[Module]);
+    layer.forward = (
+        &[
+            "query",
+            "key",
+            "value",
+            "key_padding_mask",
+            "need_weights",
+            "attn_mask",
+            "average_attn_weights",
+        ],
+        3,
+    );
+    layer
 }
 
 /// Every operation, in the prelude's order.
@@ -286,7 +337,7 @@ pub static OPERATIONS: &[Operation] = &[
     layer("BatchNorm2d", Any),
     layer("LayerNorm", Any),
     layer("Embedding", Any),
-    layer("MultiheadAttention", Known),
+    attention_layer(),
     layer("Dropout", Any),
     layer("ReLU", Any),
     layer("ReLU6", Any),

@@ -142,7 +142,8 @@ impl Signature {
         }
     }
 
-    fn diagnostic(
+    /// What a [`BindProblem`] of a call of this signature is, for people.
+    pub fn diagnostic(
         &self,
         problem: &BindProblem,
         args: &[ast::Arg],

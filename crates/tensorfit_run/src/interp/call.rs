@@ -140,7 +140,8 @@ impl<'p> Interpreter<'p> {
                     }
                     return Ok(x);
                 }
-                layers::apply(&mut self.ops, layer, &args.positional, &args.named)
+                let inputs = bind_layer_inputs(layer.kind_name(), args)?;
+                layers::apply(&mut self.ops, layer, &inputs, &[])
             }
             Value::Instance(_) => self.call_method(target.clone(), "forward", args),
             other => Err(Failure::program(format!(
@@ -385,6 +386,60 @@ fn coerce(ty: &ast::Type, value: Value) -> Value {
     }
 }
 
+/// A layer call's arguments in the order of the layer's `forward`
+/// parameters (the registry's), bound as the checker binds them; a gap
+/// before a later argument is `None`.
+fn bind_layer_inputs(kind: &str, args: CallArgs) -> Outcome<Vec<Value>> {
+    let Some(signature) =
+        tensorfit_semantics::registry::operation(kind).and_then(|op| op.forward_signature())
+    else {
+        return Ok(args.positional);
+    };
+    let names: Vec<Option<&str>> = std::iter::repeat_n(None, args.positional.len())
+        .chain(args.named.iter().map(|(name, _)| Some(name.as_str())))
+        .collect();
+    let binding = signature.bind(0, &names);
+    if let Some(problem) = binding.problems.first() {
+        let name_of = |arg: usize| &args.named[arg - args.positional.len()].0;
+        return Err(Failure::program(match problem {
+            BindProblem::TooMany { .. } | BindProblem::PositionalAfterNamed { .. } => {
+                format!("a {kind} layer is given too many inputs")
+            }
+            BindProblem::UnknownName { arg } => {
+                format!(
+                    "a {kind} layer's forward has no parameter named `{}`",
+                    name_of(*arg)
+                )
+            }
+            BindProblem::Duplicate { arg } => {
+                format!("`{}` is given more than once", name_of(*arg))
+            }
+            BindProblem::Missing { params } => format!(
+                "a {kind} layer is called without `{}`",
+                signature.params[params[0]].name
+            ),
+        }));
+    }
+    let mut all: Vec<Option<Value>> = args
+        .positional
+        .into_iter()
+        .chain(args.named.into_iter().map(|(_, value)| value))
+        .map(Some)
+        .collect();
+    let mut inputs: Vec<Value> = binding
+        .params
+        .iter()
+        .map(|sources| match sources.first() {
+            Some(Source::Arg(i)) => all[*i].take().unwrap_or(Value::None),
+            _ => Value::None,
+        })
+        .collect();
+    while inputs.last().is_some_and(Value::is_none) {
+        inputs.pop();
+    }
+    Ok(inputs)
+}
+
 /// Which argument each parameter (not `self`) gets, bound by the checker's
 /// binder ([`Signature::bind`]): positional arguments first, as the
 /// evaluated call keeps them. A variadic parameter gets every remaining
@@ -446,4 +501,50 @@ fn match_arguments(
             })
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(positional: usize, named: &[&str]) -> CallArgs {
+        CallArgs {
+            positional: (0..positional).map(|i| Value::Int(i as i64)).collect(),
+            named: named
+                .iter()
+                .enumerate()
+                .map(|(i, n)| ((*n).to_owned(), Value::Int(10 + i as i64)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn layer_calls_bind_to_the_layers_forward() {
+        // Named inputs go to their place; a gap before a later one is None.
+        let inputs = bind_layer_inputs(
+            "MultiheadAttention",
+            args(1, &["value", "key", "attn_mask"]),
+        )
+        .unwrap();
+        let ints: Vec<Option<i64>> = inputs.iter().map(|v| v.as_int()).collect();
+        assert_eq!(ints, [Some(0), Some(11), Some(10), None, None, Some(12)]);
+        assert!(inputs[3].is_none() && inputs[4].is_none());
+        for (kind, call, message) in [
+            (
+                "MultiheadAttention",
+                args(3, &["key_mask"]),
+                "no parameter named `key_mask`",
+            ),
+            ("MultiheadAttention", args(2, &[]), "without `value`"),
+            ("Linear", args(1, &["bias"]), "no parameter named `bias`"),
+            ("Linear", args(2, &[]), "too many inputs"),
+        ] {
+            let failure = bind_layer_inputs(kind, call).unwrap_err();
+            assert!(
+                failure.message.contains(message),
+                "{kind}: {}",
+                failure.message
+            );
+        }
+    }
 }

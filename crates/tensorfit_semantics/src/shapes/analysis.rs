@@ -326,6 +326,9 @@ impl<'a> Analysis<'a> {
             let (warnings, unproven) =
                 super::kernels::bound_warnings(self, &facts, &outcome, &frame.kernel_bounds);
             outcome.diagnostics.extend(warnings);
+            outcome
+                .diagnostics
+                .extend(std::mem::take(&mut frame.argument_problems));
             let records = std::mem::take(&mut frame.records);
             let mut hidden = outcome.set_aside.clone();
             hidden.extend(unproven);
@@ -402,6 +405,9 @@ impl<'a> Analysis<'a> {
         let (warnings, unproven) =
             super::kernels::bound_warnings(self, &facts, &outcome, &frame.kernel_bounds);
         outcome.diagnostics.extend(warnings);
+        outcome
+            .diagnostics
+            .extend(std::mem::take(&mut frame.argument_problems));
         let mut hidden = outcome.set_aside.clone();
         hidden.extend(unproven);
         let shapes = self

@@ -118,6 +118,9 @@ pub struct Frame<'f, 'a> {
     /// Steps taken: expressions evaluated, facts and shapes taken over from
     /// callees (bounded by [`limits::STEP_BUDGET`]).
     steps: u64,
+    /// Calls of layer instances whose arguments do not fit the layer's
+    /// `forward` (reported with the entry point's own diagnostics).
+    pub argument_problems: Vec<tensorfit_base::Diagnostic>,
     /// The steps were stopped because the time budget of the entry point
     /// or its file ran out, not by their own budget.
     out_of_time: bool,
@@ -153,6 +156,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             building: Vec::new(),
             assumed: HashSet::new(),
             steps: 0,
+            argument_problems: Vec::new(),
             out_of_time: false,
         }
     }
@@ -1252,7 +1256,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                     .iter()
                     .map(|a| (self.expr(&a.value), describe(&a.value)))
                     .collect();
-                rules::call_layer(self, layer, values, range)
+                let inputs = self.bind_layer_inputs(&layer.kind, args, values, range);
+                rules::call_layer(self, layer, inputs, range)
             }
             Value::Instance(instance) => match self
                 .analysis
@@ -1268,6 +1273,46 @@ impl<'f, 'a> Frame<'f, 'a> {
             },
             _ => Value::Unknown,
         }
+    }
+
+    /// A layer call's arguments in the order of the layer's `forward`
+    /// parameters (`None` where one is not given), bound as any call's; what
+    /// does not fit (`attn(q, k, v, key_mask: m)`) is reported at the end of
+    /// the entry point. The layer's kind is known here, not to the name
+    /// checks.
+    fn bind_layer_inputs(
+        &mut self,
+        kind: &str,
+        args: &[ast::Arg],
+        values: Vec<(Value, String)>,
+        range: TextRange,
+    ) -> Vec<(Value, String)> {
+        let Some(signature) =
+            crate::registry::operation(kind).and_then(|op| op.forward_signature())
+        else {
+            return values;
+        };
+        let names: Vec<Option<&str>> = args
+            .iter()
+            .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
+            .collect();
+        let binding = signature.bind(0, &names);
+        for problem in &binding.problems {
+            let diagnostic = signature.diagnostic(problem, args, range);
+            if !self.argument_problems.contains(&diagnostic) {
+                self.argument_problems.push(diagnostic);
+            }
+        }
+        signature
+            .params
+            .iter()
+            .zip(&binding.params)
+            .map(|(param, sources)| match sources.first() {
+                Some(Source::Arg(i)) => values[*i].clone(),
+                _ if param.required => (Value::Unknown, param.name.clone()),
+                _ => (Value::None, param.name.clone()),
+            })
+            .collect()
     }
 
     /// Binds a call's arguments to `params` ([`Signature::bind`]) after the
