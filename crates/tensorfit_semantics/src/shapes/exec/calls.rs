@@ -1,0 +1,382 @@
+//! Calls: of user functions and methods (through their summaries), of
+//! prelude operations (a rule or a contract), of layers and struct
+//! instances; the binding of their arguments; operations kept for each
+//! call while a rank is unknown.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::Term;
+use tensorfit_syntax::ast::{self, ExprKind, FieldName};
+
+use super::{Deferred, Frame};
+use crate::shapes::describe::describe;
+use crate::shapes::fact::CallSite;
+use crate::shapes::program::FunctionRef;
+use crate::shapes::rules::{self, Args};
+use crate::shapes::value::{Layer, Shape, Value};
+use crate::signature::{Signature, Source};
+
+impl<'f, 'a> Frame<'f, 'a> {
+    pub(super) fn call(
+        &mut self,
+        call: &ast::Expr,
+        callee: &ast::Expr,
+        args: &[ast::Arg],
+    ) -> Value {
+        let text = describe(call);
+        self.call_inner(call, callee, args, &text)
+    }
+
+    pub(super) fn call_inner(
+        &mut self,
+        call: &ast::Expr,
+        callee: &ast::Expr,
+        args: &[ast::Arg],
+        text: &str,
+    ) -> Value {
+        match &callee.kind {
+            ExprKind::Name(name) => {
+                if let Some(slot) = self.lookup(name) {
+                    let target = slot.value.clone();
+                    return self.call_value(&target, args, call.range, text);
+                }
+                let program = &self.analysis.program;
+                if let Some(function) = program.function(name) {
+                    let bound = self.bind_args(&function.function.params, None, args);
+                    return self.call_summary(function, bound, call.range, text);
+                }
+                if let Some((def, _)) = program.struct_def(name) {
+                    let bound = self.bind_args(def.params.as_deref().unwrap_or(&[]), None, args);
+                    return self.construct(def, bound);
+                }
+                if let Some(contract) = program.prelude_op(name) {
+                    if name == "einsum" {
+                        if let Some(value) = self.call_einsum(args) {
+                            return value;
+                        }
+                    }
+                    let bound = self.bind_args(&contract.params, None, args);
+                    return self.call_prelude(name, contract, bound, call.range);
+                }
+                Value::Unknown
+            }
+            ExprKind::Field {
+                value,
+                field: FieldName::Named(method),
+            } => {
+                let receiver = self.expr(value);
+                match &receiver {
+                    Value::Instance(instance) => {
+                        if let Some(function) = self
+                            .analysis
+                            .program
+                            .method(&instance.struct_name, &method.text)
+                        {
+                            let mut bound =
+                                vec![("self".to_owned(), receiver.clone(), "self".to_owned())];
+                            bound.extend(self.bind_args(&function.function.params, None, args));
+                            return self.call_summary(function, bound, call.range, text);
+                        }
+                        let member = instance
+                            .member(&method.text)
+                            .cloned()
+                            .unwrap_or(Value::Unknown);
+                        self.call_value(&member, args, call.range, text)
+                    }
+                    _ => match self.analysis.program.prelude_op(&method.text) {
+                        Some(contract) => {
+                            let mut bound = self.bind_args(&contract.params, Some(1), args);
+                            if let Some(first) = contract.params.first() {
+                                bound.insert(
+                                    0,
+                                    (first.name.text.clone(), receiver.clone(), describe(value)),
+                                );
+                            }
+                            self.call_prelude(&method.text, contract, bound, call.range)
+                        }
+                        None => Value::Unknown,
+                    },
+                }
+            }
+            _ => {
+                let target = self.expr(callee);
+                self.call_value(&target, args, call.range, text)
+            }
+        }
+    }
+
+    /// Applies a callable value (layer or instance) to one evaluated argument.
+    pub fn apply_to(
+        &mut self,
+        target: &Value,
+        input: Value,
+        text: &str,
+        range: TextRange,
+    ) -> Value {
+        match target {
+            Value::Layer(layer) => {
+                rules::call_layer(self, layer, vec![(input, text.to_owned())], range)
+            }
+            Value::Instance(instance) => match self
+                .analysis
+                .program
+                .method(&instance.struct_name, "forward")
+            {
+                Some(forward) => {
+                    let Some(param) = forward.function.params.iter().find(|p| !p.is_self) else {
+                        return Value::Unknown;
+                    };
+                    let bound = vec![
+                        ("self".to_owned(), target.clone(), "self".to_owned()),
+                        (param.name.text.clone(), input, text.to_owned()),
+                    ];
+                    self.call_summary(forward, bound, range, text)
+                }
+                None => Value::Unknown,
+            },
+            _ => Value::Unknown,
+        }
+    }
+
+    /// Calling a value: a layer applies its rule, an instance its `forward`.
+    pub(super) fn call_value(
+        &mut self,
+        target: &Value,
+        args: &[ast::Arg],
+        range: TextRange,
+        text: &str,
+    ) -> Value {
+        match target {
+            Value::Layer(layer) => {
+                let values: Vec<(Value, String)> = args
+                    .iter()
+                    .map(|a| (self.expr(&a.value), describe(&a.value)))
+                    .collect();
+                let inputs = self.bind_layer_inputs(&layer.kind, args, values, range);
+                rules::call_layer(self, layer, inputs, range)
+            }
+            Value::Instance(instance) => match self
+                .analysis
+                .program
+                .method(&instance.struct_name, "forward")
+            {
+                Some(forward) => {
+                    let mut bound = vec![("self".to_owned(), target.clone(), "self".to_owned())];
+                    bound.extend(self.bind_args(&forward.function.params, None, args));
+                    self.call_summary(forward, bound, range, text)
+                }
+                None => Value::Unknown,
+            },
+            _ => Value::Unknown,
+        }
+    }
+
+    /// A layer call's arguments in the order of the layer's `forward`
+    /// parameters (`None` where one is not given), bound as any call's; what
+    /// does not fit (`attn(q, k, v, key_mask: m)`) is reported at the end of
+    /// the entry point. The layer's kind is known here, not to the name
+    /// checks.
+    pub(super) fn bind_layer_inputs(
+        &mut self,
+        kind: &str,
+        args: &[ast::Arg],
+        values: Vec<(Value, String)>,
+        range: TextRange,
+    ) -> Vec<(Value, String)> {
+        let Some(signature) =
+            crate::registry::operation(kind).and_then(|op| op.forward_signature())
+        else {
+            return values;
+        };
+        let names: Vec<Option<&str>> = args
+            .iter()
+            .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
+            .collect();
+        let binding = signature.bind(0, &names);
+        for problem in &binding.problems {
+            let diagnostic = signature.diagnostic(problem, args, range);
+            if !self.argument_problems.contains(&diagnostic) {
+                self.argument_problems.push(diagnostic);
+            }
+        }
+        signature
+            .params
+            .iter()
+            .zip(&binding.params)
+            .map(|(param, sources)| match sources.first() {
+                Some(Source::Arg(i)) => values[*i].clone(),
+                _ if param.required => (Value::Unknown, param.name.clone()),
+                _ => (Value::None, param.name.clone()),
+            })
+            .collect()
+    }
+
+    /// Binds a call's arguments to `params` ([`Signature::bind`]) after the
+    /// first `skip` (a method's receiver, bound by the caller). Every
+    /// argument is evaluated, in order, whether it fits or not (what does
+    /// not fit is the name checks' to report); a parameter not given takes
+    /// its default, or is unknown.
+    pub fn bind_args(
+        &mut self,
+        params: &[ast::Param],
+        skip: Option<usize>,
+        args: &[ast::Arg],
+    ) -> Vec<(String, Value, String)> {
+        let skip = skip.unwrap_or(0);
+        let names: Vec<Option<&str>> = args
+            .iter()
+            .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
+            .collect();
+        let binding = Signature::from_params("", params).bind(skip, &names);
+        let values: Vec<(Value, String)> = args
+            .iter()
+            .map(|arg| (self.expr(&arg.value), describe(&arg.value)))
+            .collect();
+        let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
+        params
+            .iter()
+            .zip(&binding.params)
+            .skip(skip)
+            .map(|(param, sources)| {
+                let mut given = sources.iter().filter_map(|source| match source {
+                    Source::Arg(i) => Some(values[*i].clone()),
+                    Source::Receiver(_) => None,
+                });
+                let (value, text) = if param.variadic {
+                    let items: Vec<Value> = given.map(|(value, _)| value).collect();
+                    // `zeros(2, 3)` and `zeros([2, 3])` mean the same.
+                    match items.as_slice() {
+                        [single @ (Value::List(_) | Value::Tuple(_) | Value::Shape(_))] => {
+                            (single.clone(), String::new())
+                        }
+                        _ => (Value::List(items), String::new()),
+                    }
+                } else {
+                    given.next().unwrap_or_else(|| {
+                        let value = param
+                            .default
+                            .as_ref()
+                            .map(|d| self.default_value(d))
+                            .unwrap_or(Value::Unknown);
+                        (value, param.name.text.clone())
+                    })
+                };
+                (param.name.text.clone(), value, text)
+            })
+            .collect()
+    }
+
+    pub(super) fn default_value(&mut self, expr: &ast::Expr) -> Value {
+        match &expr.kind {
+            ExprKind::Name(name) if name == "None" => Value::None,
+            _ => {
+                let saved = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
+                let value = self.expr(expr);
+                self.scopes = saved;
+                value
+            }
+        }
+    }
+
+    pub(super) fn call_prelude(
+        &mut self,
+        name: &str,
+        contract: &'a ast::Function,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        if matches!(name, "size" | "dim" | "numel") {
+            self.shape_reads += 1;
+        }
+        let infers_a_size = bound.iter().any(|(n, v, _)| {
+            n == "shape"
+                && v.as_dims()
+                    .and_then(|d| d.dims().map(|d| d.contains(&Term::int(-1))))
+                    .unwrap_or(true)
+        });
+        let needs_ranks = crate::registry::needs_known_ranks(name, infers_a_size);
+        if needs_ranks && self.has_opaque_tensor(&bound) {
+            return self.defer(name, bound, range);
+        }
+        let args = Args::new(bound);
+        // The registry says whether the contract or a built-in rule gives
+        // the shape; a rule that cannot tell (an argument not modelled)
+        // leaves it to the contract.
+        let by_rule = crate::registry::operation(name)
+            .is_some_and(|op| op.shape == crate::registry::ShapeBy::Rule);
+        if by_rule {
+            if let Some(value) = rules::apply(self, name, &args, range) {
+                return value;
+            }
+        }
+        // A layer constructor returns its own type: `Conv2d(...) -> Conv2d`.
+        let constructs_layer = matches!(
+            contract.return_type.as_ref().map(|t| &t.kind),
+            Some(ast::TypeKind::Named(ty)) if ty.text == name
+        );
+        if constructs_layer {
+            return Value::Layer(Arc::new(Layer {
+                kind: name.to_owned(),
+                args: args.into_pairs(),
+            }));
+        }
+        // A contract: instantiate its summary like any function's.
+        let function = FunctionRef {
+            function: contract,
+            owner: None,
+            local: false,
+        };
+        self.call_summary(function, args.into_triples(), range, name)
+    }
+
+    pub(in crate::shapes) fn has_opaque_tensor(&self, bound: &[(String, Value, String)]) -> bool {
+        let opaque = |v: &Value| matches!(v, Value::Tensor(shape) if self.refine_shape(shape).dims().is_none());
+        bound.iter().any(|(_, v, _)| match v {
+            Value::List(items) | Value::Tuple(items) => items.iter().any(opaque),
+            other => opaque(other),
+        })
+    }
+
+    /// Records a deferred operation; its result is a fresh opaque shape.
+    /// Keeps a rank-dependent operation in the summary, to be applied at
+    /// each call; its result stands for the operation's until then.
+    pub fn defer(
+        &mut self,
+        op: &str,
+        args: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        let result = self.analysis.vars.fresh();
+        let shape = Shape::opaque(result);
+        self.assume(shape.well_formed(), range);
+        self.deferred.push(Deferred {
+            op: op.to_owned(),
+            args,
+            result,
+            range,
+            guard: self.guard.clone(),
+        });
+        Value::Tensor(shape)
+    }
+
+    /// Instantiates the callee's summary with the arguments.
+    pub fn call_summary(
+        &mut self,
+        function: FunctionRef<'a>,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+        text: &str,
+    ) -> Value {
+        let Some(summary) = self.analysis.summary(function) else {
+            return Value::Unknown;
+        };
+        let call = CallSite {
+            range,
+            callee: function.key(),
+            text: text.to_owned(),
+        };
+        self.instantiate(&summary, call, bound)
+    }
+}

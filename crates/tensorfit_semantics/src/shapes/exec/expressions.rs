@@ -1,0 +1,386 @@
+//! Expressions: names, literals, arithmetic on `Int`s and on tensors
+//! (broadcasting), comparisons, indexing and fields, `|->` claims.
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+use tensorfit_syntax::ast::{self, BinaryOp, CompareOp, ExprKind, FieldName, UnaryOp};
+
+use super::{shapes_equal, Frame};
+use crate::shapes::describe::describe;
+use crate::shapes::fact::{Explain, FactKind};
+use crate::shapes::limits::{self, LimitKind};
+use crate::shapes::rules::{self, Args};
+use crate::shapes::value::{Shape, Value};
+
+impl<'f, 'a> Frame<'f, 'a> {
+    pub fn condition(&mut self, expr: &ast::Expr) -> Formula {
+        match self.expr(expr) {
+            Value::Bool(f) => f,
+            _ => Formula::var(self.analysis.vars.fresh()),
+        }
+    }
+
+    pub fn int(&mut self, expr: &ast::Expr) -> Term {
+        match self.expr(expr) {
+            Value::Int(t) => t,
+            _ => self.fresh_int(),
+        }
+    }
+
+    pub fn expr(&mut self, expr: &ast::Expr) -> Value {
+        if !self.step(1) {
+            return Value::Unknown;
+        }
+        let value = self.expr_inner(expr);
+        let value = if limits::too_large(&value) {
+            // Dimensions that double at each step (broadcasting shapes that
+            // depend on unknowns) would swamp memory and the solver.
+            self.analysis.hit(LimitKind::TermSize);
+            Value::Unknown
+        } else {
+            value
+        };
+        let value = self.refine(value);
+        if self.constructing == 0 {
+            self.push_record(None, expr.range, &value);
+        }
+        value
+    }
+
+    pub(super) fn expr_inner(&mut self, expr: &ast::Expr) -> Value {
+        match &expr.kind {
+            ExprKind::Name(name) => self.name(name),
+            ExprKind::SelfValue => self.self_value.clone().unwrap_or(Value::Unknown),
+            ExprKind::Int(v) => Value::Int(Term::int(*v)),
+            ExprKind::Float(_) => Value::Float,
+            ExprKind::Bool(v) => Value::Bool(Formula::truth(*v)),
+            ExprKind::Str(s) => Value::Str(s.clone()),
+            ExprKind::Hole => Value::Int(Term::var(self.analysis.hole(expr.range))),
+            ExprKind::UnknownDim | ExprKind::Missing | ExprKind::Reduction { .. } => Value::Unknown,
+            ExprKind::List(items) => Value::List(items.iter().map(|i| self.expr(i)).collect()),
+            ExprKind::Tuple(items) => Value::Tuple(items.iter().map(|i| self.expr(i)).collect()),
+            ExprKind::Call { callee, args } => self.call(expr, callee, args),
+            ExprKind::Subscript { value, indices } => {
+                let v = self.expr(value);
+                let [index] = indices.as_slice() else {
+                    return Value::Unknown;
+                };
+                self.subscript(&v, index, describe(value), expr.range)
+            }
+            ExprKind::Field { value, field } => {
+                let v = self.expr(value);
+                match field {
+                    FieldName::Index(i, _) => match v {
+                        Value::Tuple(items) | Value::List(items) => {
+                            items.get(*i as usize).cloned().unwrap_or(Value::Unknown)
+                        }
+                        _ => Value::Unknown,
+                    },
+                    FieldName::Named(name) => self.field(&v, &name.text),
+                }
+            }
+            ExprKind::Unary { op, operand } => {
+                let v = self.expr(operand);
+                match (op, v) {
+                    (UnaryOp::Neg, Value::Int(t)) => Value::Int(Term::neg(&t)),
+                    (UnaryOp::Neg, v @ (Value::Tensor(_) | Value::Float)) => v,
+                    (UnaryOp::Not, Value::Bool(f)) => Value::Bool(Formula::not(&f)),
+                    _ => Value::Unknown,
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(expr, *op, lhs, rhs),
+            ExprKind::Compare { operands, ops } => {
+                let values: Vec<Value> = operands.iter().map(|o| self.expr(o)).collect();
+                if let ([op], [a, b]) = (ops.as_slice(), values.as_slice()) {
+                    if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
+                        // PyTorch's element-wise comparison: a boolean tensor.
+                        let bound = vec![
+                            ("input".to_owned(), a.clone(), describe(&operands[0])),
+                            ("other".to_owned(), b.clone(), describe(&operands[1])),
+                        ];
+                        return self.elementwise_comparison(*op, bound, expr.range);
+                    }
+                }
+                let mut parts = Vec::new();
+                for (i, op) in ops.iter().enumerate() {
+                    match compare(*op, &values[i], &values[i + 1]) {
+                        Some(f) => parts.push(f),
+                        None => return Value::Bool(Formula::var(self.analysis.vars.fresh())),
+                    }
+                }
+                Value::Bool(Formula::and(parts))
+            }
+            ExprKind::ShapeAssert { value, pattern, .. } => {
+                let v = self.expr(value);
+                self.shape_assertion(&v, describe(value), pattern, expr.range);
+                v
+            }
+        }
+    }
+
+    /// `a == b` (and the other comparisons) with a tensor operand, as the
+    /// prelude's `eq` (`ne`, `lt`, ...).
+    pub(super) fn elementwise_comparison(
+        &mut self,
+        op: CompareOp,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        self.apply_or_defer(op.prelude_name(), bound, range)
+    }
+
+    /// A rank-dependent prelude rule applied to operands that are not a
+    /// call's arguments (`a @ b`, `a == b`): kept for each call while an
+    /// operand's rank is unknown, as calls of those operations are.
+    pub(super) fn apply_or_defer(
+        &mut self,
+        name: &str,
+        bound: Vec<(String, Value, String)>,
+        range: TextRange,
+    ) -> Value {
+        if self.has_opaque_tensor(&bound) {
+            return self.defer(name, bound, range);
+        }
+        rules::apply(self, name, &Args::new(bound), range).unwrap_or(Value::Unknown)
+    }
+
+    pub(super) fn name(&mut self, name: &str) -> Value {
+        self.value_of(name).unwrap_or(Value::Unknown)
+    }
+
+    /// The value of a name in scope or of a constant, refined.
+    pub fn value_of(&mut self, name: &str) -> Option<Value> {
+        if let Some(slot) = self.lookup(name) {
+            let value = slot.value.clone();
+            return Some(self.refine(value));
+        }
+        let constant = self.analysis.program.constant(name)?;
+        // A constant defined through itself (`const n = n + 1`, often a
+        // half-typed line) has no value; evaluating it would not end.
+        if self.evaluating_constants.iter().any(|c| c == name) {
+            return Some(Value::Unknown);
+        }
+        self.evaluating_constants.push(name.to_owned());
+        let value = self.expr(&constant.value.clone());
+        self.evaluating_constants.pop();
+        Some(value)
+    }
+
+    pub(super) fn subscript(
+        &mut self,
+        value: &Value,
+        index: &ast::Expr,
+        subject: String,
+        range: TextRange,
+    ) -> Value {
+        let i = self.int(index);
+        match value {
+            Value::Shape(shape) => {
+                let Some(i) = i.as_const() else {
+                    return Value::Int(self.fresh_int());
+                };
+                self.require(
+                    shape.index_in_range(i),
+                    FactKind::Precondition,
+                    range,
+                    Explain::Text {
+                        template: format!(
+                            "index {i} is out of range for {subject}, which has {{}} dimensions"
+                        ),
+                        terms: vec![shape.rank()],
+                    },
+                );
+                Value::Int(shape.dim(i).unwrap_or_else(|| self.fresh_int()))
+            }
+            // `x[i]`: PyTorch's basic indexing selects along dimension 0.
+            Value::Tensor(shape) => {
+                let shape = self.refine_shape(shape);
+                self.require(
+                    shape.index_in_range(0),
+                    FactKind::Precondition,
+                    range,
+                    Explain::Text {
+                        template: format!("cannot index {subject}: it has no dimensions"),
+                        terms: vec![],
+                    },
+                );
+                let size = shape.dim(0).unwrap_or_else(|| self.fresh_int());
+                self.require(
+                    Formula::and([Formula::le(&Term::neg(&size), &i), Formula::lt(&i, &size)]),
+                    FactKind::Precondition,
+                    range,
+                    Explain::Text {
+                        template: format!(
+                            "index {{}} is out of range for dimension 0 of {subject}, of size {{}}"
+                        ),
+                        terms: vec![i.clone(), size.clone()],
+                    },
+                );
+                Value::Tensor(shape.slice(1, 0))
+            }
+            Value::List(items) | Value::Tuple(items) => match i.as_const() {
+                Some(k) if k >= 0 => items.get(k as usize).cloned().unwrap_or(Value::Unknown),
+                Some(k) => items
+                    .get((items.len() as i64 + k).max(0) as usize)
+                    .cloned()
+                    .unwrap_or(Value::Unknown),
+                None => Value::Unknown,
+            },
+            _ => Value::Unknown,
+        }
+    }
+
+    pub(super) fn field(&mut self, value: &Value, name: &str) -> Value {
+        if matches!((value, name), (Value::Tensor(_), "shape" | "rank")) {
+            self.shape_reads += 1;
+        }
+        match (value, name) {
+            (Value::Tensor(shape), "shape") => Value::Shape(shape.clone()),
+            (Value::Tensor(shape), "rank") => Value::Int(shape.rank()),
+            (Value::Instance(instance), _) => {
+                instance.member(name).cloned().unwrap_or(Value::Unknown)
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    pub(super) fn binary(
+        &mut self,
+        expr: &ast::Expr,
+        op: BinaryOp,
+        lhs: &ast::Expr,
+        rhs: &ast::Expr,
+    ) -> Value {
+        let a = self.expr(lhs);
+        let b = self.expr(rhs);
+        match (op, &a, &b) {
+            (BinaryOp::And, Value::Bool(x), Value::Bool(y)) => {
+                Value::Bool(Formula::and([x.clone(), y.clone()]))
+            }
+            (BinaryOp::Or, Value::Bool(x), Value::Bool(y)) => {
+                Value::Bool(Formula::or([x.clone(), y.clone()]))
+            }
+            (_, Value::Int(x), Value::Int(y)) if op != BinaryOp::MatMul => {
+                if matches!(op, BinaryOp::Div | BinaryOp::Rem) {
+                    self.require(
+                        Formula::ne(y, &Term::int(0)),
+                        FactKind::Precondition,
+                        expr.range,
+                        Explain::Text {
+                            template: format!("division by zero: `{}` is 0", describe(rhs)),
+                            terms: vec![],
+                        },
+                    );
+                }
+                Value::Int(match op {
+                    BinaryOp::Add => Term::add(x, y),
+                    BinaryOp::Sub => Term::sub(x, y),
+                    BinaryOp::Mul => Term::mul(x, y),
+                    BinaryOp::Div => Term::div(x, y),
+                    BinaryOp::Rem => Term::rem(x, y),
+                    _ => return Value::Unknown,
+                })
+            }
+            (BinaryOp::MatMul, _, _) => {
+                let bound = vec![
+                    ("input".to_owned(), a, describe(lhs)),
+                    ("other".to_owned(), b, describe(rhs)),
+                ];
+                self.apply_or_defer("matmul", bound, expr.range)
+            }
+            (
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem,
+                _,
+                _,
+            ) => {
+                let (Some(x), Some(y)) = (a.tensor_shape(), b.tensor_shape()) else {
+                    return Value::Unknown;
+                };
+                if !matches!(a, Value::Tensor(_)) && !matches!(b, Value::Tensor(_)) {
+                    return Value::Float;
+                }
+                let (x, y) = (self.refine_shape(&x), self.refine_shape(&y));
+                let scalar = |s: &Shape| s.dims().is_some_and(<[Term]>::is_empty);
+                let opaque = x.dims().is_none() || y.dims().is_none();
+                if opaque && x != y && !scalar(&x) && !scalar(&y) {
+                    let bound = vec![
+                        ("input".to_owned(), a, describe(lhs)),
+                        ("other".to_owned(), b, describe(rhs)),
+                    ];
+                    return self.defer("add", bound, expr.range);
+                }
+                let shape =
+                    rules::broadcast(self, &x, &y, (&describe(lhs), &describe(rhs)), expr.range);
+                Value::Tensor(shape)
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    pub(super) fn shape_assertion(
+        &mut self,
+        value: &Value,
+        subject: String,
+        pattern: &[ast::Expr],
+        range: TextRange,
+    ) {
+        let Value::Tensor(shape) = value else { return };
+        let claimed = format!(
+            "[{}]",
+            pattern.iter().map(describe).collect::<Vec<_>>().join(", ")
+        );
+        let mut parts = vec![Formula::eq(&shape.rank(), &Term::int(pattern.len() as i64))];
+        for (i, dim) in pattern.iter().enumerate() {
+            if matches!(dim.kind, ExprKind::UnknownDim) {
+                continue;
+            }
+            let expected = self.int(dim);
+            if let Some(actual) = shape.dim(i as i64) {
+                parts.push(Formula::eq(&actual, &expected));
+            }
+        }
+        self.require(
+            Formula::and(parts),
+            FactKind::Claim,
+            range,
+            Explain::Shape {
+                subject,
+                actual: shape.clone(),
+                claimed,
+            },
+        );
+    }
+
+    // ----------------------------------------------------------------- calls
+}
+
+fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Some(match op {
+            CompareOp::Eq => Formula::eq(x, y),
+            CompareOp::Ne => Formula::ne(x, y),
+            CompareOp::Lt => Formula::lt(x, y),
+            CompareOp::Le => Formula::le(x, y),
+            CompareOp::Gt => Formula::gt(x, y),
+            CompareOp::Ge => Formula::ge(x, y),
+        }),
+        (Value::Bool(x), Value::Bool(y)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
+            let same = Formula::iff(x, y);
+            Some(if op == CompareOp::Eq {
+                same
+            } else {
+                Formula::not(&same)
+            })
+        }
+        _ if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
+            let (x, y) = (a.as_dims()?, b.as_dims()?);
+            let same = shapes_equal(&x, &y)?;
+            Some(if op == CompareOp::Eq {
+                same
+            } else {
+                Formula::not(&same)
+            })
+        }
+        _ => None,
+    }
+}

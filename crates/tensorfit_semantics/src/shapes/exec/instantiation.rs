@@ -1,0 +1,470 @@
+//! Instantiating what a call brings: a struct's instance, a callee's
+//! summary (its facts, records and deferred operations under the call's
+//! substitution), and the unification of argument shapes with parameter
+//! types.
+
+use std::sync::Arc;
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+use tensorfit_syntax::ast::{self};
+
+use super::{Frame, ShapeRecord, Slot, MAX_RECORDS, MAX_RECORD_DEPTH};
+use crate::shapes::analysis::Summary;
+use crate::shapes::fact::{CallSite, Explain, Fact, FactKind, Guard};
+use crate::shapes::limits::{self, LimitKind};
+use crate::shapes::rules::{self, Args};
+use crate::shapes::substitution::Substitution;
+use crate::shapes::value::{Instance, Shape, Value};
+
+impl<'f, 'a> Frame<'f, 'a> {
+    /// `Struct(args)`: evaluates the fields from the parameters.
+    pub fn construct(&mut self, def: &ast::Struct, bound: Vec<(String, Value, String)>) -> Value {
+        let name = def
+            .name
+            .as_ref()
+            .map(|n| n.text.clone())
+            .unwrap_or_default();
+        // An instance that contains itself has no value (reported as
+        // `recursive-struct`); building it again would never end.
+        if self.building.contains(&name) {
+            return Value::Unknown;
+        }
+        let params: Vec<(String, Value)> = bound.into_iter().map(|(n, v, _)| (n, v)).collect();
+        self.scopes.push(
+            params
+                .iter()
+                .map(|(n, v)| {
+                    (
+                        n.clone(),
+                        Slot {
+                            value: v.clone(),
+                            declared: None,
+                            defined: None,
+                        },
+                    )
+                })
+                .collect(),
+        );
+        let mut fields = Vec::new();
+        self.constructing += 1;
+        self.building.push(name.clone());
+        for field in &def.fields {
+            let value = self.expr(&field.value);
+            self.bind(&field.name.text, value.clone(), None);
+            fields.push((field.name.text.clone(), value));
+        }
+        self.building.pop();
+        self.constructing -= 1;
+        self.scopes.pop();
+        Value::Instance(Arc::new(Instance {
+            struct_name: name,
+            params,
+            fields,
+        }))
+    }
+
+    /// Evaluates a struct's fields for a method's `self` without checking
+    /// them again: they were checked where the instance was built.
+    pub fn construct_assumed(
+        &mut self,
+        def: &ast::Struct,
+        bound: Vec<(String, Value, String)>,
+    ) -> Value {
+        let saved = std::mem::replace(&mut self.assume_only, true);
+        let value = self.construct(def, bound);
+        self.assume_only = saved;
+        value
+    }
+
+    pub(super) fn instantiate(
+        &mut self,
+        summary: &Summary,
+        call_site: CallSite,
+        bound: Vec<(String, Value, String)>,
+    ) -> Value {
+        let (callee, range) = (call_site.callee.as_str(), call_site.range);
+        let mut substitution = Substitution::default();
+        substitution.internal = (summary.first_var..summary.end_var).collect();
+        substitution.names = Some(summary.var_names.clone());
+        for (name, placeholder) in &summary.params {
+            let Some((_, actual, text)) = bound.iter().find(|(n, _, _)| n == name) else {
+                continue;
+            };
+            self.unify(
+                placeholder,
+                actual,
+                &mut substitution,
+                name,
+                text,
+                callee,
+                range,
+            );
+        }
+        if !self.step((summary.facts.len() + summary.records.len()) as u64) {
+            return Value::Unknown;
+        }
+        let facts_before = self.facts.len();
+        let resolved = self.resolve_deferred(summary, &mut substitution, &call_site);
+        let result = substitution.value(&summary.result, &self.analysis.vars);
+        if !resolved || limits::too_large(&result) {
+            // Dimensions that grow at each call (a residual block whose
+            // convolution lacks its kernel size, repeated): unknown from
+            // here on, with none of the call's facts.
+            self.analysis.hit(LimitKind::TermSize);
+            self.facts.truncate(facts_before);
+            return Value::Unknown;
+        }
+        let vars = &self.analysis.vars;
+        for fact in &summary.facts {
+            let Some(guard) = self.guard_at_call(&fact.guard, &mut substitution) else {
+                // A branch this call never takes (e.g. on a struct's Bool).
+                continue;
+            };
+            let formula = substitution.formula(&fact.formula, vars);
+            if limits::formula_too_large(&formula) {
+                self.analysis.hit(LimitKind::TermSize);
+                self.facts.truncate(facts_before);
+                return Value::Unknown;
+            }
+            let explain = match &fact.explain {
+                Explain::Equal { what, left, right } => Explain::Equal {
+                    what: what.clone(),
+                    left: (left.0.clone(), substitution.term(&left.1, vars)),
+                    right: (right.0.clone(), substitution.term(&right.1, vars)),
+                },
+                Explain::Shape {
+                    subject,
+                    actual,
+                    claimed,
+                } => Explain::Shape {
+                    subject: subject.clone(),
+                    actual: substitution.shape(actual, vars),
+                    claimed: claimed.clone(),
+                },
+                Explain::Text { template, terms } => Explain::Text {
+                    template: template.clone(),
+                    terms: terms.iter().map(|t| substitution.term(t, vars)).collect(),
+                },
+            };
+            let mut via = vec![call_site.clone()];
+            via.extend(fact.via.iter().cloned());
+            if formula == Formula::truth(true) || !self.is_new(fact.kind, &guard, &formula) {
+                continue;
+            }
+            self.learn(&formula);
+            self.facts.push(Fact {
+                guard,
+                formula,
+                kind: fact.kind,
+                range: fact.range,
+                function: fact.function.clone(),
+                explain,
+                via,
+                sides: fact.sides.clone(),
+            });
+        }
+        self.instantiate_records(summary, &mut substitution, &call_site);
+        self.refine(result)
+    }
+
+    /// A callee's path condition at this call: the caller's, then the
+    /// callee's substituted; `None` when the call never takes that path.
+    pub(super) fn guard_at_call(
+        &self,
+        inner: &Guard,
+        substitution: &mut Substitution,
+    ) -> Option<Guard> {
+        let inner: Vec<Formula> = inner
+            .iter()
+            .map(|g| substitution.formula(g, &self.analysis.vars))
+            .collect();
+        if inner.iter().any(|g| g.as_const() == Some(false)) {
+            return None;
+        }
+        let mut guard = self.guard.clone();
+        guard.extend(inner.into_iter().filter(|g| g.as_const() != Some(true)));
+        Some(guard)
+    }
+
+    /// The callee's shapes as they are for this call (hover shows those
+    /// the call's arguments fix).
+    pub(super) fn instantiate_records(
+        &mut self,
+        summary: &Summary,
+        substitution: &mut Substitution,
+        call_site: &CallSite,
+    ) {
+        let vars = &self.analysis.vars;
+        for record in &summary.records {
+            if self.records.len() >= MAX_RECORDS {
+                break;
+            }
+            if record.via.len() >= MAX_RECORD_DEPTH {
+                continue;
+            }
+            let Some(guard) = self.guard_at_call(&record.guard, substitution) else {
+                continue;
+            };
+            let mut via = vec![call_site.clone()];
+            via.extend(record.via.iter().cloned());
+            let value = substitution.value(&record.value, vars);
+            self.records.push(ShapeRecord {
+                name: record.name.clone(),
+                range: record.range,
+                value: self.refine(value),
+                guard,
+                via,
+            });
+        }
+    }
+
+    /// Applies the callee's deferred operations to the substituted arguments;
+    /// each result replaces the opaque shape that stood for it.
+    ///
+    /// `false` when a result grew past [`limits::MAX_TERM_SIZE`]: the call
+    /// is then unknown.
+    pub(super) fn resolve_deferred(
+        &mut self,
+        summary: &Summary,
+        substitution: &mut Substitution,
+        call_site: &CallSite,
+    ) -> bool {
+        for deferred in &summary.deferred {
+            let vars = &self.analysis.vars;
+            let args: Vec<(String, Value, String)> = deferred
+                .args
+                .iter()
+                .map(|(n, v, t)| (n.clone(), substitution.value(v, vars), t.clone()))
+                .collect();
+            let guard: Vec<Formula> = deferred
+                .guard
+                .iter()
+                .map(|g| substitution.formula(g, vars))
+                .collect();
+            let saved_guard = self.guard.clone();
+            let saved_function = std::mem::replace(&mut self.function, summary.function.clone());
+            self.guard.extend(guard);
+            self.via_context.insert(0, call_site.clone());
+            let undecided = deferred.op == "select"
+                && !matches!(args.first(), Some((_, Value::Bool(c), _)) if c.as_const().is_some());
+            let value = if undecided || (deferred.op != "select" && self.has_opaque_tensor(&args)) {
+                self.defer(&deferred.op, args, deferred.range)
+            } else {
+                rules::apply(self, &deferred.op, &Args::new(args), deferred.range)
+                    .unwrap_or(Value::Unknown)
+            };
+            self.via_context.remove(0);
+            self.function = saved_function;
+            self.guard = saved_guard;
+            if limits::too_large(&value) {
+                self.analysis.hit(LimitKind::TermSize);
+                return false;
+            }
+            if let Value::Tensor(shape) = value {
+                substitution.shapes.insert(deferred.result, shape);
+            }
+        }
+        true
+    }
+
+    /// Matches a summary's placeholder with an argument: placeholders are
+    /// substituted, anything else the placeholder fixes becomes a fact of
+    /// the call (the callee's parameter type).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn unify(
+        &mut self,
+        placeholder: &Value,
+        actual: &Value,
+        substitution: &mut Substitution,
+        param: &str,
+        text: &str,
+        callee: &str,
+        range: TextRange,
+    ) {
+        match (placeholder, actual) {
+            (Value::Int(Term::Var(v)), Value::Int(t)) if !substitution.ints.contains_key(v) => {
+                substitution.ints.insert(*v, t.clone());
+            }
+            (Value::Int(p), Value::Int(t)) => {
+                let p = substitution.term(p, &self.analysis.vars);
+                self.require(
+                    Formula::eq(&p, t),
+                    FactKind::Precondition,
+                    range,
+                    Explain::Equal {
+                        what: format!("argument `{param}` of `{callee}`"),
+                        left: (text.to_owned(), t.clone()),
+                        right: ("the parameter".to_owned(), p),
+                    },
+                );
+            }
+            (Value::Bool(Formula::Var(v)), Value::Bool(f)) => {
+                substitution.bools.insert(*v, f.clone());
+            }
+            (Value::Tensor(p), Value::Tensor(a)) | (Value::Shape(p), Value::Shape(a)) => {
+                self.unify_shape(p, a, substitution, param, text, callee, range)
+            }
+            (Value::Shape(p), other) => {
+                if let Some(a) = other.as_dims() {
+                    self.unify_shape(p, &a, substitution, param, text, callee, range)
+                }
+            }
+            (Value::Tuple(ps), Value::Tuple(actuals)) if ps.len() == actuals.len() => {
+                for (p, a) in ps.iter().zip(actuals) {
+                    self.unify(p, a, substitution, param, text, callee, range);
+                }
+            }
+            (Value::Instance(p), Value::Instance(a)) if p.struct_name == a.struct_name => {
+                for ((name, pv), (_, av)) in p.params.iter().zip(&a.params) {
+                    self.unify(pv, av, substitution, name, name, callee, range);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn unify_shape(
+        &mut self,
+        placeholder: &Shape,
+        actual: &Shape,
+        substitution: &mut Substitution,
+        param: &str,
+        text: &str,
+        callee: &str,
+        range: TextRange,
+    ) {
+        let actual = self.refine_shape(actual);
+        let fixed = placeholder.head.len() + placeholder.rest.as_ref().map_or(0, |r| r.tail.len());
+        let rank_ok = match &placeholder.rest {
+            None => Formula::eq(&actual.rank(), &Term::int(fixed as i64)),
+            Some(_) => Formula::ge(&actual.rank(), &Term::int(fixed as i64)),
+        };
+        self.require(
+            rank_ok,
+            FactKind::Precondition,
+            range,
+            Explain::Text {
+                template: format!(
+                    "`{callee}` expects `{param}` of rank {}{fixed}, but `{text}` has rank {{}}",
+                    if placeholder.rest.is_some() {
+                        "at least "
+                    } else {
+                        ""
+                    }
+                ),
+                terms: vec![actual.rank()],
+            },
+        );
+        let mut pairs: Vec<(Term, i64)> = placeholder
+            .head
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as i64))
+            .collect();
+        if let Some(rest) = &placeholder.rest {
+            let n = rest.tail.len() as i64;
+            pairs.extend(
+                rest.tail
+                    .iter()
+                    .enumerate()
+                    .map(|(j, t)| (t.clone(), j as i64 - n)),
+            );
+            let slice = actual.slice(placeholder.head.len(), rest.tail.len());
+            match substitution.shapes.get(&rest.base).cloned() {
+                // A segment seen in an earlier parameter (`a: Tensor[..s],
+                // b: Tensor[..s]`): this argument must repeat it.
+                Some(earlier) => {
+                    let start = placeholder.head.len();
+                    self.require_same_segment(&earlier, &slice, start, param, text, callee, range)
+                }
+                None => {
+                    substitution.shapes.insert(rest.base, slice);
+                }
+            }
+        }
+        for (p, index) in pairs {
+            let Some(a) = actual.dim(index) else { continue };
+            match p {
+                Term::Var(v)
+                    if !substitution.ints.contains_key(&v)
+                        && substitution.internal.contains(&v) =>
+                {
+                    substitution.ints.insert(v, a);
+                }
+                p => {
+                    let expected = substitution.term(&p, &self.analysis.vars);
+                    let position = if index < 0 {
+                        format!("{index}")
+                    } else {
+                        index.to_string()
+                    };
+                    self.require(
+                        Formula::eq(&a, &expected),
+                        FactKind::Precondition,
+                        range,
+                        Explain::Equal {
+                            what: format!("shape mismatch in the call of `{callee}`"),
+                            left: (format!("{text}.shape[{position}]"), a.clone()),
+                            right: (
+                                format!("parameter `{param}` has shape[{position}]"),
+                                expected,
+                            ),
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// `slice` (of argument `text`, from its dimension `start`) must equal
+    /// the `earlier` binding of the same segment: the same rank and the
+    /// same dimensions.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn require_same_segment(
+        &mut self,
+        earlier: &Shape,
+        slice: &Shape,
+        start: usize,
+        param: &str,
+        text: &str,
+        callee: &str,
+        range: TextRange,
+    ) {
+        self.require(
+            Formula::eq(&slice.rank(), &earlier.rank()),
+            FactKind::Precondition,
+            range,
+            Explain::Equal {
+                what: format!("shape mismatch in the call of `{callee}`"),
+                left: (
+                    format!("the rank of `{param}`'s segment in `{text}`"),
+                    slice.rank(),
+                ),
+                right: (format!("in `{callee}`'s earlier parameter"), earlier.rank()),
+            },
+        );
+        let (Some(now), Some(before)) = (slice.dims(), earlier.dims()) else {
+            return;
+        };
+        if now.len() != before.len() {
+            return;
+        }
+        for (i, (a, b)) in now.iter().zip(before).enumerate() {
+            self.require(
+                Formula::eq(a, b),
+                FactKind::Precondition,
+                range,
+                Explain::Equal {
+                    what: format!("shape mismatch in the call of `{callee}`"),
+                    left: (format!("{text}.shape[{}]", start + i), a.clone()),
+                    right: (
+                        format!("the same segment of `{callee}`'s earlier parameter"),
+                        b.clone(),
+                    ),
+                },
+            );
+        }
+    }
+}

@@ -1,0 +1,429 @@
+//! Statements: blocks and bodies, `let`/`var` and assignments, `assert`,
+//! both branches of an `if` under their path conditions and the join of
+//! what they leave, annotations.
+
+use std::collections::HashMap;
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+use tensorfit_syntax::ast::{self, ExprKind, Pattern, StmtKind};
+
+use super::{describe_dim, truth, Frame, Slot};
+use crate::shapes::conditions::ConditionRecord;
+use crate::shapes::describe::describe;
+use crate::shapes::fact::{Explain, FactKind};
+use crate::shapes::value::{Shape, Value};
+
+impl<'f, 'a> Frame<'f, 'a> {
+    pub fn block(&mut self, stmts: &[ast::Stmt]) {
+        self.scopes.push(HashMap::new());
+        for stmt in stmts {
+            if self.returned {
+                break;
+            }
+            self.stmt(stmt);
+        }
+        self.scopes.pop();
+    }
+
+    /// Runs the statements of a body (no new scope: parameters share it).
+    pub fn body(&mut self, stmts: &[ast::Stmt]) {
+        for stmt in stmts {
+            if self.returned {
+                break;
+            }
+            if self.opening && !matches!(stmt.kind, StmtKind::Assert { .. }) {
+                self.opening = false;
+                self.precondition_facts = Some(self.facts.len());
+            }
+            self.stmt(stmt);
+        }
+    }
+
+    pub(super) fn stmt(&mut self, stmt: &ast::Stmt) {
+        match &stmt.kind {
+            StmtKind::Let { pattern, ty, value }
+            | StmtKind::Var {
+                pattern,
+                ty,
+                value: Some(value),
+            } => {
+                let v = match (pattern, &value.kind) {
+                    (Pattern::Index { indices, .. }, _) => self.index_statement(
+                        crate::shapes::kernels::Target {
+                            indices: std::borrow::Cow::Borrowed(indices),
+                            existing: None,
+                        },
+                        value,
+                    ),
+                    // `let m = e |-> [...]`: the claim is about `m`.
+                    (
+                        Pattern::Name(name),
+                        ExprKind::ShapeAssert {
+                            value: inner,
+                            pattern: dims,
+                            ..
+                        },
+                    ) => {
+                        let v = self.expr(inner);
+                        self.shape_assertion(&v, name.text.clone(), dims, value.range);
+                        self.refine(v)
+                    }
+                    _ => self.expr(value),
+                };
+                if let Some(ty) = ty {
+                    let subject = match pattern {
+                        Pattern::Name(name) => name.text.clone(),
+                        _ => describe(value),
+                    };
+                    self.check_annotation(&v, ty, &subject, stmt.range);
+                }
+                self.bind_pattern(pattern, v, ty.clone());
+            }
+            StmtKind::Var {
+                pattern,
+                ty,
+                value: None,
+            } => {
+                if let Pattern::Name(name) = pattern {
+                    self.bind(&name.text, Value::Unknown, ty.clone());
+                }
+            }
+            StmtKind::Assign { target, op, value } => {
+                if let Some(target) = self.kernel_target(target) {
+                    // `A[j] += …`, `A[i, j] = …`: index notation into an
+                    // existing tensor, which keeps its shape.
+                    self.index_statement(target, value);
+                    return;
+                }
+                let v = self.expr(value);
+                if let (ExprKind::Name(name), ast::AssignOp::Assign) = (&target.kind, op) {
+                    let declared = self.assign(name, v.clone());
+                    if let Some(ty) = declared {
+                        self.check_annotation(&v, &ty, name, stmt.range);
+                    }
+                    self.record(name, target.range, &v);
+                }
+            }
+            StmtKind::Assert { condition, .. } => {
+                let formula = self.condition(condition);
+                let kind = if self.opening && self.function.is_some() {
+                    FactKind::Precondition
+                } else {
+                    FactKind::Claim
+                };
+                let explain = self.explain_assertion(condition);
+                self.require(formula, kind, stmt.range, explain);
+            }
+            StmtKind::If {
+                condition,
+                then_branch,
+                else_branch,
+            } => {
+                let reads_before = self.shape_reads;
+                let c = self.condition(condition);
+                if self.constructing == 0 {
+                    self.conditions.push(ConditionRecord {
+                        range: condition.range,
+                        statement: stmt.range,
+                        then_branch: then_branch.range,
+                        else_branch: else_branch.as_ref().map(|e| match e {
+                            ast::ElseBranch::Block(block) => block.range,
+                            ast::ElseBranch::If(nested) => nested.range,
+                        }),
+                        formula: c.clone(),
+                        guard: self.guard.clone(),
+                        reads_shapes: self.shape_reads > reads_before,
+                    });
+                }
+                self.branch(
+                    c,
+                    |this| this.block(&then_branch.stmts),
+                    |this| match else_branch {
+                        Some(ast::ElseBranch::Block(block)) => this.block(&block.stmts),
+                        Some(ast::ElseBranch::If(nested)) => this.stmt(nested),
+                        None => {}
+                    },
+                );
+            }
+            StmtKind::For {
+                variable,
+                start,
+                end,
+                body,
+            } => {
+                let s = self.int(start);
+                let e = self.int(end);
+                let entered = Formula::lt(&s, &e);
+                self.run_loop(entered, stmt.range, &body.stmts, |this, first| {
+                    let i = if first {
+                        s.clone()
+                    } else {
+                        let i = this.fresh_int();
+                        this.assume(
+                            Formula::and([Formula::le(&s, &i), Formula::lt(&i, &e)]),
+                            stmt.range,
+                        );
+                        i
+                    };
+                    this.scopes.push(HashMap::new());
+                    if let Some(v) = variable {
+                        this.bind(&v.text, Value::Int(i), None);
+                    }
+                    this.block(&body.stmts);
+                    this.scopes.pop();
+                });
+            }
+            StmtKind::While { condition, body } => {
+                let entered = self.condition(condition);
+                self.run_loop(entered, stmt.range, &body.stmts, |this, _| {
+                    this.block(&body.stmts)
+                });
+            }
+            StmtKind::Return(value) => {
+                let v = value.as_ref().map(|v| self.expr(v)).unwrap_or(Value::None);
+                self.returns.push((self.guard.clone(), v));
+                self.returned = true;
+            }
+            StmtKind::Expr(expr) => {
+                self.expr(expr);
+            }
+        }
+    }
+
+    /// `assertion `a == b` does not hold: a = 10, b = 30`, naming the value
+    /// of every operand that is not a literal.
+    pub(super) fn explain_assertion(&mut self, condition: &ast::Expr) -> Explain {
+        let mut template = format!("assertion `{}` does not hold", describe(condition));
+        let mut terms = Vec::new();
+        if let ExprKind::Compare { operands, .. } = &condition.kind {
+            let mut shown = Vec::new();
+            for operand in operands {
+                if matches!(operand.kind, ExprKind::Int(_)) {
+                    continue;
+                }
+                if let Value::Int(term) = self.expr(operand) {
+                    shown.push(format!("{} = {{}}", describe(operand)));
+                    terms.push(term);
+                }
+            }
+            if !shown.is_empty() {
+                template = format!("{template}: {}", shown.join(", "));
+            }
+        }
+        Explain::Text { template, terms }
+    }
+
+    /// Runs both branches under their conditions and joins what follows.
+    pub(super) fn branch(
+        &mut self,
+        c: Formula,
+        then: impl FnOnce(&mut Self),
+        otherwise: impl FnOnce(&mut Self),
+    ) {
+        match truth(&c) {
+            Some(true) => return then(self),
+            Some(false) => return otherwise(self),
+            None => {}
+        }
+        let before_scopes = self.scopes.clone();
+        let before_guard = self.guard.clone();
+        let before_ranks = self.known_ranks.clone();
+
+        self.guard.push(c.clone());
+        then(self);
+        let then_scopes = std::mem::replace(&mut self.scopes, before_scopes);
+        let then_returned = std::mem::replace(&mut self.returned, false);
+        self.known_ranks = before_ranks.clone();
+
+        self.guard = before_guard.clone();
+        self.guard.push(Formula::not(&c));
+        otherwise(self);
+        let else_returned = self.returned;
+        self.known_ranks = before_ranks;
+
+        match (then_returned, else_returned) {
+            (true, true) => self.returned = true,
+            // Only the else path continues: keep its scopes and condition.
+            (true, false) => {}
+            (false, true) => {
+                self.scopes = then_scopes;
+                self.guard = before_guard;
+                self.guard.push(c);
+                self.returned = false;
+            }
+            (false, false) => {
+                self.guard = before_guard;
+                let else_scopes = std::mem::take(&mut self.scopes);
+                self.scopes = self.join_scopes(&c, then_scopes, else_scopes);
+            }
+        }
+    }
+
+    pub(super) fn join_scopes(
+        &mut self,
+        c: &Formula,
+        then_scopes: Vec<HashMap<String, Slot>>,
+        else_scopes: Vec<HashMap<String, Slot>>,
+    ) -> Vec<HashMap<String, Slot>> {
+        then_scopes
+            .into_iter()
+            .zip(else_scopes)
+            .map(|(then_scope, else_scope)| {
+                else_scope
+                    .into_iter()
+                    .map(|(name, else_slot)| {
+                        let merged = match then_scope.get(&name) {
+                            Some(then_slot) => self.merge(c, &then_slot.value, &else_slot.value),
+                            None => else_slot.value.clone(),
+                        };
+                        (
+                            name,
+                            Slot {
+                                value: merged,
+                                declared: else_slot.declared,
+                                defined: None,
+                            },
+                        )
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The value that is `a` when `c` holds and `b` otherwise.
+    pub(super) fn merge(&mut self, c: &Formula, a: &Value, b: &Value) -> Value {
+        let (a, b) = (&self.refine(a.clone()), &self.refine(b.clone()));
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => Value::Int(Term::ite(c, x, y)),
+            (Value::Bool(x), Value::Bool(y)) => Value::Bool(Formula::or([
+                Formula::and([c.clone(), x.clone()]),
+                Formula::and([Formula::not(c), y.clone()]),
+            ])),
+            (Value::Tensor(x), Value::Tensor(y)) | (Value::Shape(x), Value::Shape(y)) => {
+                let shape = match (x.dims(), y.dims()) {
+                    (Some(xd), Some(yd)) if xd.len() == yd.len() => {
+                        Shape::known(xd.iter().zip(yd).map(|(p, q)| Term::ite(c, p, q)).collect())
+                    }
+                    _ if x == y => x.clone(),
+                    // Decided where the condition is known (at a call).
+                    _ if matches!(a, Value::Tensor(_)) => {
+                        let bound = vec![
+                            (
+                                "condition".to_owned(),
+                                Value::Bool(c.clone()),
+                                String::new(),
+                            ),
+                            ("input".to_owned(), a.clone(), String::new()),
+                            ("other".to_owned(), b.clone(), String::new()),
+                        ];
+                        return self.defer("select", bound, TextRange::default());
+                    }
+                    _ => Shape::opaque(self.analysis.vars.fresh()),
+                };
+                if matches!(a, Value::Tensor(_)) {
+                    Value::Tensor(shape)
+                } else {
+                    Value::Shape(shape)
+                }
+            }
+            (Value::Float, Value::Float) => Value::Float,
+            _ if a == b => a.clone(),
+            _ => Value::Unknown,
+        }
+    }
+
+    pub(super) fn bind_pattern(
+        &mut self,
+        pattern: &Pattern,
+        value: Value,
+        declared: Option<ast::Type>,
+    ) {
+        match pattern {
+            Pattern::Name(name) => {
+                if let Value::Int(term) = &value {
+                    self.analysis.name_term(term, &name.text);
+                }
+                self.record(&name.text, name.range, &value);
+                self.define(&name.text, value, declared, name.range);
+            }
+            Pattern::Tuple { elements, .. } => {
+                let items = match value {
+                    Value::Tuple(items) | Value::List(items) if items.len() == elements.len() => {
+                        items
+                    }
+                    _ => vec![Value::Unknown; elements.len()],
+                };
+                for (element, item) in elements.iter().zip(items) {
+                    self.bind_pattern(element, item, None);
+                }
+            }
+            Pattern::Index { name, .. } => {
+                self.record(&name.text, name.range, &value);
+                self.define(&name.text, value, declared, name.range);
+            }
+            Pattern::Missing(_) => {}
+        }
+    }
+
+    /// `let x: T = v`: the value must fit the annotation.
+    pub(super) fn check_annotation(
+        &mut self,
+        value: &Value,
+        ty: &ast::Type,
+        subject: &str,
+        range: TextRange,
+    ) {
+        let Some(shape) = value
+            .tensor_shape()
+            .filter(|_| matches!(value, Value::Tensor(_)))
+        else {
+            return;
+        };
+        let ast::TypeKind::Tensor { dims: Some(dims) } = &ty.kind else {
+            return;
+        };
+        let shape = self.refine_shape(&shape);
+        let Some(actual) = shape.dims().map(<[Term]>::to_vec) else {
+            return;
+        };
+        let mut parts = vec![Formula::eq(
+            &Term::int(actual.len() as i64),
+            &Term::int(dims.len() as i64),
+        )];
+        if actual.len() == dims.len() {
+            for (dim, term) in dims.iter().zip(&actual) {
+                if let ast::Dim::Expr(expr) = dim {
+                    match &expr.kind {
+                        ExprKind::Name(name)
+                            if self.lookup(name).is_none()
+                                && self.analysis.program.constant(name).is_none() =>
+                        {
+                            self.bind(name, Value::Int(term.clone()), None);
+                        }
+                        _ => {
+                            let expected = self.int(expr);
+                            parts.push(Formula::eq(term, &expected));
+                        }
+                    }
+                }
+            }
+        }
+        let claimed = format!(
+            "Tensor[{}]",
+            dims.iter().map(describe_dim).collect::<Vec<_>>().join(", ")
+        );
+        self.require(
+            Formula::and(parts),
+            FactKind::Claim,
+            range,
+            Explain::Shape {
+                subject: subject.to_owned(),
+                actual: Shape::known(actual),
+                claimed,
+            },
+        );
+    }
+
+    // ----------------------------------------------------------- expressions
+}
