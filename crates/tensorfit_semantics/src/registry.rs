@@ -71,7 +71,7 @@ impl Family {
 pub enum ShapeBy {
     /// The prelude contract, as written.
     Contract,
-    /// A built-in rule (`shapes/rules.rs`, layers in `call_layer`).
+    /// A built-in rule (`shapes/rules/<family>.rs`; layers in `rules/layers.rs`).
     Rule,
 }
 

@@ -1,7 +1,6 @@
 //! Shape analysis: symbolic execution of every entry point into facts,
 //! checked with the solver (LANGUAGE.md §5).
 
-mod algebra;
 mod analysis;
 mod check;
 mod conditions;

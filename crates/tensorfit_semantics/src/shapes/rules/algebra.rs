@@ -19,9 +19,9 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::exec::Frame;
-use super::rules::{dims_of, require, require_equal, Args};
-use super::value::{Shape, Value};
+use super::{dims_of, require, require_equal, Args};
+use crate::shapes::exec::Frame;
+use crate::shapes::value::{Shape, Value};
 
 /// The rule of an algebra operation: `None` when the arguments are not
 /// what it takes (the call is then checked against its contract only).
@@ -31,6 +31,9 @@ pub fn apply(
     args: &Args,
     range: TextRange,
 ) -> Option<Value> {
+    if name == "outer" {
+        return outer(frame, args);
+    }
     let input = args.get("input").tensor_shape()?;
     let text = args.text("input");
     let Some(dims) = dims_of(frame, &input) else {
@@ -175,4 +178,15 @@ fn without(dims: &[Term], removed: &[usize]) -> Vec<Term> {
 
 fn unknown(frame: &Frame<'_, '_>) -> Value {
     Value::Tensor(Shape::opaque(frame.analysis.vars.fresh()))
+}
+
+/// The tensor product of any ranks: the dimensions of both, in order.
+fn outer(frame: &mut Frame<'_, '_>, args: &Args) -> Option<Value> {
+    let (a, b) = (args.shape("input")?, args.shape("vec2")?);
+    Some(Value::Tensor(
+        frame
+            .refine_shape(&a)
+            .concat(&frame.refine_shape(&b))
+            .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh())),
+    ))
 }

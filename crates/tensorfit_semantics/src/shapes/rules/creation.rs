@@ -1,0 +1,47 @@
+//! Creation: `zeros`, `ones`, `randn`, `rand`, `empty`, `full`, `eye`,
+//! `arange`: sizes given as varargs or a list, each positive.
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+
+use super::{require, size_dims, tensor, Args, Frame, Shape, Value};
+
+/// The rule of `name`, one of this family's operations.
+pub(super) fn apply(
+    frame: &mut Frame<'_, '_>,
+    name: &str,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
+    match name {
+        "zeros" | "ones" | "randn" | "rand" | "empty" => {
+            tensor(size_dims(frame, args.get("size"), name, range).map(Shape::known))
+        }
+        "full" => tensor(size_dims(frame, args.get("size"), name, range).map(Shape::known)),
+        "eye" => {
+            let n = args.int("n")?;
+            let m = args.int("m").unwrap_or_else(|| n.clone());
+            Some(Value::Tensor(Shape::known(vec![n, m])))
+        }
+        "arange" => {
+            let (start, end) = match args.int("end") {
+                Some(end) => (args.int("start")?, end),
+                None => (Term::int(0), args.int("start")?),
+            };
+            let step = args.int("step").unwrap_or(Term::int(1));
+            let length = Term::div(
+                &Term::add(&Term::sub(&end, &start), &Term::sub(&step, &Term::int(1))),
+                &step,
+            );
+            require(
+                frame,
+                Formula::ge(&length, &Term::int(1)),
+                range,
+                "`arange` would be empty: {} elements".to_owned(),
+                vec![length.clone()],
+            );
+            Some(Value::Tensor(Shape::known(vec![length])))
+        }
+        _ => None,
+    }
+}

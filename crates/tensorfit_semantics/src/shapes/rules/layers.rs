@@ -1,0 +1,435 @@
+//! Calling a `torch.nn` layer: the rule of each layer kind, attention,
+//! and layer calls kept for each call while the input's rank is unknown.
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+
+use super::nn::{adaptive_pool, layer_norm, linear, Conv, Pool, Transposed};
+use super::shape::flatten;
+use super::{
+    dims_of, pair, registry, require, require_equal, require_rank, Args, Frame, Layer, Shape, Value,
+};
+
+/// The rule of `name`, one of this family's operations.
+pub(super) fn apply(
+    frame: &mut Frame<'_, '_>,
+    name: &str,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
+    match name {
+        DEFERRED_LAYER => apply_deferred_layer(frame, args, range),
+        _ => None,
+    }
+}
+
+/// `MultiheadAttention(query, key, value)`: `(output, weights)`.
+fn attention(
+    frame: &mut Frame<'_, '_>,
+    layer: &Layer,
+    args: &[(Value, String)],
+    range: TextRange,
+) -> Value {
+    let embed = layer.arg("embed_dim").and_then(Value::as_int).cloned();
+    let heads = layer.arg("num_heads").and_then(Value::as_int).cloned();
+    let batch_first = matches!(
+        layer.arg("batch_first"),
+        Some(Value::Bool(Formula::Const(true)))
+    );
+    let (Some(embed), Some(heads)) = (embed, heads) else {
+        return Value::Unknown;
+    };
+    require(
+        frame,
+        Formula::eq(&Term::rem(&embed, &heads), &Term::int(0)),
+        range,
+        "`MultiheadAttention`: embed_dim ({}) is not divisible by num_heads ({})".to_owned(),
+        vec![embed.clone(), heads.clone()],
+    );
+    let shapes: Vec<Vec<Term>> = args
+        .iter()
+        .take(3)
+        .filter_map(|(v, _)| v.tensor_shape().and_then(|s| dims_of(frame, &s)))
+        .collect();
+    let [query, key, value] = shapes.as_slice() else {
+        return Value::Unknown;
+    };
+    let texts: Vec<&str> = args.iter().map(|(_, t)| t.as_str()).collect();
+    for (shape, text) in [(query, texts[0]), (key, texts[1]), (value, texts[2])] {
+        if shape.len() != 2 && shape.len() != 3 {
+            require(
+                frame,
+                Formula::truth(false),
+                range,
+                format!(
+                    "`MultiheadAttention` expects rank 2 or 3, but `{text}` has rank {}",
+                    shape.len()
+                ),
+                vec![],
+            );
+            return Value::Unknown;
+        }
+    }
+    let kdim = layer
+        .arg("kdim")
+        .and_then(Value::as_int)
+        .cloned()
+        .unwrap_or_else(|| embed.clone());
+    let vdim = layer
+        .arg("vdim")
+        .and_then(Value::as_int)
+        .cloned()
+        .unwrap_or_else(|| embed.clone());
+    let last = |s: &Vec<Term>| s[s.len() - 1].clone();
+    require_equal(
+        frame,
+        &last(query),
+        &embed,
+        "`MultiheadAttention` gets the wrong query width",
+        format!("{}.shape[-1]", texts[0]),
+        "embed_dim".to_owned(),
+        range,
+    );
+    require_equal(
+        frame,
+        &last(key),
+        &kdim,
+        "`MultiheadAttention` gets the wrong key width",
+        format!("{}.shape[-1]", texts[1]),
+        "kdim".to_owned(),
+        range,
+    );
+    require_equal(
+        frame,
+        &last(value),
+        &vdim,
+        "`MultiheadAttention` gets the wrong value width",
+        format!("{}.shape[-1]", texts[2]),
+        "vdim".to_owned(),
+        range,
+    );
+    // Sequence and batch positions: (L, N) or, with batch_first, (N, L).
+    let (seq, batch) = if query.len() == 2 {
+        (0, None)
+    } else if batch_first {
+        (1, Some(0))
+    } else {
+        (0, Some(1))
+    };
+    require_equal(
+        frame,
+        &key[seq],
+        &value[seq],
+        "`MultiheadAttention`: key and value lengths differ",
+        format!("{}.shape[{seq}]", texts[1]),
+        format!("{}.shape[{seq}]", texts[2]),
+        range,
+    );
+    if let Some(b) = batch {
+        require_equal(
+            frame,
+            &key[b],
+            &query[b],
+            "`MultiheadAttention`: batch sizes differ",
+            format!("{}.shape[{b}]", texts[1]),
+            format!("{}.shape[{b}]", texts[0]),
+            range,
+        );
+    }
+    let output = Value::Tensor(Shape::known(query.clone()));
+    let weights = match batch {
+        Some(b) => vec![query[b].clone(), query[seq].clone(), key[seq].clone()],
+        None => vec![query[seq].clone(), key[seq].clone()],
+    };
+    Value::Tuple(vec![output, Value::Tensor(Shape::known(weights))])
+}
+
+/// The operation name under which a layer call is deferred.
+pub const DEFERRED_LAYER: &str = "<layer call>";
+
+/// Keeps a layer call on a tensor of unknown rank for each call of the
+/// function being summarised, where the rank is known. Attention's weights
+/// are not kept: only its output (the first of the pair) is.
+fn defer_layer(
+    frame: &mut Frame<'_, '_>,
+    layer: &Layer,
+    inputs: Vec<(String, Value, String)>,
+    range: TextRange,
+) -> Value {
+    let mut bound = vec![(
+        "layer".to_owned(),
+        Value::Layer(std::sync::Arc::new(layer.clone())),
+        String::new(),
+    )];
+    bound.extend(inputs);
+    let output = frame.defer(DEFERRED_LAYER, bound, range);
+    if layer.kind == "MultiheadAttention" {
+        Value::Tuple(vec![output, Value::Unknown])
+    } else {
+        output
+    }
+}
+
+/// Applies a deferred layer call (see [`defer_layer`]) once its inputs'
+/// ranks are known.
+fn apply_deferred_layer(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+    let Value::Layer(layer) = args.get("layer") else {
+        return None;
+    };
+    let layer = layer.clone();
+    let inputs: Vec<(Value, String)> = args
+        .items()
+        .iter()
+        .filter(|(name, _, _)| name != "layer")
+        .map(|(_, value, text)| (value.clone(), text.clone()))
+        .collect();
+    Some(match call_layer(frame, &layer, inputs, range) {
+        Value::Tuple(mut items) if !items.is_empty() => items.swap_remove(0),
+        other => other,
+    })
+}
+
+/// Calling a prelude layer.
+pub fn call_layer(
+    frame: &mut Frame<'_, '_>,
+    layer: &Layer,
+    args: Vec<(Value, String)>,
+    range: TextRange,
+) -> Value {
+    let Some((input, text)) = args.first().cloned() else {
+        return Value::Unknown;
+    };
+    if registry::needs_known_ranks(&layer.kind, false) {
+        let bound: Vec<(String, Value, String)> = args
+            .iter()
+            .enumerate()
+            .map(|(k, (value, text))| (format!("input{k}"), value.clone(), text.clone()))
+            .collect();
+        if frame.has_opaque_tensor(&bound) {
+            return defer_layer(frame, layer, bound, range);
+        }
+    }
+    // A parameter the layer does not have is not given: its default applies.
+    let arg = |name: &str| layer.arg(name).cloned().unwrap_or(Value::None);
+    match layer.kind.as_str() {
+        "ReLU" | "ReLU6" | "LeakyReLU" | "SiLU" | "GELU" | "Sigmoid" | "Tanh" | "Dropout"
+        | "Identity" | "Softmax" => input,
+        "Sequential" => {
+            let layers = match arg("layers") {
+                Value::List(items) | Value::Tuple(items) => items,
+                _ => return Value::Unknown,
+            };
+            layers.iter().fold(input, |value, layer| {
+                frame.apply_to(layer, value, &text, range)
+            })
+        }
+        "Linear" => {
+            let (Some(shape), Value::Int(i), Value::Int(o)) = (
+                input.tensor_shape(),
+                arg("in_features"),
+                arg("out_features"),
+            ) else {
+                return Value::Unknown;
+            };
+            Value::Tensor(linear(frame, &shape, &text, &i, &o, "Linear", range))
+        }
+        "Conv1d" | "Conv2d" => {
+            let spatial = if layer.kind == "Conv1d" { 1 } else { 2 };
+            let (Value::Int(cin), Value::Int(cout)) = (arg("in_channels"), arg("out_channels"))
+            else {
+                return Value::Unknown;
+            };
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            let Some(kernel) = pair(&arg("kernel_size"), 1, spatial) else {
+                return Value::Unknown;
+            };
+            let (Some(stride), Some(dilation)) = (
+                pair(&arg("stride"), 1, spatial),
+                pair(&arg("dilation"), 1, spatial),
+            ) else {
+                return Value::Unknown;
+            };
+            let padding = match arg("padding") {
+                Value::Str(mode) if mode == "valid" => vec![Term::int(0); spatial],
+                // "same": the output keeps the input's size (stride 1).
+                Value::Str(_) => kernel
+                    .iter()
+                    .zip(&dilation)
+                    .map(|(k, d)| {
+                        Term::div(&Term::mul(d, &Term::sub(k, &Term::int(1))), &Term::int(2))
+                    })
+                    .collect(),
+                other => match pair(&other, 0, spatial) {
+                    Some(p) => p,
+                    None => return Value::Unknown,
+                },
+            };
+            let groups = arg("groups").as_int().cloned().unwrap_or(Term::int(1));
+            for (what, channels) in [("in_channels", &cin), ("out_channels", &cout)] {
+                require(
+                    frame,
+                    Formula::eq(&Term::rem(channels, &groups), &Term::int(0)),
+                    range,
+                    format!(
+                        "`{}`: {what} ({{}}) is not divisible by groups ({{}})",
+                        layer.kind
+                    ),
+                    vec![channels.clone(), groups.clone()],
+                );
+            }
+            let conv = Conv {
+                op: &layer.kind,
+                spatial,
+                in_channels: cin,
+                out_channels: cout,
+                kernel,
+                stride,
+                padding,
+                dilation,
+            };
+            conv.apply(frame, &shape, &text, range)
+        }
+        "MaxPool2d" | "AvgPool2d" => {
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            let Some(kernel) = pair(&arg("kernel_size"), 1, 2) else {
+                return Value::Unknown;
+            };
+            let stride = match arg("stride") {
+                Value::None | Value::Unknown => kernel.clone(),
+                other => match pair(&other, 1, 2) {
+                    Some(s) => s,
+                    None => return Value::Unknown,
+                },
+            };
+            let (Some(padding), Some(dilation)) =
+                (pair(&arg("padding"), 0, 2), pair(&arg("dilation"), 1, 2))
+            else {
+                return Value::Unknown;
+            };
+            let ceil_mode = matches!(arg("ceil_mode"), Value::Bool(Formula::Const(true)));
+            Pool {
+                op: &layer.kind,
+                kernel,
+                stride,
+                padding,
+                dilation,
+                ceil_mode,
+            }
+            .apply(frame, &shape, &text, range)
+        }
+        "AdaptiveAvgPool2d" => {
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            adaptive_pool(frame, &shape, &text, &arg("output_size"), range)
+        }
+        "BatchNorm1d" | "BatchNorm2d" => {
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            let shape = frame.refine_shape(&shape);
+            let ranks: &[i64] = if layer.kind == "BatchNorm1d" {
+                &[2, 3]
+            } else {
+                &[4]
+            };
+            require_rank(frame, &shape, ranks, &layer.kind, &text, range);
+            if let (Value::Int(features), Some(channels)) = (arg("num_features"), shape.dim(1)) {
+                require_equal(
+                    frame,
+                    &channels,
+                    &features,
+                    &format!("`{}` gets the wrong number of channels", layer.kind),
+                    format!("{text}.shape[1]"),
+                    "num_features".to_owned(),
+                    range,
+                );
+            }
+            Value::Tensor(shape)
+        }
+        "MultiheadAttention" => attention(frame, layer, &args, range),
+        "ConvTranspose2d" => {
+            let (Value::Int(cin), Value::Int(cout)) = (arg("in_channels"), arg("out_channels"))
+            else {
+                return Value::Unknown;
+            };
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            let parts = (
+                pair(&arg("kernel_size"), 1, 2),
+                pair(&arg("stride"), 1, 2),
+                pair(&arg("padding"), 0, 2),
+                pair(&arg("output_padding"), 0, 2),
+                pair(&arg("dilation"), 1, 2),
+            );
+            let (Some(kernel), Some(stride), Some(padding), Some(output_padding), Some(dilation)) =
+                parts
+            else {
+                return Value::Unknown;
+            };
+            Transposed {
+                op: "ConvTranspose2d",
+                in_channels: cin,
+                out_channels: cout,
+                kernel,
+                stride,
+                padding,
+                output_padding,
+                dilation,
+            }
+            .apply(frame, &shape, &text, range)
+        }
+        "LayerNorm" => {
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            let shape = frame.refine_shape(&shape);
+            layer_norm(frame, &shape, &text, &arg("normalized_shape"), range);
+            Value::Tensor(shape)
+        }
+        "Flatten" => {
+            let start = arg("start_dim");
+            let end = arg("end_dim");
+            let args = Args::new(vec![
+                ("input".into(), input, text),
+                (
+                    "start_dim".into(),
+                    if matches!(start, Value::Unknown) {
+                        Value::Int(Term::int(1))
+                    } else {
+                        start
+                    },
+                    String::new(),
+                ),
+                (
+                    "end_dim".into(),
+                    if matches!(end, Value::Unknown) {
+                        Value::Int(Term::int(-1))
+                    } else {
+                        end
+                    },
+                    String::new(),
+                ),
+            ]);
+            flatten(frame, &args, range).unwrap_or(Value::Unknown)
+        }
+        "Embedding" => {
+            let (Some(shape), Value::Int(dim)) = (input.tensor_shape(), arg("embedding_dim"))
+            else {
+                return Value::Unknown;
+            };
+            Value::Tensor(
+                frame
+                    .refine_shape(&shape)
+                    .concat(&Shape::known(vec![dim]))
+                    .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh())),
+            )
+        }
+        _ => Value::Unknown,
+    }
+}

@@ -1,0 +1,81 @@
+//! Linear algebra: `matmul` (PyTorch's cases by rank, batch dimensions
+//! broadcast) and `einsum` (read by `shapes/einsum.rs`).
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+
+use super::{broadcast, dims_of, require, require_equal, Args, Frame, Shape, Value};
+
+/// The rule of `name`, one of this family's operations.
+pub(super) fn apply(
+    frame: &mut Frame<'_, '_>,
+    name: &str,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
+    match name {
+        "matmul" => Some(matmul(frame, args, range)),
+        "einsum" => Some(Value::Unknown),
+        _ => None,
+    }
+}
+
+fn matmul(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Value {
+    let (Some(a), Some(b)) = (
+        args.get("input").tensor_shape(),
+        args.get("other").tensor_shape(),
+    ) else {
+        return Value::Unknown;
+    };
+    let (ta, tb) = (args.text("input"), args.text("other"));
+    let (Some(x), Some(y)) = (dims_of(frame, &a), dims_of(frame, &b)) else {
+        return Value::Tensor(Shape::opaque(frame.analysis.vars.fresh()));
+    };
+    if x.is_empty() || y.is_empty() {
+        require(frame, Formula::truth(false), range, format!("`matmul` needs tensors with at least one dimension, but `{ta}` has {} and `{tb}` has {}", x.len(), y.len()), vec![]);
+        return Value::Unknown;
+    }
+    let inner_a = x[x.len() - 1].clone();
+    let inner_b = if y.len() == 1 {
+        y[0].clone()
+    } else {
+        y[y.len() - 2].clone()
+    };
+    require_equal(
+        frame,
+        &inner_a,
+        &inner_b,
+        "shape mismatch in matrix multiplication",
+        format!("{ta}.shape[-1]"),
+        format!("{tb}.shape[{}]", if y.len() == 1 { "0" } else { "-2" }),
+        range,
+    );
+    let out = match (x.len(), y.len()) {
+        (1, 1) => vec![],
+        (2, 1) => vec![x[0].clone()],
+        (1, 2) => vec![y[1].clone()],
+        (2, 2) => vec![x[0].clone(), y[1].clone()],
+        _ => {
+            let batch_a = if x.len() > 2 {
+                Shape::known(x[..x.len() - 2].to_vec())
+            } else {
+                Shape::scalar()
+            };
+            let batch_b = if y.len() > 2 {
+                Shape::known(y[..y.len() - 2].to_vec())
+            } else {
+                Shape::scalar()
+            };
+            let batch = broadcast(frame, &batch_a, &batch_b, (&ta, &tb), range);
+            let mut out = batch.dims().map(<[Term]>::to_vec).unwrap_or_default();
+            if x.len() >= 2 {
+                out.push(x[x.len() - 2].clone());
+            }
+            if y.len() >= 2 {
+                out.push(y[y.len() - 1].clone());
+            }
+            out
+        }
+    };
+    Value::Tensor(Shape::known(out))
+}

@@ -1,0 +1,362 @@
+//! Built-in shape rules of prelude operations whose rule the contract
+//! language cannot state: PyTorch's broadcasting, `matmul`, `reshape` with
+//! `-1`, convolution and pooling arithmetic, reductions with `dim` and
+//! `keepdim`, joins of lists, and the layers. Each rule states the
+//! operation's requirements as preconditions and returns the result's shape.
+//! Everything else is a contract in `prelude.tensor`.
+//!
+//! The rules are grouped by the family of their operation in the registry
+//! (`crate::registry`), one module each, as the interpreter's operations
+//! are (`tensorfit_run/src/ops/`); this module holds what they share and
+//! hands a call to its family's module.
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+
+use super::exec::Frame;
+use super::fact::{Explain, FactKind};
+use super::value::{Layer, Shape, Value};
+use crate::registry::{self, Family};
+
+mod algebra;
+mod creation;
+mod elementwise;
+mod layers;
+mod linalg;
+mod nn;
+mod reduce;
+mod shape;
+
+pub use layers::{call_layer, DEFERRED_LAYER};
+
+/// A call's arguments by parameter name, with the source text of each.
+pub struct Args {
+    items: Vec<(String, Value, String)>,
+}
+
+impl Args {
+    pub fn new(items: Vec<(String, Value, String)>) -> Args {
+        Args { items }
+    }
+
+    /// The argument bound to parameter `name`; `None` (as not given) when
+    /// the operation has no such parameter, so its default applies.
+    pub fn get(&self, name: &str) -> &Value {
+        self.items
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, v, _)| v)
+            .unwrap_or(&Value::None)
+    }
+
+    pub fn items(&self) -> &[(String, Value, String)] {
+        &self.items
+    }
+
+    pub fn text(&self, name: &str) -> String {
+        self.items
+            .iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, _, t)| t.clone())
+            .unwrap_or_else(|| name.to_owned())
+    }
+
+    fn int(&self, name: &str) -> Option<Term> {
+        self.get(name).as_int().cloned()
+    }
+
+    fn shape(&self, name: &str) -> Option<Shape> {
+        match self.get(name) {
+            Value::Tensor(shape) => Some(shape.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn into_pairs(self) -> Vec<(String, Value)> {
+        self.items.into_iter().map(|(n, v, _)| (n, v)).collect()
+    }
+
+    pub fn into_triples(self) -> Vec<(String, Value, String)> {
+        self.items
+    }
+}
+
+/// Requires `a == b`, explained as `{what}: {left} = a but {right} = b`.
+pub(super) fn require_equal(
+    frame: &mut Frame<'_, '_>,
+    a: &Term,
+    b: &Term,
+    what: &str,
+    left: String,
+    right: String,
+    range: TextRange,
+) {
+    frame.require(
+        Formula::eq(a, b),
+        FactKind::Precondition,
+        range,
+        Explain::Equal {
+            what: what.to_owned(),
+            left: (left, a.clone()),
+            right: (right, b.clone()),
+        },
+    );
+}
+
+pub(super) fn require(
+    frame: &mut Frame<'_, '_>,
+    formula: Formula,
+    range: TextRange,
+    template: String,
+    terms: Vec<Term>,
+) {
+    frame.require(
+        formula,
+        FactKind::Precondition,
+        range,
+        Explain::Text { template, terms },
+    );
+}
+
+/// Normalises a dimension argument (negative counts from the end).
+fn axis(
+    frame: &mut Frame<'_, '_>,
+    dim: &Term,
+    rank: usize,
+    op: &str,
+    range: TextRange,
+) -> Option<usize> {
+    let d = dim.as_const()?;
+    let rank_i = rank as i64;
+    if d < -rank_i.max(1) || d >= rank_i.max(1) {
+        require(
+            frame,
+            Formula::truth(false),
+            range,
+            format!("dimension {d} is out of range for `{op}` on a tensor of rank {rank}"),
+            vec![],
+        );
+        return None;
+    }
+    // A scalar takes dimensions -1 and 0 as PyTorch does, but has no
+    // dimension to index: the callers index the dimensions with the axis,
+    // so a scalar's result is left unknown (never wrong, never a panic).
+    if rank == 0 {
+        return None;
+    }
+    Some(if d < 0 {
+        (d + rank_i) as usize
+    } else {
+        d as usize
+    })
+}
+
+pub(super) fn dims_of(frame: &Frame<'_, '_>, shape: &Shape) -> Option<Vec<Term>> {
+    frame.refine_shape(shape).dims().map(<[Term]>::to_vec)
+}
+
+fn product(dims: &[Term]) -> Term {
+    dims.iter().fold(Term::int(1), |p, d| Term::mul(&p, d))
+}
+
+/// Requires `shape` to have one of `ranks`.
+fn require_rank(
+    frame: &mut Frame<'_, '_>,
+    shape: &Shape,
+    ranks: &[i64],
+    op: &str,
+    text: &str,
+    range: TextRange,
+) {
+    let rank = shape.rank();
+    let allowed: Vec<String> = ranks.iter().map(i64::to_string).collect();
+    require(
+        frame,
+        Formula::or(
+            ranks
+                .iter()
+                .map(|r| Formula::eq(&rank, &Term::int(*r)))
+                .collect::<Vec<_>>(),
+        ),
+        range,
+        format!(
+            "`{op}` expects an input of rank {}, but `{text}` has rank {{}}",
+            allowed.join(" or ")
+        ),
+        vec![rank.clone()],
+    );
+}
+
+/// Requires the channel dimension (at `index`) to be `in_channels`; false
+/// when the input has no such dimension.
+fn require_channels(
+    frame: &mut Frame<'_, '_>,
+    input: &Shape,
+    index: i64,
+    in_channels: &Term,
+    op: &str,
+    text: &str,
+    range: TextRange,
+) -> bool {
+    let Some(channels) = input.dim(index) else {
+        return false;
+    };
+    let what = format!("`{op}` gets the wrong number of input channels");
+    require_equal(
+        frame,
+        &channels,
+        in_channels,
+        &what,
+        format!("{text}.shape[{index}]"),
+        "in_channels".to_owned(),
+        range,
+    );
+    true
+}
+
+/// `prefix ++ dims`, or an unknown shape when that cannot be stated.
+fn append(frame: &Frame<'_, '_>, prefix: &Shape, dims: Vec<Term>) -> Shape {
+    prefix
+        .concat(&Shape::known(dims))
+        .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh()))
+}
+
+/// PyTorch broadcasting of two shapes (aligned from the right).
+pub fn broadcast(
+    frame: &mut Frame<'_, '_>,
+    a: &Shape,
+    b: &Shape,
+    texts: (&str, &str),
+    range: TextRange,
+) -> Shape {
+    let (Some(x), Some(y)) = (dims_of(frame, a), dims_of(frame, b)) else {
+        if dims_of(frame, a).is_some_and(|d| d.is_empty()) {
+            return b.clone();
+        }
+        if dims_of(frame, b).is_some_and(|d| d.is_empty()) {
+            return a.clone();
+        }
+        return if a == b {
+            a.clone()
+        } else {
+            Shape::opaque(frame.analysis.vars.fresh())
+        };
+    };
+    let n = x.len().max(y.len());
+    let mut result = Vec::with_capacity(n);
+    for i in 0..n {
+        let p = (i + x.len()).checked_sub(n).map(|k| x[k].clone());
+        let q = (i + y.len()).checked_sub(n).map(|k| y[k].clone());
+        let dim = match (p, q) {
+            (Some(p), None) => p,
+            (None, Some(q)) => q,
+            (Some(p), Some(q)) => {
+                let one = Term::int(1);
+                if p == q || q == one {
+                    p
+                } else if p == one {
+                    q
+                } else {
+                    let position = i as i64 - n as i64;
+                    frame.require(
+                        Formula::or([Formula::eq(&p, &q), Formula::eq(&p, &one), Formula::eq(&q, &one)]),
+                        FactKind::Precondition,
+                        range,
+                        Explain::Text {
+                            template: format!(
+                                "cannot broadcast `{}` with `{}`: dimension {position} is {{}} in one and {{}} in the other",
+                                texts.0, texts.1
+                            ),
+                            terms: vec![p.clone(), q.clone()],
+                        },
+                    );
+                    Term::ite(&Formula::eq(&p, &one), &q, &p)
+                }
+            }
+            (None, None) => Term::int(1),
+        };
+        result.push(dim);
+    }
+    Shape::known(result)
+}
+
+/// Dimensions from a size argument: `zeros(2, 3)`, `zeros([2, 3])`.
+fn size_dims(
+    frame: &mut Frame<'_, '_>,
+    value: &Value,
+    op: &str,
+    range: TextRange,
+) -> Option<Vec<Term>> {
+    let dims = value.as_dims()?;
+    let dims = frame.refine_shape(&dims).dims()?.to_vec();
+    for (i, d) in dims.iter().enumerate() {
+        require(
+            frame,
+            Formula::ge(d, &Term::int(1)),
+            range,
+            format!("`{op}` needs positive sizes, but size {i} is {{}}"),
+            vec![d.clone()],
+        );
+    }
+    Some(dims)
+}
+
+/// A pair argument (`3` or `(3, 5)`) for the two spatial dimensions.
+fn pair(value: &Value, default: i64, count: usize) -> Option<Vec<Term>> {
+    match value {
+        Value::Int(t) => Some(vec![t.clone(); count]),
+        Value::Tuple(items) | Value::List(items) if items.len() == count => {
+            items.iter().map(|v| v.as_int().cloned()).collect()
+        }
+        Value::None => Some(vec![Term::int(default); count]),
+        // Unknown (a missing argument, a value not modelled) is not the
+        // default: guessing it would show wrong shapes and report clashes
+        // that exist only because of the guess.
+        _ => None,
+    }
+}
+
+/// Rules answer with a tensor of this shape, or unknown.
+fn tensor(shape: Option<Shape>) -> Option<Value> {
+    Some(shape.map(Value::Tensor).unwrap_or(Value::Unknown))
+}
+
+/// The built-in rule of a prelude function, if it has one: in the module of
+/// its family.
+pub fn apply(
+    frame: &mut Frame<'_, '_>,
+    name: &str,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
+    if name == DEFERRED_LAYER {
+        return layers::apply(frame, name, args, range);
+    }
+    match registry::operation(name).map(|op| op.family) {
+        Some(Family::Creation) => creation::apply(frame, name, args, range),
+        Some(Family::Elementwise) => elementwise::apply(frame, name, args, range),
+        Some(Family::Linalg) => linalg::apply(frame, name, args, range),
+        Some(Family::Shape) => shape::apply(frame, name, args, range),
+        Some(Family::Reduce) => reduce::apply(frame, name, args, range),
+        Some(Family::Nn) => nn::apply(frame, name, args, range),
+        Some(Family::Algebra) => algebra::apply(frame, name, args, range),
+        // Layers are called (`call_layer`), not applied.
+        Some(Family::Layers) => None,
+        // Operations of the engine's own, not the prelude's.
+        None => match name {
+            "select" => {
+                let (Value::Bool(c), a, b) =
+                    (args.get("condition"), args.get("input"), args.get("other"))
+                else {
+                    return Some(Value::Unknown);
+                };
+                Some(match c.as_const() {
+                    Some(true) => a.clone(),
+                    Some(false) => b.clone(),
+                    None => Value::Tensor(Shape::opaque(frame.analysis.vars.fresh())),
+                })
+            }
+            _ => None,
+        },
+    }
+}

@@ -1,0 +1,60 @@
+//! Reductions with `dim` and `keepdim`, and `max`/`min` of two tensors.
+
+use tensorfit_base::TextRange;
+use tensorfit_solver::{Formula, Term};
+
+use super::{axis, broadcast, dims_of, Args, Frame, Shape, Value};
+
+/// The rule of `name`, one of this family's operations.
+pub(super) fn apply(
+    frame: &mut Frame<'_, '_>,
+    name: &str,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
+    match name {
+        "max" | "min" if matches!(args.get("dim"), Value::Tensor(_)) => {
+            let (a, b) = (args.shape("input")?, args.shape("dim")?);
+            Some(Value::Tensor(broadcast(
+                frame,
+                &a,
+                &b,
+                (&args.text("input"), &args.text("dim")),
+                range,
+            )))
+        }
+        "sum" | "mean" | "max" | "min" | "prod" | "argmax" | "norm" => {
+            reduce(frame, name, args, range)
+        }
+        _ => None,
+    }
+}
+
+fn reduce(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -> Option<Value> {
+    let shape = args.shape("input")?;
+    let keepdim = matches!(args.get("keepdim"), Value::Bool(Formula::Const(true)));
+    let axes: Vec<Term> = match args.get("dim") {
+        Value::None => return Some(Value::Tensor(Shape::scalar())),
+        Value::Int(d) => vec![d.clone()],
+        Value::List(items) | Value::Tuple(items) => items
+            .iter()
+            .map(|v| v.as_int().cloned())
+            .collect::<Option<_>>()?,
+        _ => return Some(Value::Unknown),
+    };
+    let dims = dims_of(frame, &shape)?;
+    let mut removed = Vec::new();
+    for d in &axes {
+        removed.push(axis(frame, d, dims.len(), name, range)?);
+    }
+    let out = dims
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, d)| match (removed.contains(&i), keepdim) {
+            (false, _) => Some(d),
+            (true, true) => Some(Term::int(1)),
+            (true, false) => None,
+        })
+        .collect();
+    Some(Value::Tensor(Shape::known(out)))
+}
