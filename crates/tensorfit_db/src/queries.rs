@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{
-    Environment, FunctionOutcome, ItemIndex, LimitKind, RecursiveGroups, Summary, SummarySource,
+    CalleeSummary, CycleView, Environment, FunctionOutcome, ItemIndex, LimitKind, RecursiveGroups,
+    Summary, SummarySource,
 };
 use tensorfit_syntax::{ast, Parse};
 
@@ -101,16 +102,13 @@ pub fn recursive_groups(db: &dyn Db, file: SourceFile) -> RecursiveGroups {
     }))
 }
 
-/// Summaries of a file's functions, from the database, as the analysis of
-/// `root` sees them: the functions of its own cycle of calls give their
-/// base summaries (made with the whole cycle unknown), and itself none;
-/// for a base summary (`base`), none of the cycle's.
+/// Summaries of a file's functions, from the database, as one analysis
+/// sees them (see [`RecursiveGroups::view`] for those of its own cycle of
+/// calls).
 struct DbSummaries<'db> {
     db: &'db dyn Db,
     file: SourceFile,
-    root: &'db str,
-    cycle: &'db [String],
-    base: bool,
+    cycle: CycleView<'db>,
 }
 
 impl SummarySource for DbSummaries<'_> {
@@ -122,13 +120,11 @@ impl SummarySource for DbSummaries<'_> {
             return None;
         }
         let id = FunctionId::new(self.db, self.file, key.to_owned());
-        if self.cycle.iter().any(|member| member == key) {
-            if self.base || key == self.root {
-                return None;
-            }
-            return cycle_base_summary(self.db, id);
+        match self.cycle.callee(key) {
+            CalleeSummary::Own => function_summary(self.db, id),
+            CalleeSummary::Base => cycle_base_summary(self.db, id),
+            CalleeSummary::Unknown => None,
         }
-        function_summary(self.db, id)
     }
 
     fn imported_summary(&self, import: usize, key: &str) -> Option<Option<Arc<Summary>>> {
@@ -184,9 +180,7 @@ fn analyse(db: &dyn Db, id: FunctionId<'_>, base: bool) -> FunctionOutcome {
     let source = DbSummaries {
         db,
         file,
-        root: key,
-        cycle: recursive_groups(db, file).group(key),
-        base,
+        cycle: recursive_groups(db, file).view(key, base),
     };
     let outcome = guarded(definition.range, || {
         solving(db, || {
@@ -303,9 +297,7 @@ pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> Function
     let source = DbSummaries {
         db,
         file,
-        root: "",
-        cycle: &[],
-        base: false,
+        cycle: CycleView::NONE,
     };
     let start = statements.first().map_or(0, |s| s.range.start as usize);
     let outcome = guarded(TextRange::empty(start), || {

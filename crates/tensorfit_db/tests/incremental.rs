@@ -347,11 +347,10 @@ fn entry_points_starved_by_the_file_budget_are_analysed_again_after_an_edit() {
     );
 }
 
-/// The diagnostics of a text without their positions, sorted: what must not
-/// depend on the order of declarations.
-fn findings_of(report: &FileReport) -> Vec<String> {
-    let mut found: Vec<String> = report
-        .diagnostics
+/// Diagnostics without their positions, sorted: what must not depend on
+/// the order of declarations.
+fn messages(diagnostics: &[tensorfit_base::Diagnostic]) -> Vec<String> {
+    let mut found: Vec<String> = diagnostics
         .iter()
         .map(|d| format!("{:?}: {}", d.code, d.message))
         .collect();
@@ -386,15 +385,10 @@ fn mutual_recursion_is_decided_whatever_the_order_of_declarations() {
     for order in orders {
         let reordered: Vec<&str> = order.iter().map(|i| items[*i].trim_end()).collect();
         let reordered = reordered.join("\n\n") + "\n";
-        let from_database = findings_of(&from_scratch(&reordered));
+        let from_database = messages(&from_scratch(&reordered).diagnostics);
         let parse = tensorfit_syntax::parse(&reordered);
         let one_off = tensorfit_semantics::check_shapes(&parse.file, &[], OPTIONS);
-        let mut one_off: Vec<String> = one_off
-            .diagnostics
-            .iter()
-            .map(|d| format!("{:?}: {}", d.code, d.message))
-            .collect();
-        one_off.sort();
+        let one_off = messages(&one_off.diagnostics);
         assert_eq!(from_database, one_off, "order {order:?}");
         match &expected {
             None => {

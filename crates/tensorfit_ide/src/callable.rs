@@ -7,7 +7,7 @@
 //! (`x.reshape(2, 3)` means `reshape(x, 2, 3)`, so the receiver fills the
 //! first parameter and is not shown).
 
-use tensorfit_semantics::{Prelude, Signature, SignatureParam};
+use tensorfit_semantics::{bind, Parameter, Prelude};
 use tensorfit_syntax::ast;
 
 use crate::render;
@@ -32,27 +32,28 @@ pub(crate) struct CallableParam {
     pub variadic: bool,
 }
 
+/// Signature help shows where an argument goes, not what is missing.
+impl Parameter for CallableParam {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn variadic(&self) -> bool {
+        self.variadic
+    }
+    fn required(&self) -> bool {
+        false
+    }
+}
+
 impl Callable {
     /// The parameter an argument fills, by name or as the `position`th
-    /// positional argument, as the checker binds it ([`Signature::bind`]).
+    /// positional argument, as the checker binds it ([`bind`]).
     pub fn param_for(&self, named: Option<&str>, position: usize) -> Option<usize> {
-        let signature = Signature {
-            display_name: self.name.clone(),
-            params: self
-                .params
-                .iter()
-                .map(|p| SignatureParam {
-                    name: p.name.clone(),
-                    required: false,
-                    variadic: p.variadic,
-                })
-                .collect(),
-        };
         let names: Vec<Option<&str>> = match named {
             Some(name) => vec![Some(name)],
             None => vec![None; position + 1],
         };
-        signature.bind(0, &names).param_of(names.len() - 1)
+        bind(&self.params, 0, &names).param_of(names.len() - 1)
     }
 
     /// `name(p1, p2) -> R` and the byte span of each parameter in it.

@@ -25,7 +25,7 @@ use tensorfit_syntax::ast;
 pub use environment::Environment;
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
-pub use recursion::RecursiveGroups;
+pub use recursion::{CalleeSummary, CycleView, RecursiveGroups};
 pub use script_groups::independent_groups;
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,
@@ -34,7 +34,9 @@ pub use shapes::{
     ItemIndex, LimitHit, LimitKind, MapRanges, Migration, Place, Requirement, ShapeFindings,
     ShapeInfo, ShapeOptions, ShapeReport, Summary, SummarySource,
 };
-pub use signature::{BindProblem, Binding, Signature, SignatureParam, Source};
+pub use signature::{
+    argument_names, bind, BindProblem, Binding, Parameter, Signature, SignatureParam, Source,
+};
 
 pub use tensorfit_solver::Limits;
 pub use tensorfit_solver::ValueRange;

@@ -125,51 +125,65 @@ impl RecursiveGroups {
     pub fn group(&self, key: &str) -> &[String] {
         self.groups.get(key).map_or(&[], Vec::as_slice)
     }
+
+    /// How the analysis of `root` sees the functions of its cycle: for its
+    /// own analysis (`base` false), each other member through its base
+    /// summary and itself as unknown; for its base summary, all of them as
+    /// unknown.
+    pub fn view<'g>(&'g self, root: &'g str, base: bool) -> CycleView<'g> {
+        CycleView {
+            root,
+            cycle: self.group(root),
+            base,
+        }
+    }
+}
+
+/// What one analysis sees of the functions of its own cycle of calls.
+#[derive(Clone, Copy, Debug)]
+pub struct CycleView<'g> {
+    root: &'g str,
+    cycle: &'g [String],
+    base: bool,
+}
+
+/// What a call of a function gives an analysis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CalleeSummary {
+    /// The callee's own summary (it is outside the caller's cycle).
+    Own,
+    /// The callee's base summary (made with its cycle unknown).
+    Base,
+    /// None: the result is unknown.
+    Unknown,
+}
+
+impl CycleView<'_> {
+    /// No cycle: every callee gives its own summary (the script).
+    pub const NONE: CycleView<'static> = CycleView {
+        root: "",
+        cycle: &[],
+        base: false,
+    };
+
+    pub fn callee(&self, key: &str) -> CalleeSummary {
+        if !self.cycle.iter().any(|member| member == key) {
+            CalleeSummary::Own
+        } else if self.base || key == self.root {
+            CalleeSummary::Unknown
+        } else {
+            CalleeSummary::Base
+        }
+    }
 }
 
 /// The expressions of a body, at any depth of its statements.
 fn body_expressions(function: &ast::Function) -> Vec<&ast::Expr> {
     let mut exprs = Vec::new();
-    let mut stack: Vec<&ast::Stmt> = function
-        .body
-        .iter()
-        .flat_map(|b| b.stmts.iter().rev())
-        .collect();
+    let mut stack: Vec<&ast::Stmt> = function.body.iter().flat_map(|b| &b.stmts).collect();
     while let Some(stmt) = stack.pop() {
-        match &stmt.kind {
-            ast::StmtKind::Let { value, .. } => exprs.push(value),
-            ast::StmtKind::Var { value, .. } => exprs.extend(value),
-            ast::StmtKind::Assign { target, value, .. } => exprs.extend([target, value]),
-            ast::StmtKind::Assert { condition, message } => {
-                exprs.push(condition);
-                exprs.extend(message);
-            }
-            ast::StmtKind::If {
-                condition,
-                then_branch,
-                else_branch,
-            } => {
-                exprs.push(condition);
-                stack.extend(&then_branch.stmts);
-                match else_branch {
-                    Some(ast::ElseBranch::Block(block)) => stack.extend(&block.stmts),
-                    Some(ast::ElseBranch::If(stmt)) => stack.push(stmt),
-                    None => {}
-                }
-            }
-            ast::StmtKind::For {
-                start, end, body, ..
-            } => {
-                exprs.extend([start, end]);
-                stack.extend(&body.stmts);
-            }
-            ast::StmtKind::While { condition, body } => {
-                exprs.push(condition);
-                stack.extend(&body.stmts);
-            }
-            ast::StmtKind::Return(value) => exprs.extend(value),
-            ast::StmtKind::Expr(expr) => exprs.push(expr),
-        }
+        exprs.extend(stmt.exprs());
+        stack.extend(stmt.nested());
     }
     exprs
 }

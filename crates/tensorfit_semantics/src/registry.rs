@@ -21,7 +21,10 @@
 //! this table; tests check that it and the prelude name the same
 //! operations and that each has a test line.
 
-use crate::signature::{Signature, SignatureParam};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use crate::signature::{Parameter, Signature, SignatureParam};
 
 /// The group an operation belongs to (and the interpreter module it runs
 /// in).
@@ -121,9 +124,28 @@ pub struct Operation {
     pub ranks: Ranks,
     /// Empty for the model language's own operations.
     pub pytorch: &'static [Namespace],
-    /// A layer's `forward` parameters, as PyTorch 1.13 names them, and how
-    /// many of them (the first) a call must give. Empty for operations.
-    pub forward: (&'static [&'static str], usize),
+    /// A layer's `forward` parameters, as PyTorch 1.13 names them. Empty
+    /// for operations.
+    pub forward: &'static [ForwardParam],
+}
+
+/// A parameter of a layer's `forward`.
+#[derive(Clone, Copy, Debug)]
+pub struct ForwardParam {
+    pub name: &'static str,
+    pub required: bool,
+}
+
+impl Parameter for ForwardParam {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn variadic(&self) -> bool {
+        false
+    }
+    fn required(&self) -> bool {
+        self.required
+    }
 }
 
 impl Operation {
@@ -132,29 +154,35 @@ impl Operation {
         self.pytorch.contains(&Namespace::Tensor)
     }
 
+    /// Whether its rule needs its tensor arguments' ranks, given whether
+    /// the call infers a size (`-1` in a shape).
+    pub fn needs_known_ranks(&self, infers_a_size: bool) -> bool {
+        match self.ranks {
+            Ranks::Any => false,
+            Ranks::Known => true,
+            Ranks::KnownToInferASize => infers_a_size,
+        }
+    }
+
     /// Whether it constructs a layer (a `torch.nn` module).
     pub fn is_layer(&self) -> bool {
         self.family == Family::Layers
     }
 
-    /// What calling a layer of this kind takes: its `forward` signature.
-    pub fn forward_signature(&self) -> Option<Signature> {
-        let (names, required) = self.forward;
-        if names.is_empty() {
-            return None;
-        }
-        Some(Signature {
+    /// A layer's `forward` as a signature, for messages about a call.
+    pub fn forward_signature(&self) -> Signature {
+        Signature {
             display_name: self.name.to_owned(),
-            params: names
+            params: self
+                .forward
                 .iter()
-                .enumerate()
-                .map(|(i, name)| SignatureParam {
-                    name: (*name).to_owned(),
-                    required: i < required,
+                .map(|p| SignatureParam {
+                    name: p.name.to_owned(),
+                    required: p.required,
                     variadic: false,
                 })
                 .collect(),
-        })
+        }
     }
 
     /// Its PyTorch names, in namespace order (`torch.add`, `Tensor.add`).
@@ -165,19 +193,20 @@ impl Operation {
     }
 }
 
-/// The operation called `name`, if the prelude has one.
+/// The operation called `name`, if the prelude has one. (Asked at every
+/// call the analysis and the interpreter meet: a table, not a search.)
 pub fn operation(name: &str) -> Option<&'static Operation> {
-    OPERATIONS.iter().find(|op| op.name == name)
+    static BY_NAME: OnceLock<HashMap<&'static str, &'static Operation>> = OnceLock::new();
+    BY_NAME
+        .get_or_init(|| OPERATIONS.iter().map(|op| (op.name, op)).collect())
+        .get(name)
+        .copied()
 }
 
 /// Whether the rule of `name` needs its tensor arguments' ranks, given
 /// whether the call infers a size (`-1` in a shape).
 pub fn needs_known_ranks(name: &str, infers_a_size: bool) -> bool {
-    operation(name).is_some_and(|op| match op.ranks {
-        Ranks::Any => false,
-        Ranks::Known => true,
-        Ranks::KnownToInferASize => infers_a_size,
-    })
+    operation(name).is_some_and(|op| op.needs_known_ranks(infers_a_size))
 }
 
 /// Whether `name` constructs a layer.
@@ -203,15 +232,43 @@ const fn op(
         shape,
         ranks,
         pytorch,
-        forward: (&[], 0),
+        forward: &[],
     }
 }
+
+const fn given(name: &'static str) -> ForwardParam {
+    ForwardParam {
+        name,
+        required: true,
+    }
+}
+
+const fn optional(name: &'static str) -> ForwardParam {
+    ForwardParam {
+        name,
+        required: false,
+    }
+}
+
+/// The `forward` of most layers.
+const ONE_INPUT: &[ForwardParam] = &[given("input")];
+
+/// `MultiheadAttention.forward`.
+const ATTENTION_FORWARD: &[ForwardParam] = &[
+    given("query"),
+    given("key"),
+    given("value"),
+    optional("key_padding_mask"),
+    optional("need_weights"),
+    optional("attn_mask"),
+    optional("average_attn_weights"),
+];
 
 /// A layer constructor of `torch.nn` whose `forward` takes one tensor;
 /// `ranks` as its call's rule needs.
 const fn layer(name: &'static str, ranks: Ranks) -> Operation {
     let mut layer = op(name, Layers, Rule, ranks, &[Module]);
-    layer.forward = (&["input"], 1);
+    layer.forward = ONE_INPUT;
     layer
 }
 
@@ -219,18 +276,7 @@ const fn layer(name: &'static str, ranks: Ranks) -> Operation {
 /// optional masks.
 const fn attention_layer() -> Operation {
     let mut layer = op("MultiheadAttention", Layers, Rule, Known, &[Module]);
-    layer.forward = (
-        &[
-            "query",
-            "key",
-            "value",
-            "key_padding_mask",
-            "need_weights",
-            "attn_mask",
-            "average_attn_weights",
-        ],
-        3,
-    );
+    layer.forward = ATTENTION_FORWARD;
     layer
 }
 

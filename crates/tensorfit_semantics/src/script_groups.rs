@@ -40,31 +40,8 @@ pub fn independent_groups(script: &[ast::Stmt]) -> Vec<Vec<usize>> {
     }))
 }
 
-/// The statements directly inside `stmt`'s branches or body.
-fn nested(stmt: &ast::Stmt) -> Vec<&ast::Stmt> {
-    match &stmt.kind {
-        ast::StmtKind::If {
-            then_branch,
-            else_branch,
-            ..
-        } => {
-            let mut inside: Vec<&ast::Stmt> = then_branch.stmts.iter().collect();
-            match else_branch {
-                Some(ast::ElseBranch::Block(block)) => inside.extend(&block.stmts),
-                Some(ast::ElseBranch::If(stmt)) => inside.push(stmt),
-                None => {}
-            }
-            inside
-        }
-        ast::StmtKind::For { body, .. } | ast::StmtKind::While { body, .. } => {
-            body.stmts.iter().collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
 fn returns(stmt: &ast::Stmt) -> bool {
-    matches!(stmt.kind, ast::StmtKind::Return(_)) || nested(stmt).into_iter().any(returns)
+    matches!(stmt.kind, ast::StmtKind::Return(_)) || stmt.nested().into_iter().any(returns)
 }
 
 /// The names a statement binds, at any depth, and the names its type
@@ -84,7 +61,7 @@ fn collect_bound(stmt: &ast::Stmt, bound: &mut BTreeSet<String>) {
         }
         _ => {}
     }
-    for inner in nested(stmt) {
+    for inner in stmt.nested() {
         collect_bound(inner, bound);
     }
 }

@@ -39,82 +39,9 @@ impl Signature {
         }
     }
 
-    /// Binds a call's arguments to the parameters: the one argument
-    /// binder of tensorfit (name checks, the analysis, the interpreter and
-    /// signature help all use it). `receiver_args` leading positional
-    /// arguments are already given (the receiver of a method call);
-    /// `names` are the call's arguments in order, each with its name if it
-    /// is named.
-    ///
-    /// Positional arguments fill the positional parameters in order, then
-    /// the variadic one (`..size`) if there is one; named arguments fill
-    /// the parameter of their name. What does not fit is a [`BindProblem`];
-    /// an argument that fits nothing is left unbound, and a parameter
-    /// named twice keeps its first argument.
+    /// Binds a call's arguments to the parameters ([`bind`]).
     pub fn bind(&self, receiver_args: usize, names: &[Option<&str>]) -> Binding {
-        let mut params: Vec<Vec<Source>> = vec![Vec::new(); self.params.len()];
-        let mut problems = Vec::new();
-        let positional_params = self.params.iter().take_while(|p| !p.variadic).count();
-        let variadic = self.params.iter().position(|p| p.variadic);
-        let mut next_positional = 0usize;
-        let positional_slot = |next: &mut usize| -> Option<usize> {
-            if *next < positional_params {
-                *next += 1;
-                Some(*next - 1)
-            } else {
-                variadic
-            }
-        };
-        for receiver in 0..receiver_args {
-            if let Some(slot) = positional_slot(&mut next_positional) {
-                params[slot].push(Source::Receiver(receiver));
-            }
-        }
-        let mut seen_named = false;
-        for (arg, name) in names.iter().enumerate() {
-            match name {
-                None => {
-                    if seen_named {
-                        problems.push(BindProblem::PositionalAfterNamed { arg });
-                    }
-                    match positional_slot(&mut next_positional) {
-                        // A positional argument where a named one already
-                        // went: the named one stays (and this one is
-                        // reported as out of order above).
-                        Some(slot) if self.params[slot].variadic || params[slot].is_empty() => {
-                            params[slot].push(Source::Arg(arg))
-                        }
-                        Some(_) => {}
-                        None => problems.push(BindProblem::TooMany {
-                            arg,
-                            expected: positional_params.saturating_sub(receiver_args),
-                            given: names.iter().filter(|n| n.is_none()).count(),
-                        }),
-                    }
-                }
-                Some(name) => {
-                    seen_named = true;
-                    match self
-                        .params
-                        .iter()
-                        .position(|p| p.name == *name && !p.variadic)
-                    {
-                        None => problems.push(BindProblem::UnknownName { arg }),
-                        Some(slot) if !params[slot].is_empty() => {
-                            problems.push(BindProblem::Duplicate { arg })
-                        }
-                        Some(slot) => params[slot].push(Source::Arg(arg)),
-                    }
-                }
-            }
-        }
-        let missing: Vec<usize> = (0..self.params.len())
-            .filter(|i| self.params[*i].required && params[*i].is_empty())
-            .collect();
-        if !missing.is_empty() {
-            problems.push(BindProblem::Missing { params: missing });
-        }
-        Binding { params, problems }
+        bind(&self.params, receiver_args, names)
     }
 
     /// Matches `args` (after `receiver_args` already-given leading positional
@@ -128,11 +55,7 @@ impl Signature {
         call_range: TextRange,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
-        let names: Vec<Option<&str>> = args
-            .iter()
-            .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
-            .collect();
-        let binding = self.bind(receiver_args, &names);
+        let binding = self.bind(receiver_args, &argument_names(args));
         for problem in &binding.problems {
             diagnostics.push(self.diagnostic(problem, args, call_range));
             // One count error says all about the extra arguments.
@@ -220,6 +143,140 @@ impl Signature {
                 )
             }
         }
+    }
+}
+
+/// What the binder needs to know of a parameter: the checker's
+/// [`SignatureParam`], a declaration's [`ast::Param`] (not `self`), a
+/// layer's `forward` parameter.
+pub trait Parameter {
+    fn name(&self) -> &str;
+    /// `..name`: takes every remaining positional argument.
+    fn variadic(&self) -> bool;
+    /// No default and not variadic: every call must give it.
+    fn required(&self) -> bool;
+}
+
+impl Parameter for SignatureParam {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn variadic(&self) -> bool {
+        self.variadic
+    }
+    fn required(&self) -> bool {
+        self.required
+    }
+}
+
+impl Parameter for ast::Param {
+    fn name(&self) -> &str {
+        &self.name.text
+    }
+    fn variadic(&self) -> bool {
+        self.variadic
+    }
+    fn required(&self) -> bool {
+        self.default.is_none() && !self.variadic
+    }
+}
+
+impl<P: Parameter> Parameter for &P {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn variadic(&self) -> bool {
+        (**self).variadic()
+    }
+    fn required(&self) -> bool {
+        (**self).required()
+    }
+}
+
+/// The names of a call's arguments, in order (`None`: positional), as
+/// [`bind`] takes them.
+pub fn argument_names(args: &[ast::Arg]) -> Vec<Option<&str>> {
+    args.iter()
+        .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
+        .collect()
+}
+
+/// Binds a call's arguments to `params`: the one argument binder of
+/// tensorfit (name checks, the analysis, the interpreter and signature help
+/// all use it). `receiver_args` leading positional arguments are already
+/// given (the receiver of a method call); `names` are the call's arguments
+/// in order, each with its name if it is named.
+///
+/// Positional arguments fill the positional parameters in order, then the
+/// variadic one (`..size`) if there is one; named arguments fill the
+/// parameter of their name. What does not fit is a [`BindProblem`]; an
+/// argument that fits nothing is left unbound, and a parameter named twice
+/// keeps its first argument.
+pub fn bind<P: Parameter>(params: &[P], receiver_args: usize, names: &[Option<&str>]) -> Binding {
+    let mut bound: Vec<Vec<Source>> = vec![Vec::new(); params.len()];
+    let mut problems = Vec::new();
+    let positional_params = params.iter().take_while(|p| !p.variadic()).count();
+    let variadic = params.iter().position(|p| p.variadic());
+    let mut next_positional = 0usize;
+    let positional_slot = |next: &mut usize| -> Option<usize> {
+        if *next < positional_params {
+            *next += 1;
+            Some(*next - 1)
+        } else {
+            variadic
+        }
+    };
+    for receiver in 0..receiver_args {
+        if let Some(slot) = positional_slot(&mut next_positional) {
+            bound[slot].push(Source::Receiver(receiver));
+        }
+    }
+    let mut seen_named = false;
+    for (arg, name) in names.iter().enumerate() {
+        match name {
+            None => {
+                if seen_named {
+                    problems.push(BindProblem::PositionalAfterNamed { arg });
+                }
+                match positional_slot(&mut next_positional) {
+                    // A positional argument where a named one already
+                    // went: the named one stays (and this one is
+                    // reported as out of order above).
+                    Some(slot) if params[slot].variadic() || bound[slot].is_empty() => {
+                        bound[slot].push(Source::Arg(arg))
+                    }
+                    Some(_) => {}
+                    None => problems.push(BindProblem::TooMany {
+                        arg,
+                        expected: positional_params.saturating_sub(receiver_args),
+                        given: names.iter().filter(|n| n.is_none()).count(),
+                    }),
+                }
+            }
+            Some(name) => {
+                seen_named = true;
+                match params
+                    .iter()
+                    .position(|p| p.name() == *name && !p.variadic())
+                {
+                    None => problems.push(BindProblem::UnknownName { arg }),
+                    Some(slot) if !bound[slot].is_empty() => {
+                        problems.push(BindProblem::Duplicate { arg })
+                    }
+                    Some(slot) => bound[slot].push(Source::Arg(arg)),
+                }
+            }
+        }
+    }
+    let missing: Vec<usize> = (0..params.len())
+        .filter(|i| params[*i].required() && bound[*i].is_empty())
+        .collect();
+    if !missing.is_empty() {
+        problems.push(BindProblem::Missing { params: missing });
+    }
+    Binding {
+        params: bound,
+        problems,
     }
 }
 

@@ -166,6 +166,48 @@ pub struct Stmt {
     pub range: TextRange,
 }
 
+impl Stmt {
+    /// The statements directly inside this one's branches or body.
+    pub fn nested(&self) -> Vec<&Stmt> {
+        match &self.kind {
+            StmtKind::If {
+                then_branch,
+                else_branch,
+                ..
+            } => {
+                let mut inside: Vec<&Stmt> = then_branch.stmts.iter().collect();
+                match else_branch {
+                    Some(ElseBranch::Block(block)) => inside.extend(&block.stmts),
+                    Some(ElseBranch::If(stmt)) => inside.push(stmt),
+                    None => {}
+                }
+                inside
+            }
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } => {
+                body.stmts.iter().collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The expressions of this statement itself, in source order (those of
+    /// the statements nested in it are theirs).
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match &self.kind {
+            StmtKind::Let { value, .. } => vec![value],
+            StmtKind::Var { value, .. } => value.iter().collect(),
+            StmtKind::Assign { target, value, .. } => vec![target, value],
+            StmtKind::Assert { condition, message } => {
+                std::iter::once(condition).chain(message).collect()
+            }
+            StmtKind::If { condition, .. } | StmtKind::While { condition, .. } => vec![condition],
+            StmtKind::For { start, end, .. } => vec![start, end],
+            StmtKind::Return(value) => value.iter().collect(),
+            StmtKind::Expr(expr) => vec![expr],
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StmtKind {
     /// `let pattern: T = value`

@@ -5,7 +5,8 @@
 
 use std::rc::Rc;
 
-use tensorfit_semantics::{BindProblem, Signature, Source};
+use tensorfit_semantics::registry;
+use tensorfit_semantics::{bind, BindProblem, Parameter, Source};
 use tensorfit_syntax::ast::{self, Arg, Expr, ExprKind, FieldName};
 
 use super::{Flow, Frame, Interpreter};
@@ -386,53 +387,78 @@ fn coerce(ty: &ast::Type, value: Value) -> Value {
     }
 }
 
-/// A layer call's arguments in the order of the layer's `forward`
-/// parameters (the registry's), bound as the checker binds them; a gap
-/// before a later argument is `None`.
-fn bind_layer_inputs(kind: &str, args: CallArgs) -> Outcome<Vec<Value>> {
-    let Some(signature) =
-        tensorfit_semantics::registry::operation(kind).and_then(|op| op.forward_signature())
-    else {
-        return Ok(args.positional);
-    };
-    let names: Vec<Option<&str>> = std::iter::repeat_n(None, args.positional.len())
+/// What a call's arguments do not fit, in the call's terms.
+enum Misfit {
+    TooMany,
+    UnknownName(String),
+    Duplicate(String),
+    /// The first required parameter not given (by index).
+    Missing(usize),
+}
+
+/// A call's evaluated arguments bound to `params` by the checker's binder
+/// ([`bind`]), positional ones first as the evaluated call keeps them: the
+/// values each parameter gets, in order (several for a variadic one), and
+/// the first misfit (a missing parameter comes after every other).
+fn bind_call<P: Parameter>(params: &[P], args: CallArgs) -> (Vec<Vec<Value>>, Option<Misfit>) {
+    let positional = args.positional.len();
+    let names: Vec<Option<&str>> = std::iter::repeat_n(None, positional)
         .chain(args.named.iter().map(|(name, _)| Some(name.as_str())))
         .collect();
-    let binding = signature.bind(0, &names);
-    if let Some(problem) = binding.problems.first() {
-        let name_of = |arg: usize| &args.named[arg - args.positional.len()].0;
-        return Err(Failure::program(match problem {
-            BindProblem::TooMany { .. } | BindProblem::PositionalAfterNamed { .. } => {
-                format!("a {kind} layer is given too many inputs")
-            }
-            BindProblem::UnknownName { arg } => {
-                format!(
-                    "a {kind} layer's forward has no parameter named `{}`",
-                    name_of(*arg)
-                )
-            }
-            BindProblem::Duplicate { arg } => {
-                format!("`{}` is given more than once", name_of(*arg))
-            }
-            BindProblem::Missing { params } => format!(
-                "a {kind} layer is called without `{}`",
-                signature.params[params[0]].name
-            ),
-        }));
-    }
+    let binding = bind(params, 0, &names);
+    let name_of = |arg: usize| args.named[arg - positional].0.clone();
+    let misfit = binding.problems.first().map(|problem| match problem {
+        BindProblem::TooMany { .. } | BindProblem::PositionalAfterNamed { .. } => Misfit::TooMany,
+        BindProblem::UnknownName { arg } => Misfit::UnknownName(name_of(*arg)),
+        BindProblem::Duplicate { arg } => Misfit::Duplicate(name_of(*arg)),
+        BindProblem::Missing { params } => Misfit::Missing(params[0]),
+    });
     let mut all: Vec<Option<Value>> = args
         .positional
         .into_iter()
         .chain(args.named.into_iter().map(|(_, value)| value))
         .map(Some)
         .collect();
-    let mut inputs: Vec<Value> = binding
+    let values = binding
         .params
         .iter()
-        .map(|sources| match sources.first() {
-            Some(Source::Arg(i)) => all[*i].take().unwrap_or(Value::None),
-            _ => Value::None,
+        .map(|sources| {
+            sources
+                .iter()
+                .filter_map(|source| match source {
+                    Source::Arg(i) => all[*i].take(),
+                    Source::Receiver(_) => None,
+                })
+                .collect()
         })
+        .collect();
+    (values, misfit)
+}
+
+/// A layer call's arguments in the order of the layer's `forward`
+/// parameters (the registry's), bound as the checker binds them; a gap
+/// before a later argument is `None`.
+fn bind_layer_inputs(kind: &str, args: CallArgs) -> Outcome<Vec<Value>> {
+    let Some(op) = registry::operation(kind).filter(|op| op.is_layer()) else {
+        return Ok(args.positional);
+    };
+    let (values, misfit) = bind_call(op.forward, args);
+    if let Some(misfit) = misfit {
+        return Err(Failure::program(match misfit {
+            Misfit::TooMany => format!("a {kind} layer is given too many inputs"),
+            Misfit::UnknownName(name) => {
+                format!("a {kind} layer's forward has no parameter named `{name}`")
+            }
+            Misfit::Duplicate(name) => format!("`{name}` is given more than once"),
+            Misfit::Missing(param) => format!(
+                "a {kind} layer is called without `{}`",
+                op.forward[param].name
+            ),
+        }));
+    }
+    let mut inputs: Vec<Value> = values
+        .into_iter()
+        .map(|given| given.into_iter().next().unwrap_or(Value::None))
         .collect();
     while inputs.last().is_some_and(Value::is_none) {
         inputs.pop();
@@ -441,63 +467,42 @@ fn bind_layer_inputs(kind: &str, args: CallArgs) -> Outcome<Vec<Value>> {
 }
 
 /// Which argument each parameter (not `self`) gets, bound by the checker's
-/// binder ([`Signature::bind`]): positional arguments first, as the
-/// evaluated call keeps them. A variadic parameter gets every remaining
-/// positional argument, or the one list given.
+/// binder. A variadic parameter gets every remaining positional argument,
+/// or the one list given. Missing parameters are the caller's to report,
+/// after defaults.
 fn match_arguments(
     display: &str,
     params: &[ast::Param],
     args: CallArgs,
 ) -> Outcome<Vec<Option<Value>>> {
-    let names: Vec<Option<&str>> = std::iter::repeat_n(None, args.positional.len())
-        .chain(args.named.iter().map(|(name, _)| Some(name.as_str())))
-        .collect();
-    let binding = Signature::from_params(display, params).bind(0, &names);
-    if let Some(problem) = binding
-        .problems
-        .iter()
-        .find(|p| !matches!(p, BindProblem::Missing { .. }))
-    {
-        let name_of = |arg: usize| &args.named[arg - args.positional.len()].0;
-        return Err(Failure::program(match problem {
-            BindProblem::TooMany { .. } | BindProblem::PositionalAfterNamed { .. } => {
-                format!("`{display}` is given too many positional arguments")
-            }
-            BindProblem::UnknownName { arg } => {
-                format!("`{display}` has no parameter named `{}`", name_of(*arg))
-            }
-            BindProblem::Duplicate { arg } => {
-                format!("`{}` is given more than once", name_of(*arg))
-            }
-            BindProblem::Missing { .. } => unreachable!("filtered out above"),
-        }));
-    }
-    // Missing parameters are the caller's to report, after defaults.
-    let mut all: Vec<Option<Value>> = args
-        .positional
-        .into_iter()
-        .chain(args.named.into_iter().map(|(_, value)| value))
-        .map(Some)
-        .collect();
     let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
+    let (values, misfit) = bind_call(&params, args);
+    let message = match misfit {
+        None | Some(Misfit::Missing(_)) => None,
+        Some(Misfit::TooMany) => Some(format!(
+            "`{display}` is given too many positional arguments"
+        )),
+        Some(Misfit::UnknownName(name)) => {
+            Some(format!("`{display}` has no parameter named `{name}`"))
+        }
+        Some(Misfit::Duplicate(name)) => Some(format!("`{name}` is given more than once")),
+    };
+    if let Some(message) = message {
+        return Err(Failure::program(message));
+    }
     Ok(params
         .iter()
-        .zip(&binding.params)
-        .map(|(param, sources)| {
-            let mut given = sources.iter().filter_map(|source| match source {
-                Source::Arg(i) => all[*i].take(),
-                Source::Receiver(_) => None,
-            });
+        .zip(values)
+        .map(|(param, given)| {
             if !param.variadic {
-                return given.next();
+                return given.into_iter().next();
             }
-            let rest: Vec<Value> = given.collect();
-            Some(match rest.as_slice() {
+            Some(match given.as_slice() {
                 [one @ (Value::Shape(_) | Value::List(_) | Value::Tuple(_))] => one.clone(),
-                _ if rest.iter().all(|v| matches!(v, Value::Int(_))) => {
-                    Value::shape(rest.iter().filter_map(Value::as_int).collect())
+                _ if given.iter().all(|v| matches!(v, Value::Int(_))) => {
+                    Value::shape(given.iter().filter_map(Value::as_int).collect())
                 }
-                _ => Value::List(Rc::new(rest)),
+                _ => Value::List(Rc::new(given)),
             })
         })
         .collect())

@@ -261,53 +261,44 @@ fn check_shapes_in_groups(
     script_groups: Vec<Vec<usize>>,
 ) -> ShapeReport {
     tensorfit_solver::time_cap::for_file(file_time(options.limits), || {
-        check_shapes_within_budget(file, imports, options, script_groups)
+        let memo = Memo {
+            file,
+            imports,
+            options,
+            recursion: crate::RecursiveGroups::of_file(file),
+            bases: RefCell::new(HashMap::new()),
+            outcomes: RefCell::new(HashMap::new()),
+            order: RefCell::new(Vec::new()),
+        };
+        for key in entry_keys(file) {
+            memo.summary(&key);
+        }
+        let index = Arc::new(ItemIndex::new(file));
+        let script: Vec<FunctionOutcome> = script_groups
+            .into_iter()
+            .map(|group| {
+                let statements: Vec<ast::Stmt> =
+                    group.iter().map(|&i| file.script[i].clone()).collect();
+                analyse_script(
+                    file,
+                    index.clone(),
+                    &statements,
+                    Environment::builtin(imports),
+                    options,
+                    &memo,
+                )
+            })
+            .collect();
+        let outcomes = memo.outcomes.borrow();
+        let mut all: Vec<&FunctionOutcome> = memo
+            .order
+            .borrow()
+            .iter()
+            .filter_map(|key| outcomes.get(key)?.as_ref())
+            .collect();
+        all.extend(&script);
+        assemble(file, imports, &all, options)
     })
-}
-
-fn check_shapes_within_budget(
-    file: &ast::SourceFile,
-    imports: &[ResolvedImport],
-    options: ShapeOptions,
-    script_groups: Vec<Vec<usize>>,
-) -> ShapeReport {
-    let memo = Memo {
-        file,
-        imports,
-        options,
-        recursion: crate::RecursiveGroups::of_file(file),
-        bases: RefCell::new(HashMap::new()),
-        outcomes: RefCell::new(HashMap::new()),
-        order: RefCell::new(Vec::new()),
-    };
-    for key in entry_keys(file) {
-        memo.summary(&key);
-    }
-    let index = Arc::new(ItemIndex::new(file));
-    let script: Vec<FunctionOutcome> = script_groups
-        .into_iter()
-        .map(|group| {
-            let statements: Vec<ast::Stmt> =
-                group.iter().map(|&i| file.script[i].clone()).collect();
-            analyse_script(
-                file,
-                index.clone(),
-                &statements,
-                Environment::builtin(imports),
-                options,
-                &memo,
-            )
-        })
-        .collect();
-    let outcomes = memo.outcomes.borrow();
-    let mut all: Vec<&FunctionOutcome> = memo
-        .order
-        .borrow()
-        .iter()
-        .filter_map(|key| outcomes.get(key)?.as_ref())
-        .collect();
-    all.extend(&script);
-    assemble(file, imports, &all, options)
 }
 
 /// Summaries for a one-off check: each function analysed once, on first use.
@@ -323,36 +314,28 @@ struct Memo<'f> {
     order: RefCell<Vec<String>>,
 }
 
-/// The summaries one function's analysis sees of the functions of its own
-/// cycle of calls (see [`crate::RecursiveGroups`]): for its own analysis,
-/// each other member's base summary (made with the whole cycle unknown)
-/// and itself unknown; for a base summary, none of them.
-struct OutsideCycle<'m, 'f> {
+/// The summaries one function's analysis sees (see
+/// [`crate::RecursiveGroups::view`] for those of its own cycle of calls).
+struct MemoView<'m, 'f> {
     memo: &'m Memo<'f>,
-    root: &'m str,
-    cycle: &'m [String],
-    base: bool,
+    cycle: crate::CycleView<'m>,
 }
 
-impl SummarySource for OutsideCycle<'_, '_> {
+impl SummarySource for MemoView<'_, '_> {
     fn summary(&self, key: &str) -> Option<Arc<Summary>> {
-        if !self.cycle.iter().any(|member| member == key) {
-            return self.memo.summary(key);
+        match self.cycle.callee(key) {
+            crate::CalleeSummary::Own => self.memo.summary(key),
+            crate::CalleeSummary::Base => self.memo.base_summary(key),
+            crate::CalleeSummary::Unknown => None,
         }
-        if self.base || key == self.root {
-            return None;
-        }
-        self.memo.base_summary(key)
     }
 }
 
 impl<'f> Memo<'f> {
-    fn source<'m>(&'m self, key: &'m str, base: bool) -> OutsideCycle<'m, 'f> {
-        OutsideCycle {
+    fn view<'m>(&'m self, key: &'m str, base: bool) -> MemoView<'m, 'f> {
+        MemoView {
             memo: self,
-            root: key,
-            cycle: self.recursion.group(key),
-            base,
+            cycle: self.recursion.view(key, base),
         }
     }
 
@@ -365,7 +348,7 @@ impl<'f> Memo<'f> {
             self.imports,
             key,
             self.options,
-            &self.source(key, true),
+            &self.view(key, true),
         );
         self.bases
             .borrow_mut()
@@ -385,7 +368,7 @@ impl SummarySource for Memo<'_> {
             self.imports,
             key,
             self.options,
-            &self.source(key, false),
+            &self.view(key, false),
         );
         let summary = outcome.summary.clone();
         self.outcomes

@@ -16,7 +16,7 @@ use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
 use crate::shapes::value::{Layer, Shape, Value};
-use crate::signature::{Signature, Source};
+use crate::signature::{argument_names, bind, Source};
 
 impl<'f, 'a> Frame<'f, 'a> {
     pub(super) fn call(
@@ -185,35 +185,31 @@ impl<'f, 'a> Frame<'f, 'a> {
         values: Vec<(Value, String)>,
         range: TextRange,
     ) -> Vec<(Value, String)> {
-        let Some(signature) =
-            crate::registry::operation(kind).and_then(|op| op.forward_signature())
-        else {
+        let Some(op) = crate::registry::operation(kind).filter(|op| op.is_layer()) else {
             return values;
         };
-        let names: Vec<Option<&str>> = args
-            .iter()
-            .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
-            .collect();
-        let binding = signature.bind(0, &names);
-        for problem in &binding.problems {
-            let diagnostic = signature.diagnostic(problem, args, range);
-            if !self.argument_problems.contains(&diagnostic) {
-                self.argument_problems.push(diagnostic);
+        let binding = bind(op.forward, 0, &argument_names(args));
+        if !binding.problems.is_empty() {
+            let signature = op.forward_signature();
+            for problem in &binding.problems {
+                let diagnostic = signature.diagnostic(problem, args, range);
+                if !self.argument_problems.contains(&diagnostic) {
+                    self.argument_problems.push(diagnostic);
+                }
             }
         }
-        signature
-            .params
+        op.forward
             .iter()
             .zip(&binding.params)
             .map(|(param, sources)| match sources.first() {
                 Some(Source::Arg(i)) => values[*i].clone(),
-                _ if param.required => (Value::Unknown, param.name.clone()),
-                _ => (Value::None, param.name.clone()),
+                _ if param.required => (Value::Unknown, param.name.to_owned()),
+                _ => (Value::None, param.name.to_owned()),
             })
             .collect()
     }
 
-    /// Binds a call's arguments to `params` ([`Signature::bind`]) after the
+    /// Binds a call's arguments to `params` ([`bind`]) after the
     /// first `skip` (a method's receiver, bound by the caller). Every
     /// argument is evaluated, in order, whether it fits or not (what does
     /// not fit is the name checks' to report); a parameter not given takes
@@ -225,16 +221,12 @@ impl<'f, 'a> Frame<'f, 'a> {
         args: &[ast::Arg],
     ) -> Vec<(String, Value, String)> {
         let skip = skip.unwrap_or(0);
-        let names: Vec<Option<&str>> = args
-            .iter()
-            .map(|a| a.name.as_ref().map(|n| n.text.as_str()))
-            .collect();
-        let binding = Signature::from_params("", params).bind(skip, &names);
+        let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
+        let binding = bind(&params, skip, &argument_names(args));
         let values: Vec<(Value, String)> = args
             .iter()
             .map(|arg| (self.expr(&arg.value), describe(&arg.value)))
             .collect();
-        let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
         params
             .iter()
             .zip(&binding.params)
@@ -296,7 +288,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                     .and_then(|d| d.dims().map(|d| d.contains(&Term::int(-1))))
                     .unwrap_or(true)
         });
-        let needs_ranks = crate::registry::needs_known_ranks(name, infers_a_size);
+        let op = crate::registry::operation(name);
+        let needs_ranks = op.is_some_and(|op| op.needs_known_ranks(infers_a_size));
         if needs_ranks && self.has_opaque_tensor(&bound) {
             return self.defer(name, bound, range);
         }
@@ -304,9 +297,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         // The registry says whether the contract or a built-in rule gives
         // the shape; a rule that cannot tell (an argument not modelled)
         // leaves it to the contract.
-        let by_rule = crate::registry::operation(name)
-            .is_some_and(|op| op.shape == crate::registry::ShapeBy::Rule);
-        if by_rule {
+        if op.is_some_and(|op| op.shape == crate::registry::ShapeBy::Rule) {
             if let Some(value) = rules::apply(self, name, &args, range) {
                 return value;
             }
