@@ -64,21 +64,31 @@ impl Host {
     pub fn set_text(&mut self, path: &Path, text: &str) -> SourceFile {
         let rope = Rope::from_str(text);
         let tree = tensorfit_syntax::parse_tree(text, None);
-        let file = match self.file(path) {
+        let existed = self.file(path).is_some();
+        let file = match self.file(path).or_else(|| self.db.stored_file(path)) {
             Some(file) => {
-                let tree = SyntaxTree(Arc::new(tree.clone()));
-                self.write(|db| {
-                    file.set_text(db).to(Arc::from(text));
-                    file.set_tree(db).to(tree);
-                });
+                self.replace_text(file, text, tree.clone());
+                self.db.set_present(path, true);
                 file
             }
             None => self.db.add_file(path.to_owned(), Arc::from(text)),
         };
+        if !existed {
+            // An import that missed this path finds the document now.
+            self.bump_file_system();
+        }
         let tree = file.tree(&self.db).0.as_ref().clone();
         self.open
             .insert(path.to_owned(), Document { file, rope, tree });
         file
+    }
+
+    fn replace_text(&mut self, file: SourceFile, text: &str, tree: tree_sitter::Tree) {
+        let tree = SyntaxTree(Arc::new(tree));
+        self.write(|db| {
+            file.set_text(db).to(Arc::from(text));
+            file.set_tree(db).to(tree);
+        });
     }
 
     /// Applies editor changes in order to an open document, reparsing
@@ -191,20 +201,31 @@ impl Host {
         match (known, text) {
             (Some(file), Some(text)) => {
                 if **file.text(&self.db) != *text {
-                    let tree = SyntaxTree(Arc::new(tensorfit_syntax::parse_tree(&text, None)));
-                    self.write(|db| {
-                        file.set_text(db).to(Arc::from(text));
-                        file.set_tree(db).to(tree);
-                    });
+                    let tree = tensorfit_syntax::parse_tree(&text, None);
+                    self.replace_text(file, &text, tree);
                 }
             }
-            // Not loaded yet: an import that missed it finds it now.
-            (None, Some(_)) if change == DiskChange::Created => self.bump_file_system(),
-            (Some(_), None) => {
-                self.db.forget_file(path);
+            // Deleted once and back: its old input gets the new text.
+            (None, Some(text)) => {
+                let revived = self.db.stored_file(path);
+                if let Some(file) = revived {
+                    let tree = tensorfit_syntax::parse_tree(&text, None);
+                    self.replace_text(file, &text, tree);
+                    self.db.set_present(path, true);
+                }
+                // An import that missed it finds it now.
+                if revived.is_some() || change == DiskChange::Created {
+                    self.bump_file_system();
+                }
+            }
+            (Some(file), None) => {
+                // The text is dropped with the file; the input stays for
+                // the path (see `Database::files`).
+                self.replace_text(file, "", tensorfit_syntax::parse_tree("", None));
+                self.db.set_present(path, false);
                 self.bump_file_system();
             }
-            (None, _) => {}
+            (None, None) => {}
         }
     }
 

@@ -40,6 +40,7 @@ pub use imports::{
 };
 pub use layout::{ItemSpan, Layout};
 pub use report::{file_diagnostics, file_limits, file_report, findings, FileReport};
+pub use tensorfit_solver::z3_held_bytes;
 
 /// A tree-sitter tree, compared by identity: a new tree is a new input.
 #[derive(Clone)]
@@ -119,6 +120,13 @@ pub fn prelude(db: &dyn Db) -> Arc<Prelude> {
     db.prelude_input().prelude(db)
 }
 
+/// A file's input and whether the file exists now.
+#[derive(Clone, Copy)]
+struct StoredFile {
+    file: SourceFile,
+    present: bool,
+}
+
 #[salsa::db]
 #[derive(Clone)]
 pub struct Database {
@@ -129,7 +137,12 @@ pub struct Database {
     prelude: Option<PreludeInput>,
     /// Always set once [`Database::new`] returns.
     file_system: Option<FileSystem>,
-    files: Arc<Mutex<HashMap<PathBuf, SourceFile>>>,
+    /// The input of every file the database has seen, by path. A path keeps
+    /// its input for the database's life, deleted or not: salsa never frees
+    /// an input, so a new one at each re-creation would keep the old one's
+    /// results forever (an editing session's memory would grow with every
+    /// file deleted and created again).
+    files: Arc<Mutex<HashMap<PathBuf, StoredFile>>>,
     loader: Arc<dyn FileLoader>,
     function_checks: Arc<AtomicU64>,
     script_checks: Arc<AtomicU64>,
@@ -173,22 +186,42 @@ impl Database {
         self.loader.load(path)
     }
 
+    /// The input of a file that exists (as far as the database knows).
     pub(crate) fn known_file(&self, path: &Path) -> Option<SourceFile> {
-        self.files.lock().ok()?.get(path).copied()
+        let files = self.files.lock().ok()?;
+        files.get(path).filter(|f| f.present).map(|f| f.file)
     }
 
-    /// Forgets the file at `path`: the next import of it asks the loader.
-    pub(crate) fn forget_file(&self, path: &Path) {
+    /// The input the database keeps for `path`, whether the file exists or
+    /// was deleted: the one to give a file that comes back.
+    pub(crate) fn stored_file(&self, path: &Path) -> Option<SourceFile> {
+        self.files.lock().ok()?.get(path).map(|f| f.file)
+    }
+
+    /// Marks the file at `path` as existing or not; an import of a file
+    /// that does not exist asks the loader again.
+    pub(crate) fn set_present(&self, path: &Path, present: bool) {
         if let Ok(mut files) = self.files.lock() {
-            files.remove(path);
+            if let Some(stored) = files.get_mut(path) {
+                stored.present = present;
+            }
         }
     }
 
+    /// A new input for a file first seen (or, rarely, for a deleted file
+    /// that an import finds again before the watcher says it was created:
+    /// a query cannot set an input, so it gets a new one).
     pub(crate) fn add_file(&self, path: PathBuf, text: Arc<str>) -> SourceFile {
         let tree = SyntaxTree(Arc::new(tensorfit_syntax::parse_tree(&text, None)));
         let file = SourceFile::new(self, path.clone(), text, tree);
         if let Ok(mut files) = self.files.lock() {
-            files.insert(path, file);
+            files.insert(
+                path,
+                StoredFile {
+                    file,
+                    present: true,
+                },
+            );
         }
         file
     }

@@ -137,3 +137,45 @@ fn a_change_that_leaves_the_text_as_it_was_re_solves_nothing() {
     codes(&host);
     assert_eq!(host.db().function_checks(), before);
 }
+
+#[test]
+fn a_file_deleted_and_created_again_keeps_its_input() {
+    // Salsa never frees an input: a new one at each re-creation would keep
+    // the old one's results for the rest of the session.
+    let (disk, mut host) = layers_on_disk();
+    let layers = Path::new("layers.tensor");
+    let input = host.file(layers).expect("loaded by the import");
+
+    for round in 0..3 {
+        disk.delete("layers.tensor");
+        host.disk_changed(layers, DiskChange::Deleted);
+        assert_import_missed(&host);
+        assert_eq!(host.file(layers), None, "deleted, round {round}");
+
+        let text = if round % 2 == 0 {
+            LAYERS.replace("4]", "5]").replace("8, 4", "8, 5")
+        } else {
+            LAYERS.to_owned()
+        };
+        disk.write("layers.tensor", &text);
+        host.disk_changed(layers, DiskChange::Created);
+        let expected: &[&str] = if round % 2 == 0 {
+            &["shape-mismatch"]
+        } else {
+            &[]
+        };
+        assert_eq!(codes(&host), expected, "round {round}");
+        assert_eq!(host.file(layers), Some(input), "round {round}");
+    }
+}
+
+#[test]
+fn a_document_opened_after_an_import_missed_it_is_found() {
+    let disk = Arc::new(Disk::default());
+    let mut host = host(&disk);
+    assert_import_missed(&host);
+
+    // Never on disk: a new buffer the editor opens.
+    host.set_text(Path::new("layers.tensor"), LAYERS);
+    assert_eq!(codes(&host), Vec::<&str>::new());
+}
