@@ -35,7 +35,7 @@ impl Server {
     pub fn start(binary: &Path, root: &Path) -> Result<Server, Trouble> {
         let mut process = Command::new(binary)
             .arg("lsp")
-            // For `tensorfit/heapBytes`.
+            // For `tensorfit/memory`.
             .env("TENSORFIT_COUNT_HEAP", "1")
             .current_dir(root)
             .stdin(Stdio::piped())

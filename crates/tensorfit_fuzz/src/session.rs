@@ -31,8 +31,10 @@ pub struct Report {
     pub requests: u64,
     /// Resident memory, sampled every [`MEMORY_EVERY`] steps.
     pub memory_mib: Vec<f64>,
-    /// What the server holds on its heap, at the same steps.
+    /// What the server's Rust code holds on its heap, at the same steps.
     pub heap_mib: Vec<f64>,
+    /// What Z3 holds in the server, at the same steps.
+    pub z3_mib: Vec<f64>,
     /// Why the session failed, if it did.
     pub failure: Option<String>,
 }
@@ -46,11 +48,12 @@ impl Report {
                 .join(" ")
         };
         format!(
-            "{} editing steps, {} requests answered; every {MEMORY_EVERY} steps, server resident memory (MiB): {}, heap held (MiB): {}; {}",
+            "{} editing steps, {} requests answered; every {MEMORY_EVERY} steps, server resident memory (MiB): {}, heap held (MiB): {}, held by Z3 (MiB): {}; {}",
             self.steps,
             self.requests,
             samples(&self.memory_mib),
             samples(&self.heap_mib),
+            samples(&self.z3_mib),
             match &self.failure {
                 None => "final state equals a fresh server's".to_owned(),
                 Some(failure) => format!("FAILED: {failure}"),
@@ -102,6 +105,7 @@ pub fn run(settings: &Settings, programs: &[Program], root: &Path) -> std::io::R
         requests: 0,
         memory_mib: Vec::new(),
         heap_mib: Vec::new(),
+        z3_mib: Vec::new(),
         failure: None,
     };
     let outcome = drive(settings, programs, &mut rng, &mut editor, &mut report);
@@ -162,9 +166,11 @@ fn drive(
         }
         if step % MEMORY_EVERY == 0 {
             report.memory_mib.extend(server.rss_mib());
-            let id = server.request("tensorfit/heapBytes", Value::Null)?;
-            let heap = server.answer(id, settings.answer_within)?["result"].as_f64();
-            report.heap_mib.extend(heap.map(|b| b / f64::from(1 << 20)));
+            let id = server.request("tensorfit/memory", Value::Null)?;
+            let held = server.answer(id, settings.answer_within)?;
+            let mib = |key: &str| held["result"][key].as_f64().map(|b| b / f64::from(1 << 20));
+            report.heap_mib.extend(mib("heapBytes"));
+            report.z3_mib.extend(mib("z3Bytes"));
         }
     }
     for id in pending.drain(..) {

@@ -3,13 +3,15 @@
 //!
 //! Edits are applied to the database as they arrive (no `.await` between
 //! receiving a change and applying it); every read runs on a snapshot on a
-//! blocking thread, so solving never holds up typing, and an edit cancels
+//! analysis thread, so solving never holds up typing, and an edit cancels
 //! the reads it makes stale (they answer `ContentModified`).
 
+mod analysis_pool;
 mod capabilities;
 mod convert;
 mod features;
 mod log;
+mod memory;
 mod navigation;
 mod server;
 mod settings;
@@ -24,7 +26,7 @@ pub use transport::serve;
 pub fn service() -> (LspService<Server>, ClientSocket) {
     LspService::build(Server::new)
         .custom_method("tensorfit/functionChecks", Server::function_checks_request)
-        .custom_method("tensorfit/heapBytes", Server::heap_bytes_request)
+        .custom_method("tensorfit/memory", Server::memory_request)
         .finish()
 }
 
@@ -33,8 +35,9 @@ pub fn run_stdio() {
     few_malloc_arenas();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        // Reads and checks run on the blocking pool: on stacks sized for
-        // the checker's depth bounds, and not too many of them.
+        // Checks and reads run on the analysis pool (analysis_pool.rs).
+        // Edits apply on the workers and drop old results there, deep ones
+        // included: stacks sized for the checker's depth bounds everywhere.
         .thread_stack_size(tensorfit_base::ANALYSIS_STACK_BYTES)
         .max_blocking_threads(16)
         .enable_all()
@@ -47,11 +50,11 @@ pub fn run_stdio() {
 }
 
 /// glibc gives each thread that allocates its own malloc arena, and an
-/// arena keeps the pages of its busiest moment. Checks run on many blocking
-/// threads, and Z3 allocates with malloc, so resident memory crept up over
-/// a long session (a 10,000-step editing session: 354 MiB after 500 steps,
-/// 542 MiB at the end) while the memory held stayed small. Two arenas keep
-/// it flat (220 MiB, then 280 MiB from step 4,500 to the end).
+/// arena keeps the pages of its busiest moment; Z3 allocates with malloc on
+/// every analysis thread. With an arena per thread, resident memory crept
+/// up over a long session (10,000 editing steps: 354 MiB after 500 steps,
+/// 542 MiB at the end) while the memory held stayed small; two arenas
+/// share their free pages among the threads (see also `memory.rs`).
 fn few_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: called once at start-up, before the runtime's threads exist.

@@ -1,8 +1,7 @@
 //! The LSP methods: edits go to the [`Host`] at once and in order; every
-//! read runs on a snapshot of the database on a blocking thread.
+//! read runs on a snapshot of the database on an analysis thread.
 
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -16,7 +15,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::navigation::{self, SyntaxView};
 use crate::settings::ServerSettings;
-use crate::{convert, log};
+use crate::{analysis_pool, convert, log, memory};
 
 pub struct Server {
     client: Client,
@@ -101,7 +100,7 @@ impl Server {
             .await
     }
 
-    /// Runs `read` on a snapshot on a blocking thread. An edit meanwhile
+    /// Runs `read` on a snapshot on an analysis thread. An edit meanwhile
     /// cancels it (`ContentModified`); a defect becomes an internal error,
     /// never a crash. `None` for a document that is not open.
     pub(crate) async fn read<T: Send + 'static>(
@@ -112,14 +111,12 @@ impl Server {
         let Some((db, file)) = self.snapshot(uri) else {
             return Ok(None);
         };
-        let task =
-            tokio::task::spawn_blocking(move || catch_unwind(AssertUnwindSafe(|| read(&db, file))));
-        match task.await {
-            Ok(Ok(value)) => Ok(Some(value)),
-            Ok(Err(payload)) if payload.is::<salsa::Cancelled>() => {
+        match analysis_pool::run(move || read(&db, file)).await {
+            Ok(value) => Ok(Some(value)),
+            Err(payload) if payload.is::<salsa::Cancelled>() => {
                 Err(Error::new(ErrorCode::ContentModified))
             }
-            Ok(Err(_)) | Err(_) => Err(Error::internal_error()),
+            Err(_) => Err(Error::internal_error()),
         }
     }
 
@@ -157,19 +154,18 @@ impl Server {
                     .snapshot(&uri);
                 let Some((db, file)) = snapshot else { continue };
                 let uri_for_task = uri.clone();
-                let task = tokio::task::spawn_blocking(move || {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
-                        let diagnostics = diagnostics
-                            .iter()
-                            .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
-                            .collect::<Vec<_>>();
-                        (diagnostics, tensorfit_db::file_limits(&db, file))
-                    }))
-                    // The snapshot is dropped here, before the lock is taken
-                    // again: an edit waiting for snapshots must not wait on us.
+                // The snapshot is dropped before the answer comes back and
+                // the lock is taken again: an edit waiting for snapshots
+                // must not wait on us.
+                let task = analysis_pool::run(move || {
+                    let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
+                    let diagnostics = diagnostics
+                        .iter()
+                        .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
+                        .collect::<Vec<_>>();
+                    (diagnostics, tensorfit_db::file_limits(&db, file))
                 });
-                let Ok(Ok((diagnostics, limits))) = task.await else {
+                let Ok((diagnostics, limits)) = task.await else {
                     continue; // cancelled by an edit, which checks again
                 };
                 if current(&state) {
@@ -182,6 +178,7 @@ impl Server {
                         .await;
                 }
             }
+            let _ = analysis_pool::run(memory::return_free_pages).await;
         });
     }
 
@@ -441,9 +438,8 @@ impl Server {
         Ok(self.function_checks())
     }
 
-    /// `tensorfit/heapBytes`: the bytes the server holds on its heap (null
-    /// where the allocator does not count them), for memory tests.
-    pub async fn heap_bytes_request(&self) -> Result<Option<u64>> {
-        Ok(tensorfit_base::live_heap_bytes().map(|b| b as u64))
+    /// `tensorfit/memory`: what the server holds, for memory tests.
+    pub async fn memory_request(&self) -> Result<serde_json::Value> {
+        Ok(crate::memory::held())
     }
 }

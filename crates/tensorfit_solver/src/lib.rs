@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 pub use range::{value_range, ValueRange};
 pub use term::{Formula, Term, VarId};
 
-pub use contexts::{in_own_context, Interrupted, Interrupts};
+pub use contexts::{in_own_context, z3_held_bytes, Interrupted, Interrupts};
 pub use work::with_allowance;
 
 use time_cap::QueryTime;

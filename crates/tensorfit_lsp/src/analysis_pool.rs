@@ -1,0 +1,114 @@
+//! The threads analyses run on: a few, made once, for the server's life.
+//!
+//! Not tokio's blocking pool, for two reasons. Z3 gives every thread that
+//! makes a query a default context of its own (about 16 MiB), kept until
+//! the thread ends, and the blocking pool grows to as many threads as the
+//! busiest moment of the session wanted: resident memory crept up with
+//! them. And the blocking pool also reads stdin: analyses filling it would
+//! delay reading the edit that cancels them.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
+
+/// Enough for a request to be answered beside a running check on two
+/// cores; each costs one idle Z3 context.
+const THREADS: usize = 4;
+
+type Job = Box<dyn FnOnce() + Send>;
+
+struct Pool {
+    /// `None` when no thread could be started: jobs then run where asked.
+    jobs: Option<mpsc::Sender<Job>>,
+}
+
+fn pool() -> &'static Pool {
+    static POOL: OnceLock<Pool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let (sender, receiver) = mpsc::channel::<Job>();
+        let receiver = Arc::new(Mutex::new(receiver));
+        let started = (0..THREADS)
+            .filter(|i| {
+                let receiver = receiver.clone();
+                std::thread::Builder::new()
+                    .name(format!("tensorfit-analysis-{i}"))
+                    .stack_size(tensorfit_base::ANALYSIS_STACK_BYTES)
+                    .spawn(move || serve(&receiver))
+                    .is_ok()
+            })
+            .count();
+        Pool {
+            jobs: (started > 0).then_some(sender),
+        }
+    })
+}
+
+fn serve(receiver: &Mutex<mpsc::Receiver<Job>>) {
+    loop {
+        let job = match receiver.lock() {
+            Ok(receiver) => receiver.recv(),
+            Err(poisoned) => poisoned.into_inner().recv(),
+        };
+        match job {
+            // A job catches its own panics (see `run`).
+            Ok(job) => job(),
+            Err(mpsc::RecvError) => return,
+        }
+    }
+}
+
+/// Runs `work` on an analysis thread; `Err` with the payload when it
+/// panicked (salsa's `Cancelled` among them), which costs this work only.
+pub(crate) async fn run<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::thread::Result<T> {
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    // `work` and what it captured (a database snapshot) are dropped before
+    // the answer is sent: whoever waits for the answer and then edits must
+    // not wait on this snapshot.
+    let job: Job = Box::new(move || {
+        let _ = answer.send(catch_unwind(AssertUnwindSafe(work)));
+    });
+    match &pool().jobs {
+        Some(jobs) => {
+            if let Err(mpsc::SendError(job)) = jobs.send(job) {
+                job();
+            }
+        }
+        None => job(),
+    }
+    answered
+        .await
+        .unwrap_or_else(|_| Err(Box::new("the analysis thread stopped")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thread_name() -> String {
+        std::thread::current().name().unwrap_or("").to_owned()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn work_runs_on_a_few_threads_and_a_panic_costs_only_that_work() {
+        for _ in 0..THREADS {
+            assert!(run(|| -> u32 { panic!("a defect") }).await.is_err());
+        }
+        let tasks: Vec<_> = (0..50)
+            .map(|i| {
+                tokio::spawn(run(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    (i, thread_name())
+                }))
+            })
+            .collect();
+        let mut threads = std::collections::BTreeSet::new();
+        for (i, task) in tasks.into_iter().enumerate() {
+            let (answer, thread) = task.await.unwrap().expect("no panic");
+            assert_eq!(answer, i);
+            assert!(thread.starts_with("tensorfit-analysis-"), "{thread}");
+            threads.insert(thread);
+        }
+        assert!(threads.len() <= THREADS, "{threads:?}");
+    }
+}
