@@ -124,6 +124,9 @@ pub struct Operation {
     pub ranks: Ranks,
     /// Empty for the model language's own operations.
     pub pytorch: &'static [Namespace],
+    /// Its name in PyTorch, where the Tensor language cannot use it (a
+    /// keyword: `var`); else `name`.
+    pub pytorch_name: &'static str,
     /// A layer's `forward` parameters, as PyTorch 1.13 names them. Empty
     /// for operations.
     pub forward: &'static [ForwardParam],
@@ -189,7 +192,13 @@ impl Operation {
     pub fn pytorch_names(&self) -> impl Iterator<Item = String> + '_ {
         self.pytorch
             .iter()
-            .map(move |ns| format!("{}{}", ns.prefix(), self.name))
+            .map(move |ns| format!("{}{}", ns.prefix(), self.pytorch_name))
+    }
+
+    /// The same operation, called `name` in PyTorch.
+    const fn named_in_pytorch(mut self, name: &'static str) -> Operation {
+        self.pytorch_name = name;
+        self
     }
 }
 
@@ -232,6 +241,7 @@ const fn op(
         shape,
         ranks,
         pytorch,
+        pytorch_name: name,
         forward: &[],
     }
 }
@@ -336,6 +346,13 @@ pub static OPERATIONS: &[Operation] = &[
     op("detach", Elementwise, Contract, Any, &[Torch, T]),
     op("tril", Elementwise, Contract, Any, &[Torch, T]),
     op("triu", Elementwise, Contract, Any, &[Torch, T]),
+    op("clamp", Elementwise, Contract, Any, &[Torch, T]),
+    op("type_as", Elementwise, Contract, Any, &[T]),
+    op("to", Elementwise, Contract, Any, &[T]),
+    op("float", Elementwise, Contract, Any, &[T]),
+    op("half", Elementwise, Contract, Any, &[T]),
+    op("double", Elementwise, Contract, Any, &[T]),
+    op("long", Elementwise, Contract, Any, &[T]),
     // linear algebra
     op("matmul", Linalg, Rule, Known, &[Torch, T]),
     op("mm", Linalg, Contract, Any, &[Torch, T]),
@@ -359,6 +376,8 @@ pub static OPERATIONS: &[Operation] = &[
     op("split", Shape, Rule, Any, &[Torch, T]),
     op("chunk", Shape, Rule, Any, &[Torch, T]),
     op("narrow", Shape, Rule, Known, &[Torch, T]),
+    op("flip", Shape, Contract, Any, &[Torch, T]),
+    op("roll", Shape, Contract, Any, &[Torch, T]),
     // reductions
     op("sum", Reduce, Rule, Known, &[Torch, T]),
     op("mean", Reduce, Rule, Known, &[Torch, T]),
@@ -367,6 +386,15 @@ pub static OPERATIONS: &[Operation] = &[
     op("prod", Reduce, Rule, Known, &[Torch, T]),
     op("argmax", Reduce, Rule, Known, &[Torch, T]),
     op("norm", Reduce, Rule, Known, &[Torch, T]),
+    op("argmin", Reduce, Rule, Known, &[Torch, T]),
+    op("amax", Reduce, Rule, Known, &[Torch, T]),
+    op("amin", Reduce, Rule, Known, &[Torch, T]),
+    op("variance", Reduce, Rule, Known, &[Torch, T]).named_in_pytorch("var"),
+    op("std", Reduce, Rule, Known, &[Torch, T]),
+    op("any", Reduce, Rule, Known, &[Torch, T]),
+    op("all", Reduce, Rule, Known, &[Torch, T]),
+    // The shape stays; the rule checks `dim`.
+    op("cumsum", Reduce, Rule, Any, &[Torch, T]),
     // tensor properties
     op("size", Shape, Rule, Any, &[T]),
     op("dim", Shape, Rule, Any, &[T]),

@@ -1,5 +1,5 @@
 //! Element-wise operations with PyTorch broadcasting, activations,
-//! softmax and the triangle masks.
+//! softmax, the triangle masks, `clamp` and the conversions.
 
 use ndarray::{Axis, IxDyn, Zip};
 
@@ -154,6 +154,9 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
         "dropout" | "contiguous" | "clone" | "detach" => (*args.tensor("input")?).clone(),
         "softmax" => softmax(&*args.tensor("input")?, args.int("dim")?, false)?,
         "log_softmax" => softmax(&*args.tensor("input")?, args.int("dim")?, true)?,
+        "clamp" => clamp(args)?,
+        // One precision here: a conversion is a copy.
+        "type_as" | "to" | "float" | "half" | "double" | "long" => (*args.tensor("input")?).clone(),
         "tril" | "triu" => triangle(
             &*args.tensor("input")?,
             args.int("diagonal")?,
@@ -162,6 +165,25 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
         _ => return Ok(None),
     };
     Ok(Some(Value::tensor(t)))
+}
+
+/// `clamp(input, min, max)`: `min(max(x, min), max)`, as PyTorch computes
+/// it (so `max` wins when `min > max`).
+fn clamp(args: &Args) -> Outcome<Tensor> {
+    let bound = |name| match args.get(name) {
+        Value::None => Ok(None),
+        _ => args.float(name).map(|b| Some(b as f32)),
+    };
+    let (low, high) = (bound("min")?, bound("max")?);
+    if low.is_none() && high.is_none() {
+        return Err(Failure::program(
+            "`clamp`: at least one of `min` or `max` must not be None",
+        ));
+    }
+    Ok(args.tensor("input")?.mapv(|x| {
+        let x = low.map_or(x, |l| x.max(l));
+        high.map_or(x, |h| x.min(h))
+    }))
 }
 
 pub fn sigmoid(x: f32) -> f32 {

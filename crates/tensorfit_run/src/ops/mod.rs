@@ -12,6 +12,9 @@ pub mod nn;
 pub mod reduce;
 pub mod shape;
 
+#[cfg(test)]
+mod pytorch_values;
+
 use std::rc::Rc;
 
 use tensorfit_semantics::registry::{self, Family};

@@ -1,5 +1,6 @@
-//! Reductions: `sum`, `mean`, `max`, `min`, `prod`, `argmax`, `norm`, over
-//! all elements or over `dim` (an `Int` or a list), with `keepdim`.
+//! Reductions: `sum`, `mean`, `max`, `min`, `prod`, `argmax`, `argmin`,
+//! `norm`, `amax`, `amin`, `variance` (PyTorch's `var`), `std`, `any`, `all`, over all elements or
+//! over `dim` (an `Int` or a list), with `keepdim`; and `cumsum`.
 
 use ndarray::{ArrayD, Axis, IxDyn};
 
@@ -16,7 +17,24 @@ enum Kind {
     Min,
     Prod,
     Argmax,
+    Argmin,
     Norm,
+    /// Variance and standard deviation, with Bessel's correction or not.
+    Var {
+        unbiased: bool,
+    },
+    Std {
+        unbiased: bool,
+    },
+    Any,
+    All,
+}
+
+impl Kind {
+    /// Whether it has no value over no elements (PyTorch raises).
+    fn needs_elements(self) -> bool {
+        matches!(self, Kind::Max | Kind::Min | Kind::Argmax | Kind::Argmin)
+    }
 }
 
 pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Value>> {
@@ -27,12 +45,26 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
         "min" => Kind::Min,
         "prod" => Kind::Prod,
         "argmax" => Kind::Argmax,
+        "argmin" => Kind::Argmin,
         "norm" => Kind::Norm,
+        "amax" => Kind::Max,
+        "amin" => Kind::Min,
+        "variance" => Kind::Var {
+            unbiased: unbiased(args)?,
+        },
+        "std" => Kind::Std {
+            unbiased: unbiased(args)?,
+        },
+        "any" => Kind::Any,
+        "all" => Kind::All,
+        "cumsum" => return cumsum(args).map(|t| Some(Value::tensor(t))),
         _ => return Ok(None),
     };
     let input = args.tensor("input")?;
     // `max(a, b)` with a tensor second argument is the element-wise one.
-    if let (Kind::Max | Kind::Min, Value::Tensor(other)) = (kind, args.get("dim")) {
+    if let (Kind::Max | Kind::Min, Value::Tensor(other), "max" | "min") =
+        (kind, args.get("dim"), name)
+    {
         let op = if kind == Kind::Max {
             "maximum"
         } else {
@@ -62,7 +94,7 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
     };
     let t = match dims {
         None => {
-            if matches!(kind, Kind::Max | Kind::Min | Kind::Argmax) && input.is_empty() {
+            if kind.needs_elements() && input.is_empty() {
                 return Err(Failure::shape(format!(
                     "`{name}` of an empty tensor has no value"
                 )));
@@ -92,7 +124,7 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
 }
 
 fn reduce_axis(kind: Kind, t: &Tensor, axis: usize, p: f32) -> Outcome<Tensor> {
-    if t.shape()[axis] == 0 && matches!(kind, Kind::Max | Kind::Min | Kind::Argmax) {
+    if t.shape()[axis] == 0 && kind.needs_elements() {
         return Err(Failure::shape(
             "a maximum or minimum over a dimension of size 0 has no value",
         ));
@@ -110,19 +142,70 @@ fn reduce(kind: Kind, values: &[f32], p: f32) -> f32 {
         Kind::Prod => values.iter().product(),
         Kind::Max => values.iter().copied().fold(f32::NEG_INFINITY, f32::max),
         Kind::Min => values.iter().copied().fold(f32::INFINITY, f32::min),
-        Kind::Argmax => {
+        Kind::Argmax | Kind::Argmin => {
+            // The first position of the extreme value, as PyTorch gives.
             let mut best = 0;
             for (i, v) in values.iter().enumerate() {
-                if *v > values[best] {
+                let better = if kind == Kind::Argmax {
+                    *v > values[best]
+                } else {
+                    *v < values[best]
+                };
+                if better {
                     best = i;
                 }
             }
             best as f32
         }
+        Kind::Var { unbiased } => variance(values, unbiased),
+        Kind::Std { unbiased } => variance(values, unbiased).sqrt(),
+        Kind::Any => f32::from(u8::from(values.iter().any(|x| *x != 0.0))),
+        Kind::All => f32::from(u8::from(values.iter().all(|x| *x != 0.0))),
         Kind::Norm => values
             .iter()
             .map(|x| x.abs().powf(p))
             .sum::<f32>()
             .powf(1.0 / p),
     }
+}
+
+fn unbiased(args: &Args) -> Outcome<bool> {
+    match args.get("unbiased") {
+        Value::None => Ok(true),
+        _ => args.bool("unbiased"),
+    }
+}
+
+/// The variance (NaN where PyTorch gives NaN: no elements, or one with
+/// Bessel's correction).
+fn variance(values: &[f32], unbiased: bool) -> f32 {
+    let n = values.len() as f32;
+    let mean = values.iter().sum::<f32>() / n;
+    let squares: f32 = values.iter().map(|x| (x - mean) * (x - mean)).sum();
+    let divisor = if unbiased { n - 1.0 } else { n };
+    if divisor <= 0.0 {
+        f32::NAN
+    } else {
+        squares / divisor
+    }
+}
+
+/// Running sums along `dim`.
+fn cumsum(args: &Args) -> Outcome<Tensor> {
+    let input = args.tensor("input")?;
+    let dim = args.int("dim")?;
+    let mut out = (*input).clone();
+    if input.ndim() == 0 {
+        normalize_dim(dim, 0)?;
+        return Ok(out);
+    }
+    let axis = Axis(normalize_dim(dim, input.ndim())?);
+    for mut lane in out.lanes_mut(axis) {
+        let mut total = 0.0;
+        for x in lane.iter_mut() {
+            total += *x;
+            *x = total;
+        }
+    }
+    Ok(out)
 }

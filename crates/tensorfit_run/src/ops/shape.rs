@@ -1,5 +1,6 @@
 //! Shape operations: reshape, flatten, squeeze, transpose, permute,
-//! expand, cat, stack, split, chunk, narrow, and the shape queries.
+//! expand, cat, stack, split, chunk, narrow, flip, roll, and the shape
+//! queries.
 
 use std::rc::Rc;
 
@@ -123,6 +124,8 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             )
             .to_owned()
         }
+        "flip" => flip(&*args.tensor("input")?, &args.dims("dims")?)?,
+        "roll" => roll(args)?,
         "size" => {
             let t = args.tensor("input")?;
             return Ok(Some(match args.opt_int("dim")? {
@@ -358,4 +361,76 @@ pub fn select_elements(t: &Tensor, positions: &[i64], what: &str) -> Outcome<Sel
         view = view.index_axis_move(Axis(0), *at);
     }
     Ok(Selected::Tensor(view.to_owned()))
+}
+
+/// Reversed along each of `dims`.
+fn flip(t: &Tensor, dims: &[i64]) -> Outcome<Tensor> {
+    let mut axes = Vec::new();
+    for d in dims {
+        let axis = normalize_dim(*d, t.ndim())?;
+        if axes.contains(&axis) {
+            return Err(Failure::shape(format!(
+                "`flip`: dim {axis} appears multiple times in the list of dims"
+            )));
+        }
+        axes.push(axis);
+    }
+    let mut out = t.view();
+    for axis in axes {
+        if t.ndim() > 0 {
+            out.invert_axis(Axis(axis));
+        }
+    }
+    Ok(out.as_standard_layout().to_owned())
+}
+
+/// `roll(input, shifts, dims)`: each shift along its dimension, or along
+/// the flattened elements when `dims` is not given.
+fn roll(args: &Args) -> Outcome<Tensor> {
+    let t = args.tensor("input")?;
+    let shifts = args.dims("shifts")?;
+    if matches!(args.get("dims"), Value::None) {
+        let [shift] = shifts[..] else {
+            return Err(Failure::shape(format!(
+                "`roll`: shifts and dimensions must align: {} shifts and no dims",
+                shifts.len()
+            )));
+        };
+        let flat: Vec<f32> = t.iter().copied().collect();
+        let n = flat.len() as i64;
+        let mut rolled = flat.clone();
+        for (i, x) in flat.into_iter().enumerate() {
+            rolled[(i as i64 + shift).rem_euclid(n.max(1)) as usize] = x;
+        }
+        return Tensor::from_shape_vec(IxDyn(t.shape()), rolled)
+            .map_err(|e| Failure::program(e.to_string()));
+    }
+    let dims = args.dims("dims")?;
+    if dims.len() != shifts.len() {
+        return Err(Failure::shape(format!(
+            "`roll`: shifts and dimensions must align: {} shifts, {} dims",
+            shifts.len(),
+            dims.len()
+        )));
+    }
+    let mut out = (*t).clone();
+    for (shift, dim) in shifts.iter().zip(&dims) {
+        let axis = normalize_dim(*dim, t.ndim())?;
+        if t.ndim() == 0 {
+            continue;
+        }
+        let n = out.shape()[axis] as i64;
+        if n == 0 {
+            continue;
+        }
+        let mut rolled = out.clone();
+        for i in 0..n {
+            let to = (i + shift).rem_euclid(n) as usize;
+            rolled
+                .index_axis_mut(Axis(axis), to)
+                .assign(&out.index_axis(Axis(axis), i as usize));
+        }
+        out = rolled;
+    }
+    Ok(out)
 }

@@ -1,4 +1,5 @@
-//! Reductions with `dim` and `keepdim`, and `max`/`min` of two tensors.
+//! Reductions with `dim` and `keepdim`, `max`/`min` of two tensors, and
+//! `cumsum` (which keeps the shape).
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
@@ -23,8 +24,15 @@ pub(super) fn apply(
                 range,
             )))
         }
-        "sum" | "mean" | "max" | "min" | "prod" | "argmax" | "norm" => {
-            reduce(frame, name, args, range)
+        "sum" | "mean" | "max" | "min" | "prod" | "argmax" | "argmin" | "norm" | "amax"
+        | "amin" | "variance" | "std" | "any" | "all" => reduce(frame, name, args, range),
+        "cumsum" => {
+            let shape = args.shape("input")?;
+            if let (Some(dims), Some(dim)) = (dims_of(frame, &shape), args.int("dim")) {
+                // Out of range is reported there; the shape stays anyway.
+                let _ = axis(frame, &dim, dims.len(), name, range);
+            }
+            Some(Value::Tensor(shape))
         }
         _ => None,
     }
