@@ -34,6 +34,8 @@ pub enum Family {
     Elementwise,
     Linalg,
     Shape,
+    /// Gathering, selecting, repeating and sorting elements.
+    Indexing,
     Reduce,
     /// `torch.nn.functional`: convolutions, pooling, normalisation.
     Nn,
@@ -44,11 +46,12 @@ pub enum Family {
 }
 
 impl Family {
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 9] = [
         Family::Creation,
         Family::Elementwise,
         Family::Linalg,
         Family::Shape,
+        Family::Indexing,
         Family::Reduce,
         Family::Nn,
         Family::Layers,
@@ -61,6 +64,7 @@ impl Family {
             Family::Elementwise => "Element-wise",
             Family::Linalg => "Linear algebra",
             Family::Shape => "Shape and properties",
+            Family::Indexing => "Indexing, repeating and sorting",
             Family::Reduce => "Reductions",
             Family::Nn => "Functional (torch.nn.functional)",
             Family::Layers => "Layers (torch.nn)",
@@ -378,6 +382,15 @@ pub static OPERATIONS: &[Operation] = &[
     op("narrow", Shape, Rule, Known, &[Torch, T]),
     op("flip", Shape, Contract, Any, &[Torch, T]),
     op("roll", Shape, Contract, Any, &[Torch, T]),
+    // indexing, repeating and sorting
+    op("gather", Indexing, Rule, Known, &[Torch, T]),
+    op("index_select", Indexing, Rule, Known, &[Torch, T]),
+    op("repeat", Indexing, Rule, Known, &[T]),
+    op("tile", Indexing, Rule, Known, &[Torch, T]),
+    op("repeat_interleave", Indexing, Rule, Known, &[Torch, T]),
+    op("unbind", Indexing, Rule, Known, &[Torch, T]),
+    op("topk", Indexing, Rule, Known, &[Torch, T]),
+    op("sort", Indexing, Rule, Known, &[Torch, T]),
     // reductions
     op("sum", Reduce, Rule, Known, &[Torch, T]),
     op("mean", Reduce, Rule, Known, &[Torch, T]),

@@ -7,6 +7,7 @@ pub mod algebra;
 pub mod creation;
 pub mod einsum;
 pub mod elementwise;
+pub mod indexing;
 pub mod linalg;
 pub mod nn;
 pub mod reduce;
@@ -229,6 +230,7 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Value> {
             None => einsum::call(ctx, name, args)?,
         },
         Some(Family::Shape) => shape::call(ctx, name, args)?,
+        Some(Family::Indexing) => indexing::call(ctx, name, args)?,
         Some(Family::Reduce) => reduce::call(ctx, name, args)?,
         Some(Family::Nn) => nn::call(ctx, name, args)?,
         Some(Family::Algebra) => algebra::call(ctx, name, args)?,

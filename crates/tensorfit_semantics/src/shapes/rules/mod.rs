@@ -21,6 +21,7 @@ use crate::registry::{self, Family};
 mod algebra;
 mod creation;
 mod elementwise;
+mod indexing;
 mod layers;
 mod linalg;
 mod nn;
@@ -337,6 +338,7 @@ pub fn apply(
         Some(Family::Elementwise) => elementwise::apply(frame, name, args, range),
         Some(Family::Linalg) => linalg::apply(frame, name, args, range),
         Some(Family::Shape) => shape::apply(frame, name, args, range),
+        Some(Family::Indexing) => indexing::apply(frame, name, args, range),
         Some(Family::Reduce) => reduce::apply(frame, name, args, range),
         Some(Family::Nn) => nn::apply(frame, name, args, range),
         Some(Family::Algebra) => algebra::apply(frame, name, args, range),
