@@ -8,8 +8,9 @@ use ndarray::{s, Array2, ArrayD, Axis, IxDyn};
 
 use crate::error::{Failure, Outcome};
 use crate::ops::nn::{self, ConvSpec, PoolSpec};
-use crate::ops::{elementwise, linalg, shape, Args, OpContext};
+use crate::ops::{self, elementwise, linalg, shape, Args, OpContext};
 use crate::value::{dims_text, Tensor, Value};
+use tensorfit_semantics::registry;
 
 #[derive(Debug)]
 #[allow(clippy::enum_variant_names)] // `LayerNorm` is PyTorch's name.
@@ -31,7 +32,23 @@ pub enum Layer {
         output_padding: Vec<i64>,
     },
     Pool(PoolSpec),
-    AdaptiveAvgPool2d(Vec<Option<i64>>),
+    AdaptiveAvgPool {
+        kind: &'static str,
+        sizes: Vec<Option<i64>>,
+    },
+    /// A layer whose forward is a functional operation with the layer's
+    /// arguments (`Upsample` is `interpolate`, `GroupNorm` `group_norm`).
+    Functional {
+        kind: &'static str,
+        op: &'static str,
+        args: Vec<(String, Value)>,
+    },
+    InstanceNorm {
+        kind: &'static str,
+        features: usize,
+        affine: bool,
+        eps: f32,
+    },
     BatchNorm {
         expected_ranks: &'static [usize],
         name: &'static str,
@@ -77,9 +94,15 @@ impl Layer {
             Layer::Conv { spatial: 1, .. } => "Conv1d",
             Layer::Conv { .. } => "Conv2d",
             Layer::ConvTranspose2d { .. } => "ConvTranspose2d",
-            Layer::Pool(spec) if spec.max => "MaxPool2d",
-            Layer::Pool(_) => "AvgPool2d",
-            Layer::AdaptiveAvgPool2d(_) => "AdaptiveAvgPool2d",
+            Layer::Pool(spec) => match (spec.max, spec.spatial) {
+                (true, 1) => "MaxPool1d",
+                (true, _) => "MaxPool2d",
+                (false, 1) => "AvgPool1d",
+                (false, _) => "AvgPool2d",
+            },
+            Layer::AdaptiveAvgPool { kind, .. }
+            | Layer::Functional { kind, .. }
+            | Layer::InstanceNorm { kind, .. } => kind,
             Layer::BatchNorm { name, .. } => name,
             Layer::LayerNorm { .. } => "LayerNorm",
             Layer::Embedding { .. } => "Embedding",
@@ -212,8 +235,63 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
                 }
             }
         }
-        "MaxPool2d" | "AvgPool2d" => Layer::Pool(PoolSpec::from_args(args, name == "MaxPool2d")?),
-        "AdaptiveAvgPool2d" => Layer::AdaptiveAvgPool2d(nn::output_sizes(args.get("output_size"))?),
+        "MaxPool1d" | "AvgPool1d" | "MaxPool2d" | "AvgPool2d" => Layer::Pool(PoolSpec::from_args(
+            args,
+            name.starts_with("Max"),
+            nn::spatial_of(name),
+        )?),
+        "AdaptiveAvgPool1d" | "AdaptiveAvgPool2d" => Layer::AdaptiveAvgPool {
+            kind: static_name(name),
+            sizes: nn::output_sizes(args.get("output_size"), nn::spatial_of(name))?,
+        },
+        "Upsample" => Layer::Functional {
+            kind: "Upsample",
+            op: "interpolate",
+            args: [
+                "size",
+                "scale_factor",
+                "mode",
+                "align_corners",
+                "recompute_scale_factor",
+            ]
+            .iter()
+            .map(|p| (p.to_string(), args.get(p).clone()))
+            .collect(),
+        },
+        "GroupNorm" => {
+            let groups = positive(name, "num_groups", args.int("num_groups")?)?;
+            let channels = positive(name, "num_channels", args.int("num_channels")?)?;
+            if channels % groups != 0 {
+                return Err(Failure::shape(format!(
+                    "`GroupNorm`: num_channels ({channels}) must be divisible by num_groups ({groups})"
+                )));
+            }
+            // The affine weight and bias as PyTorch initialises them.
+            let affine = args.bool("affine")?;
+            let parameter = |value: f32| {
+                if affine {
+                    Value::tensor(Tensor::from_elem(IxDyn(&[channels]), value))
+                } else {
+                    Value::None
+                }
+            };
+            Layer::Functional {
+                kind: "GroupNorm",
+                op: "group_norm",
+                args: vec![
+                    ("num_groups".to_owned(), Value::Int(groups as i64)),
+                    ("weight".to_owned(), parameter(1.0)),
+                    ("bias".to_owned(), parameter(0.0)),
+                    ("eps".to_owned(), Value::Float(args.float("eps")?)),
+                ],
+            }
+        }
+        "InstanceNorm1d" | "InstanceNorm2d" => Layer::InstanceNorm {
+            kind: static_name(name),
+            features: positive(name, "num_features", args.int("num_features")?)?,
+            affine: args.bool("affine")?,
+            eps: args.float("eps")? as f32,
+        },
         "BatchNorm1d" | "BatchNorm2d" => Layer::BatchNorm {
             expected_ranks: if name == "BatchNorm1d" { &[2, 3] } else { &[4] },
             name: if name == "BatchNorm1d" {
@@ -303,17 +381,9 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
     })
 }
 
+/// The registry's own name of layer `name` (every layer is registered).
 fn static_name(name: &str) -> &'static str {
-    match name {
-        "Dropout" => "Dropout",
-        "ReLU" => "ReLU",
-        "ReLU6" => "ReLU6",
-        "SiLU" => "SiLU",
-        "Sigmoid" => "Sigmoid",
-        "Tanh" => "Tanh",
-        "GELU" => "GELU",
-        _ => "Identity",
-    }
+    registry::operation(name).map_or("Identity", |op| op.name)
 }
 
 fn one_input(layer: &Layer, inputs: &[Value]) -> Outcome<Rc<Tensor>> {
@@ -365,7 +435,18 @@ pub fn apply(
             output_padding,
         } => nn::conv_transpose2d(ctx, &x, weight, bias.as_ref(), spec, output_padding)?,
         Layer::Pool(spec) => nn::pool2d(ctx, &x, spec, layer.kind_name())?,
-        Layer::AdaptiveAvgPool2d(sizes) => nn::adaptive_avg_pool2d(&x, sizes)?,
+        Layer::AdaptiveAvgPool { kind, sizes } => nn::adaptive_avg_pool2d(&x, sizes, kind)?,
+        Layer::Functional { op, args, .. } => {
+            let mut bound = vec![("input".to_owned(), Value::Tensor(x.clone()))];
+            bound.extend(args.iter().cloned());
+            return ops::call(ctx, op, &Args::new(op, bound));
+        }
+        Layer::InstanceNorm {
+            kind,
+            features,
+            affine,
+            eps,
+        } => nn::norms::instance_norm(&x, kind, *features, *affine, *eps)?,
         Layer::BatchNorm {
             expected_ranks,
             name,

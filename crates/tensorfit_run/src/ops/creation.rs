@@ -1,4 +1,5 @@
-//! Creation: `zeros`, `randn`, `arange`, `eye`, the `_like` forms.
+//! Creation: `zeros`, `randn`, `arange`, `linspace`, `eye`, the `_like`
+//! forms and the `new_` methods.
 
 use ndarray::{ArrayD, IxDyn};
 
@@ -8,9 +9,10 @@ use crate::value::{Tensor, Value};
 
 pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Value>> {
     let t = match name {
-        "zeros" | "empty" => filled(ctx, &args.dims("size")?, 0.0)?,
-        "ones" => filled(ctx, &args.dims("size")?, 1.0)?,
-        "full" => filled(ctx, &args.dims("size")?, args.float("fill_value")? as f32)?,
+        "zeros" | "empty" | "new_zeros" | "new_empty" => filled(ctx, &args.dims("size")?, 0.0)?,
+        "ones" | "new_ones" => filled(ctx, &args.dims("size")?, 1.0)?,
+        "full" | "new_full" => filled(ctx, &args.dims("size")?, args.float("fill_value")? as f32)?,
+        "linspace" => linspace(ctx, args)?,
         "randn" => random(ctx, &args.dims("size")?, true)?,
         "rand" => random(ctx, &args.dims("size")?, false)?,
         "zeros_like" | "empty_like" => args.tensor("input")?.mapv(|_| 0.0),
@@ -92,5 +94,21 @@ fn arange(ctx: &OpContext, args: &Args) -> Outcome<Tensor> {
     let shape = new_shape(ctx, &[count])?;
     Ok(ArrayD::from_shape_fn(IxDyn(&shape), |i| {
         (start + step * i[0] as i64) as f32
+    }))
+}
+
+/// `linspace(start, end, steps)`: `steps` evenly spaced values from
+/// `start` to `end`, both included.
+fn linspace(ctx: &OpContext, args: &Args) -> Outcome<Tensor> {
+    let (start, end) = (args.float("start")?, args.float("end")?);
+    let steps = args.int("steps")?;
+    let shape = new_shape(ctx, &[steps])?;
+    let step = if steps > 1 {
+        (end - start) / (steps - 1) as f64
+    } else {
+        0.0
+    };
+    Ok(ArrayD::from_shape_fn(IxDyn(&shape), |i| {
+        (start + step * i[0] as f64) as f32
     }))
 }

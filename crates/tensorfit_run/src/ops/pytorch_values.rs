@@ -274,3 +274,223 @@ fn sorting_follows_pytorch() {
     )
     .contains("out of range"));
 }
+
+fn tensor(shape: &[usize], data: Vec<f32>) -> Value {
+    Value::tensor(ArrayD::from_shape_vec(IxDyn(shape), data).unwrap())
+}
+
+fn text(s: &str) -> Value {
+    Value::Str(Rc::from(s))
+}
+
+#[test]
+fn padding_follows_pytorch() {
+    // x = torch.arange(6.).reshape(1, 2, 3)
+    let x = || tensor(&[1, 2, 3], (0..6).map(|i| i as f32).collect());
+    // F.pad(x, (1, 1), mode='reflect')
+    assert_eq!(
+        values(
+            "pad",
+            vec![
+                ("input", x()),
+                ("pad", ints(&[1, 1])),
+                ("mode", text("reflect"))
+            ]
+        ),
+        [1., 0., 1., 2., 1., 4., 3., 4., 5., 4.]
+    );
+    // mode='replicate', mode='circular'
+    assert_eq!(
+        values(
+            "pad",
+            vec![
+                ("input", x()),
+                ("pad", ints(&[1, 1])),
+                ("mode", text("replicate"))
+            ]
+        ),
+        [0., 0., 1., 2., 2., 3., 3., 4., 5., 5.]
+    );
+    assert_eq!(
+        values(
+            "pad",
+            vec![
+                ("input", x()),
+                ("pad", ints(&[1, 1])),
+                ("mode", text("circular"))
+            ]
+        ),
+        [2., 0., 1., 2., 0., 5., 3., 4., 5., 3.]
+    );
+    // F.pad(x, (-1, 0)): cropped.
+    assert_eq!(
+        values("pad", vec![("input", x()), ("pad", ints(&[-1, 0]))]),
+        [1., 2., 4., 5.]
+    );
+    // F.pad(x, (1, 2, 1, 0), value=9): shape [1, 3, 6].
+    let (shape, padded) = run(
+        "pad",
+        vec![
+            ("input", x()),
+            ("pad", ints(&[1, 2, 1, 0])),
+            ("value", Value::Float(9.0)),
+        ],
+    )
+    .unwrap();
+    assert_eq!(shape, [1, 3, 6]);
+    assert_eq!(padded[..7], [9., 9., 9., 9., 9., 9., 9.]);
+    // F.pad(torch.zeros(3), (1, 1), mode='reflect') raises.
+    let line = tensor(&[3], vec![0.; 3]);
+    assert!(error(
+        "pad",
+        vec![
+            ("input", line),
+            ("pad", ints(&[1, 1])),
+            ("mode", text("reflect"))
+        ]
+    )
+    .contains("rank 2 or 3"));
+}
+
+#[test]
+fn interpolation_follows_pytorch() {
+    // y = torch.arange(4.).reshape(1, 1, 4)
+    let y = || tensor(&[1, 1, 4], vec![0., 1., 2., 3.]);
+    let resize = |extra: Vec<(&str, Value)>| {
+        let mut args = vec![("input", y())];
+        args.extend(extra);
+        values("interpolate", args)
+    };
+    // scale_factor=2; size=6 (nearest)
+    assert_eq!(
+        resize(vec![("scale_factor", Value::Int(2))]),
+        [0., 0., 1., 1., 2., 2., 3., 3.]
+    );
+    assert_eq!(
+        resize(vec![("size", Value::Int(6))]),
+        [0., 0., 1., 2., 2., 3.]
+    );
+    // mode='linear', without and with align_corners; scale_factor=1.5
+    let linear = [0., 0.5, 1.1667, 1.8333, 2.5, 3.];
+    assert_eq!(
+        resize(vec![("size", Value::Int(6)), ("mode", text("linear"))]),
+        linear
+    );
+    assert_eq!(
+        resize(vec![
+            ("size", Value::Int(6)),
+            ("mode", text("linear")),
+            ("align_corners", Value::Bool(true))
+        ]),
+        [0., 0.6, 1.2, 1.8, 2.4, 3.]
+    );
+    assert_eq!(
+        resize(vec![
+            ("scale_factor", Value::Float(1.5)),
+            ("mode", text("linear"))
+        ]),
+        linear
+    );
+    // mode='area', mode='nearest-exact'
+    assert_eq!(
+        resize(vec![("size", Value::Int(3)), ("mode", text("area"))]),
+        [0.5, 1.5, 2.5]
+    );
+    assert_eq!(
+        resize(vec![
+            ("size", Value::Int(6)),
+            ("mode", text("nearest-exact"))
+        ]),
+        [0., 1., 1., 2., 3., 3.]
+    );
+    // x4 = torch.arange(6.).reshape(1, 1, 2, 3), size=(3, 4): bilinear, bicubic
+    let x4 = || tensor(&[1, 1, 2, 3], (0..6).map(|i| i as f32).collect());
+    assert_eq!(
+        values(
+            "interpolate",
+            vec![
+                ("input", x4()),
+                ("size", ints(&[3, 4])),
+                ("mode", text("bilinear"))
+            ]
+        ),
+        [0., 0.625, 1.375, 2., 1.5, 2.125, 2.875, 3.5, 3., 3.625, 4.375, 5.]
+    );
+    assert_eq!(
+        values(
+            "interpolate",
+            vec![
+                ("input", x4()),
+                ("size", ints(&[3, 4])),
+                ("mode", text("bicubic"))
+            ]
+        ),
+        [
+            -0.3322, 0.2694, 1.2098, 1.8114, 1.4282, 2.0298, 2.9702, 3.5718, 3.1886, 3.7902,
+            4.7306, 5.3322
+        ]
+    );
+    // torch.zeros(1, 1, 5) with scale_factor 0.5 and 1.7: sizes 2 and 8.
+    for (factor, size) in [(0.5, 2), (1.7, 8)] {
+        let (shape, _) = run(
+            "interpolate",
+            vec![
+                ("input", tensor(&[1, 1, 5], vec![0.; 5])),
+                ("scale_factor", Value::Float(factor)),
+            ],
+        )
+        .unwrap();
+        assert_eq!(shape, [1, 1, size]);
+    }
+    assert!(error(
+        "interpolate",
+        vec![
+            ("input", x4()),
+            ("size", ints(&[3, 3])),
+            ("mode", text("linear"))
+        ]
+    )
+    .contains("needs a 3-D input"));
+}
+
+#[test]
+fn pixel_shuffle_follows_pytorch() {
+    // F.pixel_shuffle(torch.arange(8.).reshape(1, 4, 1, 2), 2)
+    let t = tensor(&[1, 4, 1, 2], (0..8).map(|i| i as f32).collect());
+    let (shape, shuffled) = run(
+        "pixel_shuffle",
+        vec![("input", t), ("upscale_factor", Value::Int(2))],
+    )
+    .unwrap();
+    assert_eq!(shape, [1, 1, 2, 4]);
+    assert_eq!(shuffled, [0., 2., 1., 3., 4., 6., 5., 7.]);
+}
+
+#[test]
+fn group_and_instance_normalisation_follow_pytorch() {
+    // x = torch.tensor([[[1., 2.], [3., 5.], [0., 4.], [2., 2.]]])
+    let x = || tensor(&[1, 4, 2], vec![1., 2., 3., 5., 0., 4., 2., 2.]);
+    // F.group_norm(x, 2) (the second group is ±√2, printed as ±1.4142)
+    let root_two = (std::f32::consts::SQRT_2 * 10_000.0).round() / 10_000.0;
+    assert_eq!(
+        values(
+            "group_norm",
+            vec![
+                ("input", x()),
+                ("num_groups", Value::Int(2)),
+                ("eps", Value::Float(1e-5))
+            ]
+        ),
+        [-1.1832, -0.5071, 0.169, 1.5213, -root_two, root_two, 0., 0.]
+    );
+    // nn.InstanceNorm1d(4)(x)
+    let x = x();
+    let normalised =
+        super::nn::norms::instance_norm(&x.as_tensor().unwrap(), "InstanceNorm1d", 4, false, 1e-5)
+            .unwrap();
+    let rounded: Vec<f32> = normalised
+        .iter()
+        .map(|v| (v * 10_000.0).round() / 10_000.0)
+        .collect();
+    assert_eq!(rounded, [-1., 1., -1., 1., -1., 1., 0., 0.]);
+}

@@ -11,7 +11,7 @@ use tensorfit_syntax::ast;
 use super::check;
 use super::conditions::{self, DecidedCondition};
 use super::exec::{Frame, ShapeRecord};
-use super::fact::{Explain, Fact, FactKind};
+use super::fact::{Fact, FactKind};
 use super::holes::{self, HolePath, Place};
 use super::limits::{self, LimitKind, SummaryDepth};
 use super::migration::{self, Migration};
@@ -271,18 +271,8 @@ impl<'a> Analysis<'a> {
         }
         for clause in &function.function.where_clauses {
             let condition = frame.condition(clause);
-            frame.require(
-                condition,
-                FactKind::Precondition,
-                clause.range,
-                Explain::Text {
-                    template: format!(
-                        "`where {}` does not hold",
-                        super::describe::describe(clause)
-                    ),
-                    terms: vec![],
-                },
-            );
+            let explain = frame.explain_where(clause);
+            frame.require(condition, FactKind::Precondition, clause.range, explain);
         }
         let result = match &function.function.body {
             Some(body) => {

@@ -14,6 +14,9 @@ use crate::shapes::describe::describe;
 use crate::shapes::fact::{Explain, FactKind};
 use crate::shapes::value::{Shape, Value};
 
+/// How much of a condition a message prints before it cuts it.
+const WHERE_CHARS: usize = 100;
+
 impl<'f, 'a> Frame<'f, 'a> {
     pub fn block(&mut self, stmts: &[ast::Stmt]) {
         self.scopes.push(HashMap::new());
@@ -194,7 +197,22 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// `assertion `a == b` does not hold: a = 10, b = 30`, naming the value
     /// of every operand that is not a literal.
     pub(super) fn explain_assertion(&mut self, condition: &ast::Expr) -> Explain {
-        let mut template = format!("assertion `{}` does not hold", describe(condition));
+        let template = format!("assertion `{}` does not hold", describe(condition));
+        self.explain_condition(template, condition)
+    }
+
+    /// `where c % (r * r) == 0` does not hold: c % (r * r) = 2`: a
+    /// declaration's requirement, written in full (a clause is short), with
+    /// its operands' values.
+    pub(in crate::shapes) fn explain_where(&mut self, clause: &ast::Expr) -> Explain {
+        let template = format!(
+            "`where {}` does not hold",
+            tensorfit_syntax::print::expr_within(clause, WHERE_CHARS)
+        );
+        self.explain_condition(template, clause)
+    }
+
+    fn explain_condition(&mut self, mut template: String, condition: &ast::Expr) -> Explain {
         let mut terms = Vec::new();
         if let ExprKind::Compare { operands, .. } = &condition.kind {
             let mut shown = Vec::new();
@@ -203,7 +221,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                     continue;
                 }
                 if let Value::Int(term) = self.expr(operand) {
-                    shown.push(format!("{} = {{}}", describe(operand)));
+                    shown.push(format!(
+                        "{} = {{}}",
+                        tensorfit_syntax::print::expr_within(operand, WHERE_CHARS)
+                    ));
                     terms.push(term);
                 }
             }

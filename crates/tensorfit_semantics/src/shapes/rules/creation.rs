@@ -1,5 +1,6 @@
 //! Creation: `zeros`, `ones`, `randn`, `rand`, `empty`, `full`, `eye`,
-//! `arange`: sizes given as varargs or a list, each positive.
+//! `arange` and the methods `new_zeros`, `new_ones`, `new_empty`,
+//! `new_full`: sizes given as varargs or a list, each positive.
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
@@ -14,10 +15,10 @@ pub(super) fn apply(
     range: TextRange,
 ) -> Option<Value> {
     match name {
-        "zeros" | "ones" | "randn" | "rand" | "empty" => {
+        "zeros" | "ones" | "randn" | "rand" | "empty" | "full" | "new_zeros" | "new_ones"
+        | "new_empty" | "new_full" => {
             tensor(size_dims(frame, args.get("size"), name, range).map(Shape::known))
         }
-        "full" => tensor(size_dims(frame, args.get("size"), name, range).map(Shape::known)),
         "eye" => {
             let n = args.int("n")?;
             let m = args.int("m").unwrap_or_else(|| n.clone());

@@ -4,7 +4,10 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::nn::{adaptive_pool, layer_norm, linear, Conv, Pool, Transposed};
+use super::nn::{
+    adaptive_pool, group_norm, instance_norm, interpolate, layer_norm, linear, Conv, Pool,
+    Transposed,
+};
 use super::shape::flatten;
 use super::{
     dims_of, pair, registry, require, require_equal, require_rank, Args, Frame, Layer, Shape, Value,
@@ -291,41 +294,74 @@ pub fn call_layer(
             };
             conv.apply(frame, &shape, &text, range)
         }
-        "MaxPool2d" | "AvgPool2d" => {
+        "MaxPool1d" | "AvgPool1d" | "MaxPool2d" | "AvgPool2d" => {
             let Some(shape) = input.tensor_shape() else {
                 return Value::Unknown;
             };
-            let Some(kernel) = pair(&arg("kernel_size"), 1, 2) else {
-                return Value::Unknown;
-            };
-            let stride = match arg("stride") {
-                Value::None | Value::Unknown => kernel.clone(),
-                other => match pair(&other, 1, 2) {
-                    Some(s) => s,
-                    None => return Value::Unknown,
-                },
-            };
-            let (Some(padding), Some(dilation)) =
-                (pair(&arg("padding"), 0, 2), pair(&arg("dilation"), 1, 2))
-            else {
-                return Value::Unknown;
-            };
-            let ceil_mode = matches!(arg("ceil_mode"), Value::Bool(Formula::Const(true)));
-            Pool {
-                op: &layer.kind,
-                kernel,
-                stride,
-                padding,
-                dilation,
-                ceil_mode,
+            let args = Args::new(
+                layer
+                    .args
+                    .iter()
+                    .map(|(name, value)| (name.clone(), value.clone(), name.clone()))
+                    .collect(),
+            );
+            match Pool::from_args(&layer.kind, &args) {
+                Some(pool) => pool.apply(frame, &shape, &text, range),
+                None => Value::Unknown,
             }
-            .apply(frame, &shape, &text, range)
         }
-        "AdaptiveAvgPool2d" => {
+        "AdaptiveAvgPool1d" | "AdaptiveAvgPool2d" => {
             let Some(shape) = input.tensor_shape() else {
                 return Value::Unknown;
             };
-            adaptive_pool(frame, &shape, &text, &arg("output_size"), range)
+            adaptive_pool(
+                frame,
+                &layer.kind,
+                &shape,
+                &text,
+                &arg("output_size"),
+                range,
+            )
+        }
+        "Upsample" => {
+            let mut bound = vec![("input".to_owned(), input, text)];
+            bound.extend(
+                layer
+                    .args
+                    .iter()
+                    .map(|(name, value)| (name.clone(), value.clone(), name.clone())),
+            );
+            interpolate(frame, "Upsample", &Args::new(bound), range).unwrap_or(Value::Unknown)
+        }
+        "GroupNorm" => {
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            let (groups, channels) = (arg("num_groups"), arg("num_channels"));
+            group_norm(
+                frame,
+                "GroupNorm",
+                &shape,
+                &text,
+                groups.as_int(),
+                channels.as_int().map(|c| (c, "num_channels")),
+                range,
+            )
+        }
+        "InstanceNorm1d" | "InstanceNorm2d" => {
+            let Some(shape) = input.tensor_shape() else {
+                return Value::Unknown;
+            };
+            let affine = matches!(arg("affine"), Value::Bool(Formula::Const(true)));
+            instance_norm(
+                frame,
+                &layer.kind,
+                &shape,
+                &text,
+                arg("num_features").as_int(),
+                affine,
+                range,
+            )
         }
         "BatchNorm1d" | "BatchNorm2d" => {
             let Some(shape) = input.tensor_shape() else {

@@ -1,6 +1,13 @@
 //! `torch.nn.functional`: `linear`, convolutions (and transposed ones),
 //! pooling, adaptive pooling, `batch_norm`, `layer_norm`, `embedding`:
-//! PyTorch's arithmetic of output sizes and its checks of channels.
+//! PyTorch's arithmetic of output sizes and its checks of channels;
+//! resizing (`resize.rs`) and group normalisation (`norms.rs`).
+
+mod norms;
+mod resize;
+
+pub(super) use norms::{group_norm, instance_norm};
+pub(super) use resize::interpolate;
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
@@ -53,29 +60,32 @@ pub(super) fn apply(
             };
             Some(conv.apply(frame, &args.shape("input")?, &args.text("input"), range))
         }
-        "max_pool2d" | "avg_pool2d" => {
-            let kernel = pair(args.get("kernel_size"), 1, 2)?;
-            let stride = match args.get("stride") {
-                Value::None | Value::Unknown => kernel.clone(),
-                other => pair(other, 1, 2)?,
-            };
-            let pool = Pool {
-                op: name,
-                kernel,
-                stride,
-                padding: pair(args.get("padding"), 0, 2)?,
-                dilation: pair(args.get("dilation"), 1, 2)?,
-                ceil_mode: matches!(args.get("ceil_mode"), Value::Bool(Formula::Const(true))),
-            };
+        "max_pool1d" | "avg_pool1d" | "max_pool2d" | "avg_pool2d" => {
+            let pool = Pool::from_args(name, args)?;
             Some(pool.apply(frame, &args.shape("input")?, &args.text("input"), range))
         }
-        "adaptive_avg_pool2d" => Some(adaptive_pool(
+        "adaptive_avg_pool1d" | "adaptive_avg_pool2d" => Some(adaptive_pool(
             frame,
+            name,
             &args.shape("input")?,
             &args.text("input"),
             args.get("output_size"),
             range,
         )),
+        "pad" => resize::pad(frame, args, range),
+        "interpolate" => interpolate(frame, name, args, range),
+        "group_norm" => {
+            let weight = args.shape("weight").and_then(|w| w.dim(0));
+            Some(group_norm(
+                frame,
+                name,
+                &args.shape("input")?,
+                &args.text("input"),
+                args.int("num_groups").as_ref(),
+                weight.as_ref().map(|w| (w, "weight.shape[0]")),
+                range,
+            ))
+        }
         "conv_transpose2d" => {
             let weight = dims_of(frame, &args.shape("weight")?)?;
             let [cin, cout_per_group, kh, kw] = weight.as_slice() else {
@@ -282,6 +292,8 @@ impl Conv<'_> {
 
 pub(super) struct Pool<'s> {
     pub(super) op: &'s str,
+    /// How many dimensions it pools over (the last ones): 1 or 2.
+    pub(super) spatial: usize,
     pub(super) kernel: Vec<Term>,
     pub(super) stride: Vec<Term>,
     pub(super) padding: Vec<Term>,
@@ -289,7 +301,28 @@ pub(super) struct Pool<'s> {
     pub(super) ceil_mode: bool,
 }
 
-impl Pool<'_> {
+impl<'s> Pool<'s> {
+    /// The pool of a functional call or of a layer (`op` its name, which
+    /// ends in the number of dimensions it pools over); `None` when a
+    /// parameter's value is not known.
+    pub(super) fn from_args(op: &'s str, args: &Args) -> Option<Pool<'s>> {
+        let spatial = if op.ends_with("1d") { 1 } else { 2 };
+        let kernel = pair(args.get("kernel_size"), 1, spatial)?;
+        let stride = match args.get("stride") {
+            Value::None | Value::Unknown => kernel.clone(),
+            other => pair(other, 1, spatial)?,
+        };
+        Some(Pool {
+            op,
+            spatial,
+            kernel,
+            stride,
+            padding: pair(args.get("padding"), 0, spatial)?,
+            dilation: pair(args.get("dilation"), 1, spatial)?,
+            ceil_mode: matches!(args.get("ceil_mode"), Value::Bool(Formula::Const(true))),
+        })
+    }
+
     pub(super) fn apply(
         &self,
         frame: &mut Frame<'_, '_>,
@@ -298,10 +331,11 @@ impl Pool<'_> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
-        require_rank(frame, &input, &[3, 4], self.op, text, range);
+        let low = self.spatial as i64 + 1;
+        require_rank(frame, &input, &[low, low + 1], self.op, text, range);
         let mut out = Vec::new();
-        for k in 0..2 {
-            let position = k as i64 - 2;
+        for k in 0..self.spatial {
+            let position = k as i64 - self.spatial as i64;
             let Some(size) = input.dim(position) else {
                 return Value::Unknown;
             };
@@ -332,38 +366,43 @@ impl Pool<'_> {
             );
             out.push(o);
         }
-        let batch = input.slice(0, 2);
+        let batch = input.slice(0, self.spatial);
         Value::Tensor(append(frame, &batch, out))
     }
 }
 
+/// Adaptive average pooling over the last one (`op` ends in `1d`) or two
+/// dimensions: they become `output_size` (`None` keeps the input's).
 pub(super) fn adaptive_pool(
     frame: &mut Frame<'_, '_>,
+    op: &str,
     input: &Shape,
     text: &str,
     output_size: &Value,
     range: TextRange,
 ) -> Value {
+    let spatial = if op.ends_with("1d") { 1 } else { 2 };
     let input = frame.refine_shape(input);
-    require_rank(frame, &input, &[3, 4], "adaptive_avg_pool2d", text, range);
+    let low = spatial as i64 + 1;
+    require_rank(frame, &input, &[low, low + 1], op, text, range);
     let sizes: Vec<Term> = match output_size {
-        Value::Int(t) => vec![t.clone(), t.clone()],
-        Value::Tuple(items) | Value::List(items) if items.len() == 2 => items
+        Value::Int(t) => vec![t.clone(); spatial],
+        Value::Tuple(items) | Value::List(items) if items.len() == spatial => items
             .iter()
             .enumerate()
             .map(|(k, v)| match v {
                 Value::Int(t) => Some(t.clone()),
-                Value::None => input.dim(k as i64 - 2),
+                Value::None => input.dim(k as i64 - spatial as i64),
                 _ => None,
             })
             .collect::<Option<_>>()
             .unwrap_or_default(),
         _ => return Value::Unknown,
     };
-    if sizes.len() != 2 {
+    if sizes.len() != spatial {
         return Value::Unknown;
     }
-    let batch = input.slice(0, 2);
+    let batch = input.slice(0, spatial);
     Value::Tensor(append(frame, &batch, sizes))
 }
 

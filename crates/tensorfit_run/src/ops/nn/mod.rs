@@ -1,6 +1,11 @@
 //! `torch.nn.functional`: linear, convolutions, pooling, normalisation,
 //! embedding. Batch normalisation runs in evaluation mode unless
-//! `training` is given (docs/interpreter.md).
+//! `training` is given (docs/interpreter.md). Resizing (`pad`,
+//! `interpolate`, `pixel_shuffle`) is in `resize.rs`, group and instance
+//! normalisation in `norms.rs`.
+
+pub mod norms;
+pub mod resize;
 
 use ndarray::{s, Array2, Array4, ArrayD, Axis, Dimension, Ix4, IxDyn};
 
@@ -41,14 +46,24 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
                 &output_padding,
             )?
         }
-        "max_pool2d" | "avg_pool2d" => {
-            let spec = PoolSpec::from_args(args, name == "max_pool2d")?;
+        "max_pool1d" | "avg_pool1d" | "max_pool2d" | "avg_pool2d" => {
+            let spec = PoolSpec::from_args(args, name.starts_with("max"), spatial_of(name))?;
             pool2d(ctx, &*args.tensor("input")?, &spec, name)?
         }
-        "adaptive_avg_pool2d" => {
-            let sizes = output_sizes(args.get("output_size"))?;
-            adaptive_avg_pool2d(&*args.tensor("input")?, &sizes)?
+        "adaptive_avg_pool1d" | "adaptive_avg_pool2d" => {
+            let sizes = output_sizes(args.get("output_size"), spatial_of(name))?;
+            adaptive_avg_pool2d(&*args.tensor("input")?, &sizes, name)?
         }
+        "pad" => resize::pad(ctx, args)?,
+        "interpolate" => resize::interpolate(ctx, args, "interpolate")?,
+        "pixel_shuffle" => resize::pixel_shuffle(ctx, args)?,
+        "group_norm" => norms::group_norm(
+            &*args.tensor("input")?,
+            args.int("num_groups")?,
+            args.opt_tensor("weight")?.as_deref(),
+            args.opt_tensor("bias")?.as_deref(),
+            args.float("eps")? as f32,
+        )?,
         "batch_norm" => batch_norm(
             &*args.tensor("input")?,
             Some(&*args.tensor("running_mean")?),
@@ -432,8 +447,20 @@ pub fn conv_transpose2d(
     Ok(back_to_rank(out, 2, batched))
 }
 
+/// How many dimensions an operation named `..1d` or `..2d` works over.
+pub fn spatial_of(name: &str) -> usize {
+    if name.ends_with("1d") {
+        1
+    } else {
+        2
+    }
+}
+
+/// A pooling window over one or two dimensions; one dimension is pooled
+/// as two whose first has size 1 (kernel 1, stride 1, no padding).
 #[derive(Clone, Debug)]
 pub struct PoolSpec {
+    pub spatial: usize,
     pub max: bool,
     pub kernel: Vec<i64>,
     pub stride: Vec<i64>,
@@ -445,22 +472,33 @@ pub struct PoolSpec {
 }
 
 impl PoolSpec {
-    pub fn from_args(args: &Args, max: bool) -> Outcome<PoolSpec> {
-        let kernel = args.ints("kernel_size", 2)?;
+    pub fn from_args(args: &Args, max: bool, spatial: usize) -> Outcome<PoolSpec> {
+        let kernel = args.ints("kernel_size", spatial)?;
         let stride = match args.get("stride") {
             Value::None => kernel.clone(),
-            _ => args.ints("stride", 2)?,
+            _ => args.ints("stride", spatial)?,
+        };
+        let padding = args.ints("padding", spatial)?;
+        let dilation = if max {
+            args.ints("dilation", spatial)?
+        } else {
+            vec![1; spatial]
+        };
+        // One dimension pooled as two, the first of size 1.
+        let lift = |values: Vec<i64>, first: i64| {
+            if spatial == 1 {
+                vec![first, values[0]]
+            } else {
+                values
+            }
         };
         Ok(PoolSpec {
+            spatial,
             max,
-            kernel,
-            stride,
-            padding: args.ints("padding", 2)?,
-            dilation: if max {
-                args.ints("dilation", 2)?
-            } else {
-                vec![1, 1]
-            },
+            kernel: lift(kernel, 1),
+            stride: lift(stride, 1),
+            padding: lift(padding, 0),
+            dilation: lift(dilation, 1),
             ceil_mode: args.bool("ceil_mode")?,
             count_include_pad: if max {
                 false
@@ -477,7 +515,7 @@ impl PoolSpec {
 }
 
 pub fn pool2d(ctx: &OpContext, input: &Tensor, spec: &PoolSpec, op: &str) -> Outcome<Tensor> {
-    let (x, batched) = as_batched_2d(input, 2, op)?;
+    let (x, batched) = as_batched_2d(input, spec.spatial, op)?;
     let (n, c, h, w) = x.dim();
     for i in 0..2 {
         let effective = spec.dilation[i] * (spec.kernel[i] - 1) + 1;
@@ -554,34 +592,45 @@ pub fn pool2d(ctx: &OpContext, input: &Tensor, spec: &PoolSpec, op: &str) -> Out
             }
         }
     }
-    Ok(back_to_rank(out, 2, batched))
+    Ok(back_to_rank(out, spec.spatial, batched))
 }
 
-/// `output_size`: an `Int`, or a pair whose `None` keeps the input's size.
-pub fn output_sizes(v: &Value) -> Outcome<Vec<Option<i64>>> {
-    match v {
-        Value::Int(i) => Ok(vec![Some(*i); 2]),
-        Value::Shape(s) if s.len() == 2 => Ok(s.iter().map(|d| Some(*d)).collect()),
-        Value::Tuple(items) | Value::List(items) if items.len() == 2 => items
+/// `output_size`: an `Int`, or one per pooled dimension (`None` keeps the
+/// input's size); as a pair, the first of size 1 for one dimension.
+pub fn output_sizes(v: &Value, spatial: usize) -> Outcome<Vec<Option<i64>>> {
+    let sizes = match v {
+        Value::Int(i) => vec![Some(*i); spatial],
+        Value::Shape(s) if s.len() == spatial => s.iter().map(|d| Some(*d)).collect(),
+        Value::Tuple(items) | Value::List(items) if items.len() == spatial => items
             .iter()
             .map(|i| match i {
                 Value::Int(d) => Ok(Some(*d)),
                 Value::None => Ok(None),
                 _ => Err(Failure::shape("`output_size` holds Ints or None")),
             })
-            .collect(),
-        _ => Err(Failure::shape("`output_size` is an Int or a pair")),
-    }
+            .collect::<Outcome<_>>()?,
+        _ => {
+            return Err(Failure::shape(format!(
+                "`output_size` is an Int or {spatial} of them"
+            )))
+        }
+    };
+    Ok(if spatial == 1 {
+        vec![Some(1), sizes[0]]
+    } else {
+        sizes
+    })
 }
 
-pub fn adaptive_avg_pool2d(input: &Tensor, sizes: &[Option<i64>]) -> Outcome<Tensor> {
-    let (x, batched) = as_batched_2d(input, 2, "adaptive_avg_pool2d")?;
+pub fn adaptive_avg_pool2d(input: &Tensor, sizes: &[Option<i64>], op: &str) -> Outcome<Tensor> {
+    let spatial = spatial_of(op);
+    let (x, batched) = as_batched_2d(input, spatial, op)?;
     let (n, c, h, w) = x.dim();
     let oh = sizes[0].unwrap_or(h as i64);
     let ow = sizes[1].unwrap_or(w as i64);
     if oh < 1 || ow < 1 {
         return Err(Failure::shape(format!(
-            "`adaptive_avg_pool2d`: the output size ({oh}x{ow}) must be positive"
+            "`{op}`: the output size ({oh}x{ow}) must be positive"
         )));
     }
     let (oh, ow) = (oh as usize, ow as usize);
@@ -598,7 +647,7 @@ pub fn adaptive_avg_pool2d(input: &Tensor, sizes: &[Option<i64>]) -> Outcome<Ten
             }
         }
     }
-    Ok(back_to_rank(out, 2, batched))
+    Ok(back_to_rank(out, spatial, batched))
 }
 
 /// Normalises over every dimension but the channels (dimension 1).
