@@ -369,6 +369,9 @@ pub static OPERATIONS: &[Operation] = &[
     op("dot", Linalg, Contract, Any, &[Torch, T]),
     // Index notation is read by its own analysis (`shapes/einsum.rs`).
     op("einsum", Linalg, Rule, Any, &[Torch]),
+    op("tensordot", Linalg, Rule, Known, &[Torch]),
+    op("baddbmm", Linalg, Rule, Known, &[Torch, T]),
+    op("scaled_dot_product_attention", Linalg, Rule, Known, &[F]),
     // shape
     op("reshape", Shape, Rule, KnownToInferASize, &[Torch, T]),
     op("view", Shape, Rule, KnownToInferASize, &[T]),

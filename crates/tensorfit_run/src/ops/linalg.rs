@@ -1,8 +1,10 @@
-//! `matmul` with PyTorch's full semantics, `mm`, `bmm`, `dot`.
+//! `matmul` with PyTorch's full semantics, `mm`, `bmm`, `dot`; the other
+//! products in `products.rs`.
 
 use ndarray::{Array3, ArrayD, Axis, Ix2, IxDyn};
 
 use super::elementwise::broadcast_dims;
+use super::products;
 use super::{Args, OpContext};
 use crate::error::{Failure, Outcome};
 use crate::value::{Tensor, Value};
@@ -29,6 +31,9 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             }
             matmul(ctx, &a, &b)?
         }
+        "tensordot" => products::tensordot(ctx, args)?,
+        "baddbmm" => products::baddbmm(ctx, args)?,
+        "scaled_dot_product_attention" => products::attention(ctx, args)?,
         "dot" => {
             let (a, b) = (args.tensor("input")?, args.tensor("tensor")?);
             require_rank("dot", &a, 1)?;

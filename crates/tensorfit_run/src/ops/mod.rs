@@ -10,6 +10,7 @@ pub mod elementwise;
 pub mod indexing;
 pub mod linalg;
 pub mod nn;
+pub mod products;
 pub mod reduce;
 pub mod shape;
 

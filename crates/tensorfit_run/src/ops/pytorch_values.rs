@@ -494,3 +494,56 @@ fn group_and_instance_normalisation_follow_pytorch() {
         .collect();
     assert_eq!(rounded, [-1., 1., -1., 1., -1., 1., 0., 0.]);
 }
+
+#[test]
+fn products_follow_pytorch() {
+    // torch.tensordot(arange(24.).reshape(2, 3, 4), arange(12.).reshape(4, 3), dims=([1, 2], [1, 0]))
+    let a = || tensor(&[2, 3, 4], (0..24).map(|i| i as f32).collect());
+    let b = tensor(&[4, 3], (0..12).map(|i| i as f32).collect());
+    let dims = Value::List(Rc::new(vec![ints(&[1, 2]), ints(&[1, 0])]));
+    assert_eq!(
+        values("tensordot", vec![("a", a()), ("b", b), ("dims", dims)]),
+        [440., 1232.]
+    );
+    // dims=0: the tensor product.
+    let (shape, _) = run(
+        "tensordot",
+        vec![
+            ("a", tensor(&[2], vec![0., 1.])),
+            ("b", tensor(&[3], vec![0., 1., 2.])),
+            ("dims", Value::Int(0)),
+        ],
+    )
+    .unwrap();
+    assert_eq!(shape, [2, 3]);
+    // torch.baddbmm(ones(3), arange(4.).reshape(1, 2, 2), ones(1, 2, 3), beta=2, alpha=0.5)
+    assert_eq!(
+        values(
+            "baddbmm",
+            vec![
+                ("input", tensor(&[3], vec![1.; 3])),
+                ("batch1", tensor(&[1, 2, 2], vec![0., 1., 2., 3.])),
+                ("batch2", tensor(&[1, 2, 3], vec![1.; 6])),
+                ("beta", Value::Float(2.0)),
+                ("alpha", Value::Float(0.5)),
+            ]
+        ),
+        [2.5, 2.5, 2.5, 4.5, 4.5, 4.5]
+    );
+    // softmax(q @ k.transpose(-1, -2) / sqrt(2)) @ v
+    let q = tensor(&[1, 3, 2], vec![1., 0., 0., 1., 1., 1.]);
+    let k = tensor(&[1, 2, 2], vec![1., 0., 0., 1.]);
+    let v = tensor(&[1, 2, 2], vec![1., 2., 3., 4.]);
+    assert_eq!(
+        values(
+            "scaled_dot_product_attention",
+            vec![
+                ("query", q),
+                ("key", k),
+                ("value", v),
+                ("is_causal", Value::Bool(false))
+            ]
+        ),
+        [1.6605, 2.6605, 2.3395, 3.3395, 2., 3.]
+    );
+}

@@ -1,9 +1,11 @@
 //! Linear algebra: `matmul` (PyTorch's cases by rank, batch dimensions
-//! broadcast) and `einsum` (read by `shapes/einsum.rs`).
+//! broadcast), `einsum` (read by `shapes/einsum.rs`) and the other
+//! products (`products.rs`).
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
+use super::products;
 use super::{broadcast, dims_of, require, require_equal, Args, Frame, Shape, Value};
 
 /// The rule of `name`, one of this family's operations.
@@ -16,6 +18,9 @@ pub(super) fn apply(
     match name {
         "matmul" => Some(matmul(frame, args, range)),
         "einsum" => Some(Value::Unknown),
+        "tensordot" => products::tensordot(frame, args, range),
+        "baddbmm" => products::baddbmm(frame, args, range),
+        "scaled_dot_product_attention" => products::attention(frame, args, range),
         _ => None,
     }
 }

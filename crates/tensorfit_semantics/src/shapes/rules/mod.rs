@@ -25,6 +25,7 @@ mod indexing;
 mod layers;
 mod linalg;
 mod nn;
+mod products;
 mod reduce;
 mod shape;
 
