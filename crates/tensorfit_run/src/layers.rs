@@ -9,6 +9,7 @@ use ndarray::{s, Array2, ArrayD, Axis, IxDyn};
 use crate::error::{Failure, Outcome};
 use crate::ops::nn::{self, ConvSpec, PoolSpec};
 use crate::ops::{self, elementwise, linalg, shape, Args, OpContext};
+use crate::recurrent::Recurrent;
 use crate::value::{dims_text, Tensor, Value};
 use tensorfit_semantics::registry;
 
@@ -63,6 +64,7 @@ pub enum Layer {
         weight: Tensor,
     },
     MultiheadAttention(Box<Attention>),
+    Recurrent(Box<Recurrent>),
     /// ReLU, GELU, Dropout, Softmax, ...: `kind` is the prelude name.
     Activation {
         kind: &'static str,
@@ -107,6 +109,7 @@ impl Layer {
             Layer::LayerNorm { .. } => "LayerNorm",
             Layer::Embedding { .. } => "Embedding",
             Layer::MultiheadAttention(_) => "MultiheadAttention",
+            Layer::Recurrent(r) => r.name(),
             Layer::Activation { kind, .. } => kind,
             Layer::Flatten { .. } => "Flatten",
             Layer::Sequential(_) => "Sequential",
@@ -335,6 +338,31 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
                 out: uniform(ctx, &[e, e], e)?,
             }))
         }
+        "LSTM" | "GRU" => {
+            let lstm = name == "LSTM";
+            let hidden = positive(name, "hidden_size", args.int("hidden_size")?)?;
+            let projection = if lstm { args.int("proj_size")? } else { 0 };
+            if projection < 0 || projection as usize >= hidden && projection != 0 {
+                return Err(Failure::shape(format!(
+                    "`LSTM`: proj_size ({projection}) has to be a positive integer smaller than hidden_size ({hidden})"
+                )));
+            }
+            let spec = Recurrent {
+                lstm,
+                input_size: positive(name, "input_size", args.int("input_size")?)?,
+                hidden,
+                out_size: if projection > 0 {
+                    projection as usize
+                } else {
+                    hidden
+                },
+                layers: positive(name, "num_layers", args.int("num_layers")?)?,
+                bidirectional: args.bool("bidirectional")?,
+                batch_first: args.bool("batch_first")?,
+                cells: Vec::new(),
+            };
+            Layer::Recurrent(Box::new(Recurrent::new(ctx, spec)))
+        }
         "Dropout" | "ReLU" | "ReLU6" | "SiLU" | "Sigmoid" | "Tanh" | "Identity" | "GELU" => {
             Layer::Activation {
                 kind: static_name(name),
@@ -411,6 +439,15 @@ pub fn apply(
 ) -> Outcome<Value> {
     if let Layer::MultiheadAttention(attention) = layer {
         return attend(ctx, attention, inputs, named);
+    }
+    if let Layer::Recurrent(recurrent) = layer {
+        let input = inputs.first().and_then(Value::as_tensor).ok_or_else(|| {
+            Failure::shape(format!("`{}` needs a tensor input", recurrent.name()))
+        })?;
+        let hx = inputs
+            .get(1)
+            .or_else(|| named.iter().find(|(n, _)| n == "hx").map(|(_, v)| v));
+        return recurrent.apply(ctx, &input, hx);
     }
     let x = one_input(layer, inputs)?;
     let t = match layer {
@@ -508,7 +545,7 @@ pub fn apply(
             );
             return shape::call(ctx, "flatten", &args).map(|v| v.unwrap_or(Value::None));
         }
-        Layer::Sequential(_) | Layer::MultiheadAttention(_) => {
+        Layer::Sequential(_) | Layer::MultiheadAttention(_) | Layer::Recurrent(_) => {
             unreachable!("applied by the caller")
         }
     };

@@ -17,6 +17,7 @@ mod layers;
 pub mod ops;
 mod program;
 mod random;
+mod recurrent;
 mod value;
 
 use std::collections::HashMap;

@@ -278,6 +278,16 @@ const ATTENTION_FORWARD: &[ForwardParam] = &[
     optional("average_attn_weights"),
 ];
 
+/// `LSTM.forward` and `GRU.forward`: a sequence and an initial state.
+const RECURRENT_FORWARD: &[ForwardParam] = &[given("input"), optional("hx")];
+
+/// `torch.nn.LSTM` or `torch.nn.GRU`.
+const fn recurrent_layer(name: &'static str) -> Operation {
+    let mut layer = op(name, Layers, Rule, Known, &[Module]);
+    layer.forward = RECURRENT_FORWARD;
+    layer
+}
+
 /// A layer constructor of `torch.nn` whose `forward` takes one tensor;
 /// `ranks` as its call's rule needs.
 const fn layer(name: &'static str, ranks: Ranks) -> Operation {
@@ -440,6 +450,8 @@ pub static OPERATIONS: &[Operation] = &[
     layer("LayerNorm", Any),
     layer("Embedding", Any),
     attention_layer(),
+    recurrent_layer("LSTM"),
+    recurrent_layer("GRU"),
     layer("Dropout", Any),
     layer("ReLU", Any),
     layer("ReLU6", Any),

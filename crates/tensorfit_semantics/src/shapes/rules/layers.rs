@@ -388,6 +388,7 @@ pub fn call_layer(
             Value::Tensor(shape)
         }
         "MultiheadAttention" => attention(frame, layer, &args, range),
+        "LSTM" | "GRU" => super::recurrent::recurrent(frame, layer, &args, range),
         "ConvTranspose2d" => {
             let (Value::Int(cin), Value::Int(cout)) = (arg("in_channels"), arg("out_channels"))
             else {

@@ -26,6 +26,7 @@ mod layers;
 mod linalg;
 mod nn;
 mod products;
+mod recurrent;
 mod reduce;
 mod shape;
 
