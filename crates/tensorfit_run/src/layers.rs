@@ -94,6 +94,7 @@ impl Layer {
         match self {
             Layer::Linear { .. } => "Linear",
             Layer::Conv { spatial: 1, .. } => "Conv1d",
+            Layer::Conv { spatial: 3, .. } => "Conv3d",
             Layer::Conv { .. } => "Conv2d",
             Layer::ConvTranspose2d { .. } => "ConvTranspose2d",
             Layer::Pool(spec) => match (spec.max, spec.spatial) {
@@ -188,8 +189,8 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
             };
             Layer::Linear { weight, bias }
         }
-        "Conv1d" | "Conv2d" | "ConvTranspose2d" => {
-            let spatial = if name == "Conv1d" { 1 } else { 2 };
+        "Conv1d" | "Conv2d" | "Conv3d" | "ConvTranspose2d" => {
+            let spatial = nn::spatial_of(name);
             let i = positive(name, "in_channels", args.int("in_channels")?)?;
             let o = positive(name, "out_channels", args.int("out_channels")?)?;
             let groups = args.int("groups")?;
@@ -453,18 +454,8 @@ pub fn apply(
     let t = match layer {
         Layer::Linear { weight, bias } => nn::linear(ctx, &x, weight, bias.as_ref())?,
         Layer::Conv {
-            spatial,
-            weight,
-            bias,
-            spec,
-        } => nn::conv(
-            ctx,
-            &x,
-            weight,
-            bias.as_ref(),
-            spec,
-            if *spatial == 1 { "Conv1d" } else { "Conv2d" },
-        )?,
+            weight, bias, spec, ..
+        } => nn::conv(ctx, &x, weight, bias.as_ref(), spec, layer.kind_name())?,
         Layer::ConvTranspose2d {
             weight,
             bias,

@@ -547,3 +547,40 @@ fn products_follow_pytorch() {
         [1.6605, 2.6605, 2.3395, 3.3395, 2., 3.]
     );
 }
+
+#[test]
+fn conv3d_follows_pytorch() {
+    // x = (arange(2*3*4*5*5.).reshape(2, 3, 4, 5, 5) % 7 - 3) * 0.1
+    // w = (arange(4*3*3*2*3.).reshape(4, 3, 3, 2, 3) % 5 - 2) * 0.1
+    // F.conv3d(x, w, tensor([0.1, -0.2, 0.3, 0.]), stride=(1, 2, 1), padding=(1, 0, 1))
+    let x = tensor(
+        &[2, 3, 4, 5, 5],
+        (0..600).map(|i| ((i % 7) as f32 - 3.0) * 0.1).collect(),
+    );
+    let w = tensor(
+        &[4, 3, 3, 2, 3],
+        (0..216).map(|i| ((i % 5) as f32 - 2.0) * 0.1).collect(),
+    );
+    let b = tensor(&[4], vec![0.1, -0.2, 0.3, 0.0]);
+    let (shape, out) = run(
+        "conv3d",
+        vec![
+            ("input", x),
+            ("weight", w),
+            ("bias", b),
+            ("stride", ints(&[1, 2, 1])),
+            ("padding", ints(&[1, 0, 1])),
+            ("dilation", Value::Int(1)),
+            ("groups", Value::Int(1)),
+        ],
+    )
+    .unwrap();
+    assert_eq!(shape, [2, 4, 4, 2, 5]);
+    let first: Vec<f32> = out[..5]
+        .iter()
+        .map(|v| (v * 10_000.0).round() / 10_000.0)
+        .collect();
+    assert_eq!(first, [-0.02, 0.13, 0.34, -0.08, -0.1]);
+    let total: f32 = out.iter().sum();
+    assert!((total - 17.42).abs() < 1e-2, "{total}");
+}

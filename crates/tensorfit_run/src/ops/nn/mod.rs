@@ -4,6 +4,7 @@
 //! `interpolate`, `pixel_shuffle`) is in `resize.rs`, group and instance
 //! normalisation in `norms.rs`.
 
+mod conv3d;
 pub mod norms;
 pub mod resize;
 
@@ -22,8 +23,8 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             &*args.tensor("weight")?,
             args.opt_tensor("bias")?.as_deref(),
         )?,
-        "conv1d" | "conv2d" => {
-            let spatial = if name == "conv1d" { 1 } else { 2 };
+        "conv1d" | "conv2d" | "conv3d" => {
+            let spatial = spatial_of(name);
             let spec = ConvSpec::from_args(args, spatial)?;
             conv(
                 ctx,
@@ -223,6 +224,9 @@ pub fn conv(
     op: &str,
 ) -> Outcome<Tensor> {
     let spatial = spec.stride.len();
+    if spatial == 3 {
+        return conv3d::conv3d(ctx, input, weight, bias, spec, op);
+    }
     if weight.ndim() != spatial + 2 {
         return Err(Failure::shape(format!(
             "`{op}` expects a {}-D weight, but got one of shape {}",
@@ -447,10 +451,13 @@ pub fn conv_transpose2d(
     Ok(back_to_rank(out, 2, batched))
 }
 
-/// How many dimensions an operation named `..1d` or `..2d` works over.
+/// How many dimensions an operation named `..1d`, `..2d` or `..3d` works
+/// over.
 pub fn spatial_of(name: &str) -> usize {
     if name.ends_with("1d") {
         1
+    } else if name.ends_with("3d") {
+        3
     } else {
         2
     }

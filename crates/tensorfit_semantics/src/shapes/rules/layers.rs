@@ -5,8 +5,8 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
 use super::nn::{
-    adaptive_pool, group_norm, instance_norm, interpolate, layer_norm, linear, Conv, Pool,
-    Transposed,
+    adaptive_pool, group_norm, instance_norm, interpolate, layer_norm, linear, spatial_dims, Conv,
+    Pool, Transposed,
 };
 use super::shape::flatten;
 use super::{
@@ -236,8 +236,8 @@ pub fn call_layer(
             };
             Value::Tensor(linear(frame, &shape, &text, &i, &o, "Linear", range))
         }
-        "Conv1d" | "Conv2d" => {
-            let spatial = if layer.kind == "Conv1d" { 1 } else { 2 };
+        "Conv1d" | "Conv2d" | "Conv3d" => {
+            let spatial = spatial_dims(&layer.kind);
             let (Value::Int(cin), Value::Int(cout)) = (arg("in_channels"), arg("out_channels"))
             else {
                 return Value::Unknown;

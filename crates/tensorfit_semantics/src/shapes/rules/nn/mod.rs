@@ -41,8 +41,8 @@ pub(super) fn apply(
                 range,
             )))
         }
-        "conv1d" | "conv2d" => {
-            let spatial = if name == "conv1d" { 1 } else { 2 };
+        "conv1d" | "conv2d" | "conv3d" => {
+            let spatial = spatial_dims(name);
             let weight = dims_of(frame, &args.shape("weight")?)?;
             if weight.len() != spatial + 2 {
                 return Some(Value::Unknown);
@@ -179,6 +179,18 @@ pub(super) fn linear(
         .slice(0, 1)
         .concat(&Shape::known(vec![out_features.clone()]))
         .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh()))
+}
+
+/// How many dimensions an operation named `..1d`, `..2d` or `..3d` works
+/// over.
+pub(super) fn spatial_dims(name: &str) -> usize {
+    if name.ends_with("1d") {
+        1
+    } else if name.ends_with("3d") {
+        3
+    } else {
+        2
+    }
 }
 
 fn padding(value: &Value, spatial: usize) -> Option<Vec<Term>> {
