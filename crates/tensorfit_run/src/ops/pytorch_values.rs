@@ -584,3 +584,14 @@ fn conv3d_follows_pytorch() {
     let total: f32 = out.iter().sum();
     assert!((total - 17.42).abs() < 1e-2, "{total}");
 }
+
+#[test]
+fn max_with_a_dim_gives_values_and_positions() {
+    // torch.max(torch.tensor([[1., 3., 2.], [0., 5., 4.]]), 1)
+    let scores = matrix(&[&[1., 3., 2.], &[0., 5., 4.]]);
+    let pair = parts("max", vec![("input", scores), ("dim", Value::Int(1))]);
+    assert_eq!(pair, [vec![3., 5.], vec![1., 1.]]);
+    let scores = matrix(&[&[1., 3., 2.], &[0., 5., 4.]]);
+    let pair = parts("min", vec![("input", scores), ("dim", Value::Int(0))]);
+    assert_eq!(pair, [vec![0., 3., 2.], vec![1., 0., 0.]]);
+}

@@ -2,6 +2,8 @@
 //! `norm`, `amax`, `amin`, `variance` (PyTorch's `var`), `std`, `any`, `all`, over all elements or
 //! over `dim` (an `Int` or a list), with `keepdim`; and `cumsum`.
 
+use std::rc::Rc;
+
 use ndarray::{ArrayD, Axis, IxDyn};
 
 use super::elementwise;
@@ -71,6 +73,24 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             "minimum"
         };
         return elementwise::binary(ctx, op, &input, other).map(|t| Some(Value::tensor(t)));
+    }
+    // `max(x, dim)` and `min(x, dim)`: the values and their positions, as
+    // PyTorch returns them (`amax`/`amin` give the values alone).
+    if let ("max" | "min", Value::Int(_)) = (name, args.get("dim")) {
+        let (values, positions) = if name == "max" {
+            ("amax", "argmax")
+        } else {
+            ("amin", "argmin")
+        };
+        let mut pair = Vec::new();
+        for op in [values, positions] {
+            let bound = ["input", "dim", "keepdim"]
+                .iter()
+                .map(|p| (p.to_string(), args.get(p).clone()))
+                .collect();
+            pair.extend(call(ctx, op, &Args::new(op, bound))?);
+        }
+        return Ok(Some(Value::Tuple(Rc::new(pair))));
     }
     let p = if kind == Kind::Norm {
         args.float("p")? as f32

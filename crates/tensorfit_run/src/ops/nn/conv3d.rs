@@ -30,10 +30,12 @@ pub fn conv3d(
     let batched = match input.ndim() {
         5 => true,
         4 => false,
-        _ => return Err(Failure::shape(format!(
+        _ => {
+            return Err(Failure::shape(format!(
             "`{op}` expects a 4-D (unbatched) or 5-D (batched) input, but got an input of shape {}",
             dims_text(&dims(input))
-        ))),
+        )))
+        }
     };
     let x = if batched {
         input.clone()

@@ -4,7 +4,7 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, broadcast, dims_of, Args, Frame, Shape, Value};
+use super::{axis, broadcast, dims_of, require, Args, Frame, Shape, Value};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
@@ -24,8 +24,27 @@ pub(super) fn apply(
                 range,
             )))
         }
-        "sum" | "mean" | "max" | "min" | "prod" | "argmax" | "argmin" | "norm" | "amax"
-        | "amin" | "variance" | "std" | "any" | "all" => reduce(frame, name, args, range),
+        // With one `dim`: the values and their positions (`amax` and
+        // `amin` give the values alone, over any dimensions).
+        "max" | "min" => match args.get("dim") {
+            Value::Int(_) => {
+                let values = reduce(frame, name, args, range)?;
+                Some(Value::Tuple(vec![values.clone(), values]))
+            }
+            Value::List(_) | Value::Tuple(_) => {
+                require(
+                    frame,
+                    Formula::truth(false),
+                    range,
+                    format!("`{name}` takes one dimension as `dim`; `a{name}` takes several"),
+                    vec![],
+                );
+                Some(Value::Unknown)
+            }
+            _ => reduce(frame, name, args, range),
+        },
+        "sum" | "mean" | "prod" | "argmax" | "argmin" | "norm" | "amax" | "amin" | "variance"
+        | "std" | "any" | "all" => reduce(frame, name, args, range),
         "cumsum" => {
             let shape = args.shape("input")?;
             if let (Some(dims), Some(dim)) = (dims_of(frame, &shape), args.int("dim")) {
