@@ -16,7 +16,7 @@ const FUNCTIONS: &[(&str, &str)] = &[
     ("fold", "fn fold(x: Tensor[n, m], k: Int) -> Tensor[n, k] {\n  assert m % k == 0\n  let r = reshape(x, n, m / k, k)\n  return r.sum(dim: 1)\n}\n"),
     ("repeat_add", "fn repeat_add(x: Tensor[n, m], times: Int) -> Tensor[n, m] {\n  var acc = x\n  for i in 0..times {\n    acc = acc + x\n  }\n  return acc\n}\n"),
     ("kernel_mm", "fn kernel_mm(A: Tensor[p, q], B: Tensor[q, r]) -> Tensor[p, r] {\n  let C[i, j] = A[i, k] * B[k, j]\n  return C\n}\n"),
-    ("bounded", "fn bounded(x: Tensor[n, m]) -> Tensor[n] where n <= 6 {\n  return x.max(dim: 1)\n}\n"),
+    ("bounded", "fn bounded(x: Tensor[n, m]) -> Tensor[n] where n <= 6 {\n  return x.amax(dim: 1)\n}\n"),
 ];
 
 pub struct Generated {
@@ -227,7 +227,7 @@ impl Gen {
                 } else {
                     out.remove(d);
                 }
-                let f = ["sum", "mean", "max", "min"][self.rng.below(4) as usize];
+                let f = ["sum", "mean", "amax", "amin"][self.rng.below(4) as usize];
                 self.define(format!("{f}({x}, dim: {d}, keepdim: {keep})"), out);
             }
             8 if rank >= 1 => {

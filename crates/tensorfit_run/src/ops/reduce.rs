@@ -76,6 +76,13 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
     }
     // `max(x, dim)` and `min(x, dim)`: the values and their positions, as
     // PyTorch returns them (`amax`/`amin` give the values alone).
+    if let ("max" | "min", Value::List(_) | Value::Tuple(_) | Value::Shape(_)) =
+        (name, args.get("dim"))
+    {
+        return Err(Failure::shape(format!(
+            "`{name}` takes one dimension as `dim`, not a list (`a{name}` takes several)"
+        )));
+    }
     if let ("max" | "min", Value::Int(_)) = (name, args.get("dim")) {
         let (values, positions) = if name == "max" {
             ("amax", "argmax")
