@@ -29,6 +29,7 @@ mod calls;
 mod expressions;
 mod instantiation;
 mod loops;
+mod rule_context;
 mod statements;
 
 /// A tensor whose shape is shown: a binding (hover, JSON `bindings`) or

@@ -19,14 +19,14 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
+use super::RuleContext;
 use super::{dims_of, require, require_equal, Args};
-use crate::shapes::exec::Frame;
 use crate::shapes::value::{Shape, Value};
 
 /// The rule of an algebra operation: `None` when the arguments are not
 /// what it takes (the call is then checked against its contract only).
 pub fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,
@@ -143,7 +143,7 @@ struct Operand<'t> {
 
 impl Operand<'_> {
     /// A dimension position of the operand, or an error if it has none.
-    fn position(&self, frame: &mut Frame<'_, '_>, at: i64) -> Option<usize> {
+    fn position(&self, frame: &mut dyn RuleContext, at: i64) -> Option<usize> {
         if at < 0 || at as usize >= self.dims.len() {
             self.refuse(
                 frame,
@@ -159,7 +159,7 @@ impl Operand<'_> {
         Some(at as usize)
     }
 
-    fn refuse(&self, frame: &mut Frame<'_, '_>, message: String) {
+    fn refuse(&self, frame: &mut dyn RuleContext, message: String) {
         require(frame, Formula::truth(false), self.range, message, vec![]);
     }
 }
@@ -176,17 +176,17 @@ fn without(dims: &[Term], removed: &[usize]) -> Vec<Term> {
         .collect()
 }
 
-fn unknown(frame: &Frame<'_, '_>) -> Value {
-    Value::Tensor(Shape::opaque(frame.analysis.vars.fresh()))
+fn unknown(frame: &dyn RuleContext) -> Value {
+    Value::Tensor(frame.fresh_shape())
 }
 
 /// The tensor product of any ranks: the dimensions of both, in order.
-fn outer(frame: &mut Frame<'_, '_>, args: &Args) -> Option<Value> {
+fn outer(frame: &mut dyn RuleContext, args: &Args) -> Option<Value> {
     let (a, b) = (args.shape("input")?, args.shape("vec2")?);
     Some(Value::Tensor(
         frame
             .refine_shape(&a)
             .concat(&frame.refine_shape(&b))
-            .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh())),
+            .unwrap_or_else(|| frame.fresh_shape()),
     ))
 }

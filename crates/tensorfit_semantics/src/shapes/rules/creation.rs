@@ -5,11 +5,11 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{require, size_dims, tensor, Args, Frame, Shape, Value};
+use super::{require, size_dims, tensor, Args, RuleContext, Shape, Value};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,

@@ -3,11 +3,11 @@
 
 use tensorfit_base::TextRange;
 
-use super::{broadcast, Args, Frame, Value};
+use super::{broadcast, Args, RuleContext, Value};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,

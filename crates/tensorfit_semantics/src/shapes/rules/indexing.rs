@@ -4,7 +4,7 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, dims_of, product, require, Args, Frame, Shape, Value};
+use super::{axis, dims_of, product, require, Args, RuleContext, Shape, Value};
 
 /// More parts than this are not listed one by one (`unbind` of a
 /// dimension of a million): the result is left unknown.
@@ -12,7 +12,7 @@ const MAX_PARTS: i64 = 1024;
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,
@@ -42,7 +42,7 @@ pub(super) fn apply(
 /// `repeat(x, sizes)` and `tile(x, dims)`: each dimension times its
 /// count, the shorter of the two padded with leading ones. `repeat` needs
 /// a count for every dimension of the input.
-fn repeat(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange, key: &str) -> Option<Value> {
+fn repeat(frame: &mut dyn RuleContext, args: &Args, range: TextRange, key: &str) -> Option<Value> {
     let dims = dims_of(frame, &args.shape("input")?)?;
     let counts = args.get(key).as_dims()?.dims()?.to_vec();
     let op = if key == "sizes" { "repeat" } else { "tile" };
@@ -87,7 +87,7 @@ fn repeat(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange, key: &str) -
 /// `repeat_interleave(x, repeats, dim)`: `dim` (or the flattened input)
 /// times `repeats`. A tensor of repeats gives a shape that depends on its
 /// values: unknown.
-fn repeat_interleave(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+fn repeat_interleave(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
     let dims = dims_of(frame, &args.shape("input")?)?;
     let Value::Int(repeats) = args.get("repeats") else {
         return Some(Value::Unknown);
@@ -114,7 +114,7 @@ fn repeat_interleave(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -
 
 /// `unbind(x, dim)`: a tuple of the slices along `dim`, when its size is
 /// known.
-fn unbind(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+fn unbind(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
     let dims = dims_of(frame, &args.shape("input")?)?;
     let dim = args.int("dim").unwrap_or(Term::int(0));
     let d = axis(frame, &dim, dims.len(), "unbind", range)?;
@@ -130,7 +130,7 @@ fn unbind(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Va
 
 /// `gather(x, dim, index)`: the index's shape; the index has the input's
 /// rank and is no larger than the input outside `dim`.
-fn gather(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+fn gather(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
     let input = dims_of(frame, &args.shape("input")?)?;
     let index_shape = args.shape("index")?;
     let index = dims_of(frame, &index_shape)?;
@@ -168,7 +168,7 @@ fn gather(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Va
 
 /// `index_select(x, dim, index)`: `dim` becomes the number of indices (a
 /// vector of them, or one).
-fn index_select(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+fn index_select(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
     let input = dims_of(frame, &args.shape("input")?)?;
     let index = dims_of(frame, &args.shape("index")?)?;
     let count = match index.as_slice() {
@@ -197,7 +197,7 @@ fn index_select(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Opt
 
 /// `topk(x, k, dim)`: the values and their indices, `dim` cut to `k`
 /// (which the dimension must have).
-fn top_k(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+fn top_k(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
     let dims = dims_of(frame, &args.shape("input")?)?;
     let k = args.int("k")?;
     let dim = args.int("dim").unwrap_or(Term::int(-1));

@@ -10,12 +10,13 @@ use super::nn::{
 };
 use super::shape::flatten;
 use super::{
-    dims_of, pair, registry, require, require_equal, require_rank, Args, Frame, Layer, Shape, Value,
+    dims_of, pair, registry, require, require_equal, require_rank, Args, Layer, RuleContext, Shape,
+    Value,
 };
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,
@@ -28,7 +29,7 @@ pub(super) fn apply(
 
 /// `MultiheadAttention(query, key, value)`: `(output, weights)`.
 fn attention(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     layer: &Layer,
     args: &[(Value, String)],
     range: TextRange,
@@ -154,7 +155,7 @@ pub const DEFERRED_LAYER: &str = "<layer call>";
 /// function being summarised, where the rank is known. Attention's weights
 /// are not kept: only its output (the first of the pair) is.
 fn defer_layer(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     layer: &Layer,
     inputs: Vec<(String, Value, String)>,
     range: TextRange,
@@ -175,7 +176,11 @@ fn defer_layer(
 
 /// Applies a deferred layer call (see [`defer_layer`]) once its inputs'
 /// ranks are known.
-fn apply_deferred_layer(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+fn apply_deferred_layer(
+    frame: &mut dyn RuleContext,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
     let Value::Layer(layer) = args.get("layer") else {
         return None;
     };
@@ -194,7 +199,7 @@ fn apply_deferred_layer(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange
 
 /// Calling a prelude layer.
 pub fn call_layer(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     layer: &Layer,
     args: Vec<(Value, String)>,
     range: TextRange,
@@ -464,7 +469,7 @@ pub fn call_layer(
                 frame
                     .refine_shape(&shape)
                     .concat(&Shape::known(vec![dim]))
-                    .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh())),
+                    .unwrap_or_else(|| frame.fresh_shape()),
             )
         }
         _ => Value::Unknown,

@@ -6,11 +6,11 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
 use super::products;
-use super::{broadcast, dims_of, require, require_equal, Args, Frame, Shape, Value};
+use super::{broadcast, dims_of, require, require_equal, Args, RuleContext, Shape, Value};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,
@@ -25,7 +25,7 @@ pub(super) fn apply(
     }
 }
 
-fn matmul(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Value {
+fn matmul(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Value {
     let (Some(a), Some(b)) = (
         args.get("input").tensor_shape(),
         args.get("other").tensor_shape(),
@@ -34,7 +34,7 @@ fn matmul(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Value {
     };
     let (ta, tb) = (args.text("input"), args.text("other"));
     let (Some(x), Some(y)) = (dims_of(frame, &a), dims_of(frame, &b)) else {
-        return Value::Tensor(Shape::opaque(frame.analysis.vars.fresh()));
+        return Value::Tensor(frame.fresh_shape());
     };
     if x.is_empty() || y.is_empty() {
         require(frame, Formula::truth(false), range, format!("`matmul` needs tensors with at least one dimension, but `{ta}` has {} and `{tb}` has {}", x.len(), y.len()), vec![]);

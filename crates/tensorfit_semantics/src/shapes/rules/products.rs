@@ -4,13 +4,17 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, broadcast, dims_of, require, require_equal, Args, Frame, Shape, Value};
+use super::{axis, broadcast, dims_of, require, require_equal, Args, RuleContext, Shape, Value};
 
 /// `tensordot(a, b, dims)`: the last `dims` dimensions of `a` against the
 /// first of `b` (or the two lists of positions given), each pair equal;
 /// the rest of `a`'s then the rest of `b`'s. `dims: 0` is the tensor
 /// product of the model language.
-pub(super) fn tensordot(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+pub(super) fn tensordot(
+    frame: &mut dyn RuleContext,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
     let a = dims_of(frame, &args.shape("a")?)?;
     let b = dims_of(frame, &args.shape("b")?)?;
     let (ta, tb) = (args.text("a"), args.text("b"));
@@ -35,7 +39,7 @@ pub(super) fn tensordot(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange
             ((a.len() - n..a.len()).collect(), (0..n).collect())
         }
         Value::List(pair) | Value::Tuple(pair) if pair.len() == 2 => {
-            let positions = |frame: &mut Frame<'_, '_>, v: &Value, rank: usize| {
+            let positions = |frame: &mut dyn RuleContext, v: &Value, rank: usize| {
                 let list: Vec<Term> = match v {
                     Value::Int(d) => vec![d.clone()],
                     other => other.as_dims()?.dims()?.to_vec(),
@@ -92,7 +96,7 @@ pub(super) fn tensordot(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange
 /// `baddbmm(input, batch1, batch2)`: `bmm(batch1, batch2)` (`[b, n, m]`
 /// times `[b, m, p]`) plus `input`, which must broadcast to `[b, n, p]`
 /// without growing it.
-pub(super) fn baddbmm(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+pub(super) fn baddbmm(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
     let x = dims_of(frame, &args.shape("batch1")?)?;
     let y = dims_of(frame, &args.shape("batch2")?)?;
     let (tx, ty) = (args.text("batch1"), args.text("batch2"));
@@ -162,7 +166,11 @@ pub(super) fn baddbmm(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) 
 /// `scaled_dot_product_attention(query, key, value)`: `[.., L, E]`,
 /// `[.., S, E]` and `[.., S, Ev]` give `[.., L, Ev]`, the batch
 /// dimensions broadcast; a mask broadcasts with the scores `[.., L, S]`.
-pub(super) fn attention(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+pub(super) fn attention(
+    frame: &mut dyn RuleContext,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
     let q = dims_of(frame, &args.shape("query")?)?;
     let k = dims_of(frame, &args.shape("key")?)?;
     let v = dims_of(frame, &args.shape("value")?)?;

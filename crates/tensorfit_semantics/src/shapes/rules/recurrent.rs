@@ -4,7 +4,7 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{dims_of, require, require_equal, Frame, Layer, Shape, Value};
+use super::{dims_of, require, require_equal, Layer, RuleContext, Shape, Value};
 
 /// `LSTM(input)`: `(output, (h_n, c_n))`; `GRU(input)`: `(output, h_n)`.
 ///
@@ -15,7 +15,7 @@ use super::{dims_of, require, require_equal, Frame, Layer, Shape, Value};
 /// state `[D·num_layers, N, H]` (the cell state's size is `hidden_size`).
 /// A given initial state (`hx`) must have the states' shapes.
 pub(super) fn recurrent(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     layer: &Layer,
     args: &[(Value, String)],
     range: TextRange,
@@ -130,7 +130,7 @@ pub(super) fn recurrent(
 
 /// An initial state must have the shape of the state it starts.
 fn check_state(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     kind: &str,
     value: &Value,
     text: &str,

@@ -4,11 +4,11 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, broadcast, dims_of, require, Args, Frame, Shape, Value};
+use super::{axis, broadcast, dims_of, require, Args, RuleContext, Shape, Value};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,
@@ -57,7 +57,7 @@ pub(super) fn apply(
     }
 }
 
-fn reduce(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -> Option<Value> {
+fn reduce(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange) -> Option<Value> {
     let shape = args.shape("input")?;
     let keepdim = matches!(args.get("keepdim"), Value::Bool(Formula::Const(true)));
     let axes: Vec<Term> = match args.get("dim") {

@@ -5,11 +5,11 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, dims_of, product, require, require_equal, Args, Frame, Shape, Value};
+use super::{axis, dims_of, product, require, require_equal, Args, RuleContext, Shape, Value};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,
@@ -44,7 +44,7 @@ pub(super) fn apply(
             let shape = args.shape("input")?;
             let (a, b) = (args.int("dim0")?, args.int("dim1")?);
             let Some(dims) = dims_of(frame, &shape) else {
-                return Some(Value::Tensor(Shape::opaque(frame.analysis.vars.fresh())));
+                return Some(Value::Tensor(frame.fresh_shape()));
             };
             let (i, j) = (
                 axis(frame, &a, dims.len(), name, range)?,
@@ -186,7 +186,12 @@ pub(super) fn apply(
     }
 }
 
-fn reshape(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -> Option<Value> {
+fn reshape(
+    frame: &mut dyn RuleContext,
+    name: &str,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
     let input = frame.refine_shape(&args.shape("input")?);
     let target = args.get("shape").as_dims()?;
     let target = target.dims()?.to_vec();
@@ -288,7 +293,7 @@ fn reshape(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange)
     }
 }
 
-pub(super) fn flatten(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+pub(super) fn flatten(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
     let dims = dims_of(frame, &args.shape("input")?)?;
     if dims.is_empty() {
         return Some(Value::Tensor(Shape::known(vec![Term::int(1)])));
@@ -323,7 +328,7 @@ pub(super) fn flatten(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) 
     Some(Value::Tensor(Shape::known(out)))
 }
 
-fn squeeze(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<Value> {
+fn squeeze(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
     let dims = dims_of(frame, &args.shape("input")?)?;
     match args.get("dim") {
         Value::Int(d) => {
@@ -334,13 +339,13 @@ fn squeeze(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<V
                     out.remove(i);
                 }
                 Some(_) => {}
-                None => return Some(Value::Tensor(Shape::opaque(frame.analysis.vars.fresh()))),
+                None => return Some(Value::Tensor(frame.fresh_shape())),
             }
             Some(Value::Tensor(Shape::known(out)))
         }
         _ => {
             if dims.iter().any(|d| d.as_const().is_none()) {
-                return Some(Value::Tensor(Shape::opaque(frame.analysis.vars.fresh())));
+                return Some(Value::Tensor(frame.fresh_shape()));
             }
             Some(Value::Tensor(Shape::known(
                 dims.into_iter()
@@ -351,7 +356,7 @@ fn squeeze(frame: &mut Frame<'_, '_>, args: &Args, range: TextRange) -> Option<V
     }
 }
 
-fn join(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -> Option<Value> {
+fn join(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange) -> Option<Value> {
     let (Value::List(items) | Value::Tuple(items)) = args.get("tensors") else {
         return Some(Value::Unknown);
     };
@@ -423,7 +428,7 @@ fn join(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) ->
 
 /// `split(t, size, dim)` and `chunk(t, chunks, dim)`: a tuple of tensors,
 /// when the split dimension is known.
-fn split(frame: &mut Frame<'_, '_>, name: &str, args: &Args, range: TextRange) -> Option<Value> {
+fn split(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange) -> Option<Value> {
     let key = if name == "split" { "tensor" } else { "input" };
     let dims = dims_of(frame, &args.shape(key)?)?;
     let d = axis(

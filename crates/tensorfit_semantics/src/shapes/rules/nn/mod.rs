@@ -13,13 +13,13 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
 use super::{
-    append, dims_of, pair, require, require_channels, require_equal, require_rank, Args, Frame,
-    Shape, Value,
+    append, dims_of, pair, require, require_channels, require_equal, require_rank, Args,
+    RuleContext, Shape, Value,
 };
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,
     range: TextRange,
@@ -148,7 +148,7 @@ pub(super) fn apply(
 }
 
 pub(super) fn linear(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     input: &Shape,
     text: &str,
     in_features: &Term,
@@ -178,7 +178,7 @@ pub(super) fn linear(
     input
         .slice(0, 1)
         .concat(&Shape::known(vec![out_features.clone()]))
-        .unwrap_or_else(|| Shape::opaque(frame.analysis.vars.fresh()))
+        .unwrap_or_else(|| frame.fresh_shape())
 }
 
 /// How many dimensions an operation named `..1d`, `..2d` or `..3d` works
@@ -247,7 +247,7 @@ pub(super) struct Conv<'s> {
 impl Conv<'_> {
     pub(super) fn apply(
         &self,
-        frame: &mut Frame<'_, '_>,
+        frame: &mut dyn RuleContext,
         input: &Shape,
         text: &str,
         range: TextRange,
@@ -337,7 +337,7 @@ impl<'s> Pool<'s> {
 
     pub(super) fn apply(
         &self,
-        frame: &mut Frame<'_, '_>,
+        frame: &mut dyn RuleContext,
         input: &Shape,
         text: &str,
         range: TextRange,
@@ -386,7 +386,7 @@ impl<'s> Pool<'s> {
 /// Adaptive average pooling over the last one (`op` ends in `1d`) or two
 /// dimensions: they become `output_size` (`None` keeps the input's).
 pub(super) fn adaptive_pool(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     op: &str,
     input: &Shape,
     text: &str,
@@ -420,7 +420,7 @@ pub(super) fn adaptive_pool(
 
 /// Trailing dimensions of `input` must be `normalized_shape`.
 pub(super) fn layer_norm(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     input: &Shape,
     text: &str,
     normalized_shape: &Value,
@@ -472,7 +472,7 @@ pub(super) struct Transposed<'s> {
 impl Transposed<'_> {
     pub(super) fn apply(
         &self,
-        frame: &mut Frame<'_, '_>,
+        frame: &mut dyn RuleContext,
         input: &Shape,
         text: &str,
         range: TextRange,

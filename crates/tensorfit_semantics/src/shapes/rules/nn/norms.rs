@@ -4,13 +4,13 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::super::{require, require_equal, require_rank, Frame, Shape, Value};
+use super::super::{require, require_equal, require_rank, RuleContext, Shape, Value};
 
 /// `group_norm(input, num_groups)`: the channels (`input.shape[1]`) split
 /// into `num_groups` equal groups; `channels` (the layer's
 /// `num_channels`, or the weight's size) must be the input's.
 pub(in super::super) fn group_norm(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     op: &str,
     input: &Shape,
     text: &str,
@@ -59,7 +59,7 @@ pub(in super::super) fn group_norm(
 /// (1-D), 3 or 4 (2-D); with `affine` the channels (`shape[-spatial-1]`)
 /// must be `num_features` (without, PyTorch only warns).
 pub(in super::super) fn instance_norm(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     op: &str,
     input: &Shape,
     text: &str,

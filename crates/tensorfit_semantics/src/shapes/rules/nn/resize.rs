@@ -4,14 +4,14 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::super::{append, dims_of, require, Args, Frame, Shape, Value};
+use super::super::{append, dims_of, require, Args, RuleContext, Shape, Value};
 
 /// `pad(input, pad, mode, value)`: `pad` lists (before, after) pairs from
 /// the last dimension backwards; each padded dimension grows by its pair
 /// (shrinks, for negative padding) and must stay positive. `reflect`
 /// padding must be smaller than the dimension it reflects.
 pub(in super::super) fn pad(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     args: &Args,
     range: TextRange,
 ) -> Option<Value> {
@@ -93,7 +93,7 @@ pub(in super::super) fn pad(
 /// (rounded down). Exactly one of the two is given; the input has rank 3,
 /// 4 or 5.
 pub(in super::super) fn interpolate(
-    frame: &mut Frame<'_, '_>,
+    frame: &mut dyn RuleContext,
     op: &str,
     args: &Args,
     range: TextRange,
