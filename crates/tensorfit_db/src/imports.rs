@@ -118,6 +118,18 @@ pub fn resolved_imports(db: &dyn Db, file: SourceFile) -> Vec<ResolvedImport> {
         .collect()
 }
 
+/// The file each import of `file` loaded, in the order of
+/// [`resolved_imports`] (`None` where it was not loaded): for editor
+/// features that go to another file.
+#[salsa::tracked(returns(ref))]
+pub fn import_sources(db: &dyn Db, file: SourceFile) -> Vec<Option<SourceFile>> {
+    let whole = |db: &dyn Db, imported: SourceFile| parse(db, imported).file.clone();
+    resolve_imports(db, file, &parse(db, file).file.items, &whole)
+        .into_iter()
+        .map(|(_, loaded)| loaded)
+        .collect()
+}
+
 /// Resolves the imports among `items`, items of `file`: each with the file
 /// it loaded, whose syntax `content` gives.
 pub(crate) fn resolve_imports(

@@ -36,7 +36,8 @@ use tensorfit_solver::Interrupts;
 
 pub use host::{DiskChange, Host, TextChange};
 pub use imports::{
-    read_source, resolved_imports, FileLoader, FsLoader, NoImports, MAX_SOURCE_BYTES,
+    import_sources, read_source, resolved_imports, FileLoader, FsLoader, NoImports,
+    MAX_SOURCE_BYTES,
 };
 pub use layout::{ItemSpan, Layout};
 pub use report::{file_diagnostics, file_limits, file_report, findings, FileReport};

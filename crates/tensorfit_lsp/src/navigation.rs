@@ -12,12 +12,16 @@ use crate::convert;
 /// A file's syntax, and where it is in LSP terms.
 pub struct SyntaxView<'db> {
     syntax: FileSyntax<'db>,
+    db: &'db Database,
+    file: SourceFile,
 }
 
 impl<'db> SyntaxView<'db> {
     pub fn new(db: &'db Database, file: SourceFile) -> SyntaxView<'db> {
         SyntaxView {
             syntax: tensorfit_ide::file_syntax(db, file),
+            db,
+            file,
         }
     }
 
@@ -30,12 +34,30 @@ impl<'db> SyntaxView<'db> {
     }
 }
 
+/// The declaration of the name at `at`: in the document, or in the file
+/// an import loaded it from.
 pub fn definition(view: &SyntaxView, uri: &Uri, at: Position) -> Option<GotoDefinitionResponse> {
-    let target =
-        tensorfit_ide::goto_definition(view.syntax.tree, &view.syntax.prelude, view.offset(at))?;
+    let syntax = &view.syntax;
+    let offset = view.offset(at);
+    if let Some(target) = tensorfit_ide::goto_definition(syntax.tree, &syntax.prelude, offset) {
+        return Some(GotoDefinitionResponse::Scalar(Location::new(
+            uri.clone(),
+            view.range(target.name_range),
+        )));
+    }
+    let (import, target) = tensorfit_ide::imported_definition(
+        syntax.tree,
+        syntax.text,
+        syntax.imports,
+        &syntax.prelude,
+        offset,
+    )?;
+    let imported = (*tensorfit_db::import_sources(view.db, view.file).get(import)?)?;
+    let imported_uri = Uri::from_file_path(imported.path(view.db))?;
+    let line_index = tensorfit_db::queries::line_index(view.db, imported);
     Some(GotoDefinitionResponse::Scalar(Location::new(
-        uri.clone(),
-        view.range(target.name_range),
+        imported_uri,
+        convert::range(&line_index, target.name_range),
     )))
 }
 

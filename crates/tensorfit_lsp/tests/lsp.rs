@@ -378,3 +378,59 @@ async fn a_fifty_thousand_line_file_is_served() {
         .await;
     assert!(client.diagnostics(2).await.is_empty());
 }
+
+/// Go to definition on a name the document imports: the declaration in
+/// the imported file, which is not open; a name the document declares
+/// itself stays in the document, and one nothing declares gives nothing.
+#[tokio::test]
+async fn definition_of_an_imported_name_is_in_the_imported_file() {
+    let dir = std::env::temp_dir().join(format!("tensorfit-definition-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let layers = dir.join("layers.tensor");
+    std::fs::write(
+        &layers,
+        "// shared layers\n\nfn project(x: Tensor[b, 8]) -> Tensor[b, 4] {\n    return x @ ones(8, 4)\n}\n",
+    )
+    .unwrap();
+    let main = format!("file://{}", dir.join("main.tensor").display());
+    let (text, imported_at) = cursor(
+        "import \"layers.tensor\"\nfn local(x: Tensor) -> Tensor { return x }\nlet y = pro$0ject(randn(2, 8))\nlet z = local(y)\nlet w = missing(y)\n",
+    );
+    let mut client = Client::start().await;
+    client.open_at(&main, &text).await;
+    client.diagnostics(1).await;
+    let definition =
+        |position: Value| json!({"textDocument": {"uri": main.clone()}, "position": position});
+
+    let found = client
+        .request("textDocument/definition", definition(imported_at))
+        .await
+        .expect("answered");
+    assert_eq!(
+        found["uri"].as_str(),
+        Some(format!("file://{}", layers.display()).as_str())
+    );
+    assert_eq!(found["range"]["start"], json!({"line": 2, "character": 3}));
+    assert_eq!(found["range"]["end"], json!({"line": 2, "character": 10}));
+
+    let local = client
+        .request(
+            "textDocument/definition",
+            definition(json!({"line": 3, "character": 9})),
+        )
+        .await
+        .expect("answered");
+    assert_eq!(local["uri"].as_str(), Some(main.as_str()));
+    assert_eq!(local["range"]["start"], json!({"line": 1, "character": 3}));
+
+    let missing = client
+        .request(
+            "textDocument/definition",
+            definition(json!({"line": 4, "character": 9})),
+        )
+        .await
+        .expect("answered");
+    assert_eq!(missing, Value::Null);
+    let _ = std::fs::remove_dir_all(&dir);
+}
