@@ -69,6 +69,10 @@ fn f(inp: Tensor[batch, 3], k: Int) -> Tensor {
         expect![[r#"
             inp (Parameter) Tensor[batch, 3]
             Identity (Struct) () -> Identity
+            InstanceNorm1d (Struct) (num_features: Int, eps: Float = 0.00001, momentum: Float = 0.1, affine: Bool = false, track_running_stats: Bool = false) -> InstanceNorm1d
+            InstanceNorm2d (Struct) (num_features: Int, eps: Float = 0.00001, momentum: Float = 0.1, affine: Bool = false, track_running_stats: Bool = false) -> InstanceNorm2d
+            index_select (Function) (input: Tensor, dim: Int, index: Tensor) -> Tensor
+            interpolate (Function) (input: Tensor, size = None, scale_factor = None, mode: String = "nearest", align_corners: Bool = None, recompute_scale_factor: Bool = None, antialias: Bool = false) -> Tensor
         "#]],
     );
 }
@@ -85,6 +89,7 @@ fn f(inp: Tensor[batch, 3], k: Int) -> Tensor {
         expect![[r#"
             hits (Variable) Tensor[batch]
             hidden (Variable)
+            half (Function) (input: Tensor[..s]) -> Tensor[..s]
         "#]],
     );
 }
@@ -107,6 +112,7 @@ fn f(x: Tensor[batch, ..bdims]) -> Tensor {
             batch (DimensionName) dimension name
             BatchNorm1d (Struct) (num_features: Int, eps: Float = 0.00001, momentum: Float = 0.1, affine: Bool = true, track_running_stats: Bool = true) -> BatchNorm1d
             BatchNorm2d (Struct) (num_features: Int, eps: Float = 0.00001, momentum: Float = 0.1, affine: Bool = true, track_running_stats: Bool = true) -> BatchNorm2d
+            baddbmm (Function) (input: Tensor, batch1: Tensor, batch2: Tensor, beta: Float = 1, alpha: Float = 1) -> Tensor
             batch_norm (Function) (input: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor = None, bias: Tensor = None, training: Bool = false, momentum: Float = 0.1, eps: Float = 0.00001) -> Tensor
             bmm (Function) (input: Tensor[b, n, m], mat2: Tensor[b, m, p]) -> Tensor[b, n, p]
             broadcast_to (Function) (input: Tensor, shape: Shape) -> Tensor
@@ -145,6 +151,10 @@ struct Net2(n: Int = 2) { }
         narrow (Function) (input: Tensor, dim: Int, start: Int, length: Int) -> Tensor
         ne (Function) (input: Tensor[..a], other: Tensor[..b]) -> Tensor[..broadcast(a, b)]
         neg (Function) (input: Tensor[..s]) -> Tensor[..s]
+        new_empty (Function) (input: Tensor, ..size: Int) -> Tensor
+        new_full (Function) (input: Tensor, size: Shape, fill_value: Float) -> Tensor
+        new_ones (Function) (input: Tensor, ..size: Int) -> Tensor
+        new_zeros (Function) (input: Tensor, ..size: Int) -> Tensor
         norm (Function) (input: Tensor, p: Float = 2, dim: Int = None, keepdim: Bool = false) -> Tensor
         numel (Function) (input: Tensor) -> Int
     "#]]
@@ -180,6 +190,8 @@ fn f(x: Tensor) -> Tensor {
 "#,
         expect![[r#"
             relu (Method) (inplace: Bool = false) -> Tensor[..s]
+            repeat (Method) (..sizes: Int) -> Tensor
+            repeat_interleave (Method) (repeats: Int, dim: Int = None) -> Tensor
             reshape (Method) (..shape: Int) -> Tensor
         "#]],
     );
@@ -314,6 +326,8 @@ let a = scale(randn(3), f$0
             fast: (NamedArgument) fast: Bool = false [inserts `fast: `]
             Flatten (Struct) (start_dim: Int = 1, end_dim: Int = -1) -> Flatten
             flatten (Function) (input: Tensor, start_dim: Int = 0, end_dim: Int = -1) -> Tensor
+            flip (Function) (input: Tensor[..s], ..dims: Int) -> Tensor[..s]
+            float (Function) (input: Tensor[..s]) -> Tensor[..s]
             full (Function) (size: Shape, fill_value: Float) -> Tensor
             full_like (Function) (input: Tensor[..s], fill_value: Float) -> Tensor[..s]
         "#]],
@@ -346,6 +360,7 @@ fn f(m: M$0
 "#,
         expect![[r#"
             Model (Struct)
+            MaxPool1d (Struct) (kernel_size, stride = None, padding = 0, dilation = 1, return_indices: Bool = false, ceil_mode: Bool = false) -> MaxPool1d
             MaxPool2d (Struct) (kernel_size, stride = None, padding = 0, dilation = 1, return_indices: Bool = false, ceil_mode: Bool = false) -> MaxPool2d
             MultiheadAttention (Struct) (embed_dim: Int, num_heads: Int, dropout: Float = 0.0, bias: Bool = true, add_bias_kv: Bool = false, add_zero_attn: Bool = false, kdim: Int = None, vdim: Int = None, batch_first: Bool = false) -> MultiheadAttention
         "#]],
@@ -412,14 +427,17 @@ fn f(x: Tensor) -> Tensor {
             SiLU (Struct) (inplace: Bool = false) -> SiLU
             Sigmoid (Struct) () -> Sigmoid
             Softmax (Struct) (dim: Int = None) -> Softmax
+            scaled_dot_product_attention (Function) (query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor = None, dropout_p: Float = 0.0, is_causal: Bool = false) -> Tensor
             sigmoid (Function) (input: Tensor[..s]) -> Tensor[..s]
             silu (Function) (input: Tensor[..s], inplace: Bool = false) -> Tensor[..s]
             size (Function) (input: Tensor, dim: Int = None) -> Shape
             softmax (Function) (input: Tensor[..s], dim: Int) -> Tensor[..s]
+            sort (Function) (input: Tensor, dim: Int = -1, descending: Bool = false) -> Tensor
             split (Function) (tensor: Tensor, split_size_or_sections: Int, dim: Int = 0) -> Tensor
             sqrt (Function) (input: Tensor[..s]) -> Tensor[..s]
             squeeze (Function) (input: Tensor, dim: Int = None) -> Tensor
             stack (Function) (tensors: Tensor, dim: Int = 0) -> Tensor
+            std (Function) (input: Tensor, dim: Int = None, unbiased: Bool = true, keepdim: Bool = false) -> Tensor
             sub (Function) (input: Tensor[..a], other: Tensor[..b], alpha: Float = 1) -> Tensor[..broadcast(a, b)]
             sum (Function) (input: Tensor, dim: Int = None, keepdim: Bool = false) -> Tensor
         "#]],
@@ -438,15 +456,19 @@ struct Block(channels: Int, stride: Int = 1) {
             channels (Parameter) Int
             Conv1d (Struct) (in_channels: Int, out_channels: Int, kernel_size, stride = 1, padding = 0, dilation = 1, groups: Int = 1, bias: Bool = true, padding_mode: String = "zeros") -> Conv1d
             Conv2d (Struct) (in_channels: Int, out_channels: Int, kernel_size, stride = 1, padding = 0, dilation = 1, groups: Int = 1, bias: Bool = true, padding_mode: String = "zeros") -> Conv2d
+            Conv3d (Struct) (in_channels: Int, out_channels: Int, kernel_size, stride = 1, padding = 0, dilation = 1, groups: Int = 1, bias: Bool = true, padding_mode: String = "zeros") -> Conv3d
             ConvTranspose2d (Struct) (in_channels: Int, out_channels: Int, kernel_size, stride = 1, padding = 0, output_padding = 0, groups: Int = 1, bias: Bool = true, dilation = 1, padding_mode: String = "zeros") -> ConvTranspose2d
             cat (Function) (tensors: Tensor, dim: Int = 0) -> Tensor
             chunk (Function) (input: Tensor, chunks: Int, dim: Int = 0) -> Tensor
+            clamp (Function) (input: Tensor[..s], min: Float = None, max: Float = None) -> Tensor[..s]
             clone (Function) (input: Tensor[..s]) -> Tensor[..s]
             contiguous (Function) (input: Tensor[..s]) -> Tensor[..s]
             contract (Function) (input: Tensor, i: Int, j: Int) -> Tensor
             conv1d (Function) (input: Tensor, weight: Tensor, bias: Tensor = None, stride = 1, padding = 0, dilation = 1, groups: Int = 1) -> Tensor
             conv2d (Function) (input: Tensor, weight: Tensor, bias: Tensor = None, stride = 1, padding = 0, dilation = 1, groups: Int = 1) -> Tensor
+            conv3d (Function) (input: Tensor, weight: Tensor, bias: Tensor = None, stride = 1, padding = 0, dilation = 1, groups: Int = 1) -> Tensor
             conv_transpose2d (Function) (input: Tensor, weight: Tensor, bias: Tensor = None, stride = 1, padding = 0, output_padding = 0, groups: Int = 1, dilation = 1) -> Tensor
+            cumsum (Function) (input: Tensor, dim: Int) -> Tensor
         "#]],
     );
 }
