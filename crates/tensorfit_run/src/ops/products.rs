@@ -5,13 +5,10 @@ use ndarray::IxDyn;
 
 use super::elementwise::{softmax, zip_with};
 use super::linalg::matmul;
+use super::shape::as_i64;
 use super::{normalize_dim, Args, OpContext};
 use crate::error::{Failure, Outcome};
 use crate::value::{dims_text, Tensor, Value};
-
-fn dims(t: &Tensor) -> Vec<i64> {
-    t.shape().iter().map(|d| *d as i64).collect()
-}
 
 /// `tensordot(a, b, dims)`: the contracted dimensions moved together and
 /// multiplied as matrices.
@@ -100,8 +97,8 @@ pub fn baddbmm(ctx: &OpContext, args: &Args) -> Outcome<Tensor> {
     if x.ndim() != 3 || y.ndim() != 3 {
         return Err(Failure::shape(format!(
             "`baddbmm`: batch1 and batch2 must be 3-D tensors, but got shapes {} and {}",
-            dims_text(&dims(&x)),
-            dims_text(&dims(&y))
+            dims_text(&as_i64(x.shape())),
+            dims_text(&as_i64(y.shape()))
         )));
     }
     if x.shape()[0] != y.shape()[0] {
@@ -118,8 +115,8 @@ pub fn baddbmm(ctx: &OpContext, args: &Args) -> Outcome<Tensor> {
     if sum.shape() != product.shape() {
         return Err(Failure::shape(format!(
             "`baddbmm`: the input of shape {} does not broadcast to the product's shape {}",
-            dims_text(&dims(&input)),
-            dims_text(&dims(&product))
+            dims_text(&as_i64(input.shape())),
+            dims_text(&as_i64(product.shape()))
         )));
     }
     Ok(sum)

@@ -4,14 +4,10 @@
 
 use ndarray::{s, ArrayD, Axis, IxDyn};
 
-use super::{conv, output_size, ConvSpec, Padding};
+use super::{conv, dims, output_size, ConvSpec, Padding};
 use crate::error::{Failure, Outcome};
 use crate::ops::OpContext;
 use crate::value::{dims_text, Tensor};
-
-fn dims(t: &Tensor) -> Vec<i64> {
-    t.shape().iter().map(|d| *d as i64).collect()
-}
 
 pub fn conv3d(
     ctx: &OpContext,

@@ -185,6 +185,7 @@ fn back_to_rank(out: Array4<f32>, spatial: usize, batched: bool) -> Tensor {
     out
 }
 
+/// A tensor's shape as signed sizes, for messages.
 fn dims(t: &Tensor) -> Vec<i64> {
     t.shape().iter().map(|d| *d as i64).collect()
 }

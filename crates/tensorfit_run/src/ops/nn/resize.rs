@@ -4,12 +4,9 @@
 use ndarray::{ArrayD, Axis, IxDyn};
 
 use super::super::{Args, OpContext};
+use super::dims;
 use crate::error::{Failure, Outcome};
 use crate::value::{dims_text, Tensor, Value};
-
-fn dims(t: &Tensor) -> Vec<i64> {
-    t.shape().iter().map(|d| *d as i64).collect()
-}
 
 /// `pad(input, pad, mode, value)`: (before, after) amounts from the last
 /// dimension backwards; negative amounts crop.

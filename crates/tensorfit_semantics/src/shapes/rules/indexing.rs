@@ -4,7 +4,7 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, dims_of, product, require, Args, RuleContext, Shape, Value};
+use super::{axis, dims_of, product, refuse, require, Args, RuleContext, Shape, Value};
 
 /// More parts than this are not listed one by one (`unbind` of a
 /// dimension of a million): the result is left unknown.
@@ -47,9 +47,8 @@ fn repeat(frame: &mut dyn RuleContext, args: &Args, range: TextRange, key: &str)
     let counts = args.get(key).as_dims()?.dims()?.to_vec();
     let op = if key == "sizes" { "repeat" } else { "tile" };
     if op == "repeat" && counts.len() < dims.len() {
-        require(
+        refuse(
             frame,
-            Formula::truth(false),
             range,
             format!(
                 "`repeat` needs a count for each of the {} dimensions of `{}`, but {} were given",
@@ -57,7 +56,6 @@ fn repeat(frame: &mut dyn RuleContext, args: &Args, range: TextRange, key: &str)
                 args.text("input"),
                 counts.len()
             ),
-            vec![],
         );
         return Some(Value::Unknown);
     }
@@ -136,17 +134,11 @@ fn gather(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<
     let index = dims_of(frame, &index_shape)?;
     let (input_text, index_text) = (args.text("input"), args.text("index"));
     if index.len() != input.len() {
-        require(
-            frame,
-            Formula::truth(false),
-            range,
-            format!(
+        refuse(frame, range, format!(
                 "`gather` needs an index of the input's rank: `{index_text}` has rank {} but `{input_text}` has rank {}",
                 index.len(),
                 input.len()
-            ),
-            vec![],
-        );
+            ));
         return Some(Value::Unknown);
     }
     let d = axis(frame, &args.int("dim")?, input.len(), "gather", range)?;
@@ -175,16 +167,14 @@ fn index_select(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> O
         [] => Term::int(1),
         [n] => n.clone(),
         _ => {
-            require(
+            refuse(
                 frame,
-                Formula::truth(false),
                 range,
                 format!(
                     "`index_select` needs a vector of indices, but `{}` has rank {}",
                     args.text("index"),
                     index.len()
                 ),
-                vec![],
             );
             return Some(Value::Unknown);
         }

@@ -10,8 +10,8 @@ use super::nn::{
 };
 use super::shape::flatten;
 use super::{
-    dims_of, pair, registry, require, require_equal, require_rank, Args, Layer, RuleContext, Shape,
-    Value,
+    dims_of, pair, refuse, registry, require, require_equal, require_rank, Args, Layer,
+    RuleContext, Shape, Value,
 };
 
 /// The rule of `name`, one of this family's operations.
@@ -61,15 +61,13 @@ fn attention(
     let texts: Vec<&str> = args.iter().map(|(_, t)| t.as_str()).collect();
     for (shape, text) in [(query, texts[0]), (key, texts[1]), (value, texts[2])] {
         if shape.len() != 2 && shape.len() != 3 {
-            require(
+            refuse(
                 frame,
-                Formula::truth(false),
                 range,
                 format!(
                     "`MultiheadAttention` expects rank 2 or 3, but `{text}` has rank {}",
                     shape.len()
                 ),
-                vec![],
             );
             return Value::Unknown;
         }

@@ -3,10 +3,10 @@
 //! products (`products.rs`).
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::{Formula, Term};
+use tensorfit_solver::Term;
 
 use super::products;
-use super::{broadcast, dims_of, require, require_equal, Args, RuleContext, Shape, Value};
+use super::{broadcast, dims_of, refuse, require_equal, Args, RuleContext, Shape, Value};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
@@ -37,7 +37,7 @@ fn matmul(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Value {
         return Value::Tensor(frame.fresh_shape());
     };
     if x.is_empty() || y.is_empty() {
-        require(frame, Formula::truth(false), range, format!("`matmul` needs tensors with at least one dimension, but `{ta}` has {} and `{tb}` has {}", x.len(), y.len()), vec![]);
+        refuse(frame, range, format!("`matmul` needs tensors with at least one dimension, but `{ta}` has {} and `{tb}` has {}", x.len(), y.len()));
         return Value::Unknown;
     }
     let inner_a = x[x.len() - 1].clone();

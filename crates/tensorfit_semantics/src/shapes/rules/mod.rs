@@ -143,6 +143,31 @@ pub(super) fn require(
     );
 }
 
+/// Reports what the call does wrong whatever the values: an operation it
+/// cannot be (`permute` given too few dimensions, `pad` an odd number of
+/// amounts).
+pub(super) fn refuse(frame: &mut dyn RuleContext, range: TextRange, message: String) {
+    require(frame, Formula::truth(false), range, message, vec![]);
+}
+
+/// Requires `shape` to have at least `rank` dimensions; `what` says why,
+/// with `{}` for the rank it has.
+pub(super) fn require_rank_at_least(
+    frame: &mut dyn RuleContext,
+    shape: &Shape,
+    rank: i64,
+    range: TextRange,
+    what: String,
+) {
+    require(
+        frame,
+        Formula::ge(&shape.rank(), &Term::int(rank)),
+        range,
+        what,
+        vec![shape.rank()],
+    );
+}
+
 /// Normalises a dimension argument (negative counts from the end).
 fn axis(
     frame: &mut dyn RuleContext,
@@ -154,12 +179,10 @@ fn axis(
     let d = dim.as_const()?;
     let rank_i = rank as i64;
     if d < -rank_i.max(1) || d >= rank_i.max(1) {
-        require(
+        refuse(
             frame,
-            Formula::truth(false),
             range,
             format!("dimension {d} is out of range for `{op}` on a tensor of rank {rank}"),
-            vec![],
         );
         return None;
     }

@@ -4,7 +4,9 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, broadcast, dims_of, require, require_equal, Args, RuleContext, Shape, Value};
+use super::{
+    axis, broadcast, dims_of, refuse, require, require_equal, Args, RuleContext, Shape, Value,
+};
 
 /// `tensordot(a, b, dims)`: the last `dims` dimensions of `a` against the
 /// first of `b` (or the two lists of positions given), each pair equal;
@@ -22,16 +24,14 @@ pub(super) fn tensordot(
         Value::Int(n) => {
             let n = n.as_const()?;
             if n < 0 || n as usize > a.len() || n as usize > b.len() {
-                require(
+                refuse(
                     frame,
-                    Formula::truth(false),
                     range,
                     format!(
                         "`tensordot` contracts {n} dimensions, but `{ta}` has {} and `{tb}` has {}",
                         a.len(),
                         b.len()
                     ),
-                    vec![],
                 );
                 return Some(Value::Unknown);
             }
@@ -53,17 +53,11 @@ pub(super) fn tensordot(
                 positions(frame, &pair[1], b.len())?,
             );
             if x.len() != y.len() {
-                require(
-                    frame,
-                    Formula::truth(false),
-                    range,
-                    format!(
+                refuse(frame, range, format!(
                         "`tensordot`: both lists of dimensions need the same length, but they have {} and {}",
                         x.len(),
                         y.len()
-                    ),
-                    vec![],
-                );
+                    ));
                 return Some(Value::Unknown);
             }
             (x, y)
@@ -101,16 +95,14 @@ pub(super) fn baddbmm(frame: &mut dyn RuleContext, args: &Args, range: TextRange
     let y = dims_of(frame, &args.shape("batch2")?)?;
     let (tx, ty) = (args.text("batch1"), args.text("batch2"));
     if x.len() != 3 || y.len() != 3 {
-        require(
+        refuse(
             frame,
-            Formula::truth(false),
             range,
             format!(
                 "`baddbmm` multiplies 3-D batches, but `{tx}` has rank {} and `{ty}` has rank {}",
                 x.len(),
                 y.len()
             ),
-            vec![],
         );
         return Some(Value::Unknown);
     }
@@ -136,15 +128,13 @@ pub(super) fn baddbmm(frame: &mut dyn RuleContext, args: &Args, range: TextRange
     let input = dims_of(frame, &args.shape("input")?)?;
     let text = args.text("input");
     if input.len() > 3 {
-        require(
+        refuse(
             frame,
-            Formula::truth(false),
             range,
             format!(
                 "`baddbmm` adds `{text}` of rank {} to a result of rank 3",
                 input.len()
             ),
-            vec![],
         );
         return Some(Value::Unknown);
     }
@@ -176,13 +166,7 @@ pub(super) fn attention(
     let v = dims_of(frame, &args.shape("value")?)?;
     let (tq, tk, tv) = (args.text("query"), args.text("key"), args.text("value"));
     if q.len() < 2 || k.len() < 2 || v.len() < 2 {
-        require(
-            frame,
-            Formula::truth(false),
-            range,
-            format!("`scaled_dot_product_attention` needs query, key and value of rank at least 2, but they have ranks {}, {} and {}", q.len(), k.len(), v.len()),
-            vec![],
-        );
+        refuse(frame, range, format!("`scaled_dot_product_attention` needs query, key and value of rank at least 2, but they have ranks {}, {} and {}", q.len(), k.len(), v.len()));
         return Some(Value::Unknown);
     }
     let last = |d: &[Term], from_end: usize| d[d.len() - from_end].clone();

@@ -2,9 +2,9 @@
 //! states, as PyTorch shapes them.
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::{Formula, Term};
+use tensorfit_solver::Term;
 
-use super::{dims_of, require, require_equal, Layer, RuleContext, Shape, Value};
+use super::{dims_of, refuse, require_equal, Layer, RuleContext, Shape, Value};
 
 /// `LSTM(input)`: `(output, (h_n, c_n))`; `GRU(input)`: `(output, h_n)`.
 ///
@@ -50,15 +50,13 @@ pub(super) fn recurrent(
         return Value::Unknown;
     };
     if dims.len() != 2 && dims.len() != 3 {
-        require(
+        refuse(
             frame,
-            Formula::truth(false),
             range,
             format!(
                 "`{kind}` expects an input of rank 2 (unbatched) or 3, but `{text}` has rank {}",
                 dims.len()
             ),
-            vec![],
         );
         return Value::Unknown;
     }
@@ -142,17 +140,11 @@ fn check_state(
         return;
     };
     if dims.len() != expected.len() {
-        require(
-            frame,
-            Formula::truth(false),
-            range,
-            format!(
+        refuse(frame, range, format!(
                 "`{kind}`: the initial state {name} `{text}` has rank {}, but the state has rank {}",
                 dims.len(),
                 expected.len()
-            ),
-            vec![],
-        );
+            ));
         return;
     }
     for (k, (d, e)) in dims.iter().zip(expected).enumerate() {

@@ -4,7 +4,7 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, broadcast, dims_of, require, Args, RuleContext, Shape, Value};
+use super::{axis, broadcast, dims_of, refuse, Args, RuleContext, Shape, Value};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
@@ -32,12 +32,10 @@ pub(super) fn apply(
                 Some(Value::Tuple(vec![values.clone(), values]))
             }
             Value::List(_) | Value::Tuple(_) => {
-                require(
+                refuse(
                     frame,
-                    Formula::truth(false),
                     range,
                     format!("`{name}` takes one dimension as `dim`; `a{name}` takes several"),
-                    vec![],
                 );
                 Some(Value::Unknown)
             }

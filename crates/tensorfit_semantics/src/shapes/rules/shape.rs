@@ -5,7 +5,9 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::{axis, dims_of, product, require, require_equal, Args, RuleContext, Shape, Value};
+use super::{
+    axis, dims_of, product, refuse, require, require_equal, Args, RuleContext, Shape, Value,
+};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
@@ -23,15 +25,13 @@ pub(super) fn apply(
             let d = args.int("dim")?.as_const()?;
             let rank = dims.len() as i64 + 1;
             if d < -rank || d >= rank {
-                require(
+                refuse(
                     frame,
-                    Formula::truth(false),
                     range,
                     format!(
                         "`unsqueeze` dimension {d} is out of range for {} dimensions",
                         dims.len()
                     ),
-                    vec![],
                 );
                 return Some(Value::Unknown);
             }
@@ -82,9 +82,8 @@ pub(super) fn apply(
             let mut seen = vec![false; dims.len()];
             let mut out = Vec::new();
             if order.len() != dims.len() {
-                require(
+                refuse(
                     frame,
-                    Formula::truth(false),
                     range,
                     format!(
                         "`permute` needs {} dimensions for `{}`, but {} were given",
@@ -92,20 +91,13 @@ pub(super) fn apply(
                         args.text("input"),
                         order.len()
                     ),
-                    vec![],
                 );
                 return Some(Value::Unknown);
             }
             for d in order {
                 let i = axis(frame, &Term::int(d), dims.len(), name, range)?;
                 if std::mem::replace(&mut seen[i], true) {
-                    require(
-                        frame,
-                        Formula::truth(false),
-                        range,
-                        format!("`permute` repeats dimension {i}"),
-                        vec![],
-                    );
+                    refuse(frame, range, format!("`permute` repeats dimension {i}"));
                     return Some(Value::Unknown);
                 }
                 out.push(dims[i].clone());
@@ -278,15 +270,13 @@ fn reshape(
             Some(Value::Tensor(Shape::known(out)))
         }
         _ => {
-            require(
+            refuse(
                 frame,
-                Formula::truth(false),
                 range,
                 format!(
                     "`{name}` can infer only one dimension, but -1 appears {} times",
                     holes.len()
                 ),
-                vec![],
             );
             Some(Value::Unknown)
         }
@@ -313,12 +303,10 @@ pub(super) fn flatten(frame: &mut dyn RuleContext, args: &Args, range: TextRange
         range,
     )?;
     if start > end {
-        require(
+        refuse(
             frame,
-            Formula::truth(false),
             range,
             format!("`flatten`: start_dim {start} comes after end_dim {end}"),
-            vec![],
         );
         return Some(Value::Unknown);
     }
@@ -367,13 +355,7 @@ fn join(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange) 
     let first = shapes.first()?.clone();
     if name == "cat" {
         if let Some(k) = shapes.iter().position(Vec::is_empty) {
-            require(
-                frame,
-                Formula::truth(false),
-                range,
-                format!("`cat`: tensor {k} has no dimensions; a zero-dimensional tensor cannot be concatenated"),
-                vec![],
-            );
+            refuse(frame, range, format!("`cat`: tensor {k} has no dimensions; a zero-dimensional tensor cannot be concatenated"));
             return Some(Value::Unknown);
         }
     }
@@ -387,16 +369,14 @@ fn join(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange) 
     )?;
     for (k, shape) in shapes.iter().enumerate().skip(1) {
         if shape.len() != first.len() {
-            require(
+            refuse(
                 frame,
-                Formula::truth(false),
                 range,
                 format!(
                     "`{name}`: tensor {k} has {} dimensions but tensor 0 has {}",
                     shape.len(),
                     first.len()
                 ),
-                vec![],
             );
             return Some(Value::Unknown);
         }

@@ -13,8 +13,8 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
 use super::{
-    append, dims_of, pair, require, require_channels, require_equal, require_rank, Args,
-    RuleContext, Shape, Value,
+    append, dims_of, pair, require, require_channels, require_equal, require_rank,
+    require_rank_at_least, Args, RuleContext, Shape, Value,
 };
 
 /// The rule of `name`, one of this family's operations.
@@ -157,12 +157,12 @@ pub(super) fn linear(
     range: TextRange,
 ) -> Shape {
     let input = frame.refine_shape(input);
-    require(
+    require_rank_at_least(
         frame,
-        Formula::ge(&input.rank(), &Term::int(1)),
+        &input,
+        1,
         range,
         format!("`{op}` needs an input with at least one dimension, but `{text}` has rank {{}}"),
-        vec![input.rank()],
     );
     if let Some(last) = input.dim(-1) {
         require_equal(
@@ -433,12 +433,12 @@ pub(super) fn layer_norm(
         return;
     };
     let n = normalized.len();
-    require(
+    require_rank_at_least(
         frame,
-        Formula::ge(&input.rank(), &Term::int(n as i64)),
+        input,
+        n as i64,
         range,
         format!("layer normalisation over {n} dimensions needs `{text}` of rank at least {n}, but it has rank {{}}"),
-        vec![input.rank()],
     );
     for (k, expected) in normalized.iter().enumerate() {
         let position = k as i64 - n as i64;

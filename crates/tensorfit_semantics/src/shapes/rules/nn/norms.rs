@@ -4,7 +4,9 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::super::{require, require_equal, require_rank, RuleContext, Shape, Value};
+use super::super::{
+    require, require_equal, require_rank, require_rank_at_least, RuleContext, Shape, Value,
+};
 
 /// `group_norm(input, num_groups)`: the channels (`input.shape[1]`) split
 /// into `num_groups` equal groups; `channels` (the layer's
@@ -19,12 +21,12 @@ pub(in super::super) fn group_norm(
     range: TextRange,
 ) -> Value {
     let input = frame.refine_shape(input);
-    require(
+    require_rank_at_least(
         frame,
-        Formula::ge(&input.rank(), &Term::int(2)),
+        &input,
+        2,
         range,
         format!("`{op}` needs an input of rank at least 2 (batch, channels), but `{text}` has rank {{}}"),
-        vec![input.rank()],
     );
     let Some(actual) = input.dim(1) else {
         return Value::Tensor(input);

@@ -4,7 +4,7 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::super::{append, dims_of, require, Args, RuleContext, Shape, Value};
+use super::super::{append, dims_of, refuse, require, Args, RuleContext, Shape, Value};
 
 /// `pad(input, pad, mode, value)`: `pad` lists (before, after) pairs from
 /// the last dimension backwards; each padded dimension grows by its pair
@@ -31,7 +31,7 @@ pub(in super::super) fn pad(
                 dims.len()
             )
         };
-        require(frame, Formula::truth(false), range, why, vec![]);
+        refuse(frame, range, why);
         return Some(Value::Unknown);
     }
     let mode = match args.get("mode") {
@@ -42,19 +42,13 @@ pub(in super::super) fn pad(
     if mode.is_some_and(|m| m != "constant")
         && !((1..=3).contains(&pairs) && (pairs + 1..=pairs + 2).contains(&dims.len()))
     {
-        require(
-            frame,
-            Formula::truth(false),
-            range,
-            format!(
+        refuse(frame, range, format!(
                 "`pad`: {} padding of {pairs} dimensions takes an input of rank {} or {}, but `{text}` has rank {}",
                 mode.unwrap_or_default(),
                 pairs + 1,
                 pairs + 2,
                 dims.len()
-            ),
-            vec![],
-        );
+            ));
         return Some(Value::Unknown);
     }
     let reflect = mode == Some("reflect");
@@ -102,16 +96,10 @@ pub(in super::super) fn interpolate(
     let text = args.text("input");
     let dims = input.dims()?.to_vec();
     if !(3..=5).contains(&dims.len()) {
-        require(
-            frame,
-            Formula::truth(false),
-            range,
-            format!(
+        refuse(frame, range, format!(
                 "`{op}` resizes inputs of rank 3, 4 or 5 (batch, channels, sizes), but `{text}` has rank {}",
                 dims.len()
-            ),
-            vec![],
-        );
+            ));
         return Some(Value::Unknown);
     }
     let spatial = dims.len() - 2;
@@ -122,15 +110,13 @@ pub(in super::super) fn interpolate(
         _ => None,
     };
     if let Some(needs) = needs.filter(|n| *n != dims.len()) {
-        require(
+        refuse(
             frame,
-            Formula::truth(false),
             range,
             format!(
                 "`{op}`: this mode resizes inputs of rank {needs}, but `{text}` has rank {}",
                 dims.len()
             ),
-            vec![],
         );
         return Some(Value::Unknown);
     }
@@ -142,7 +128,7 @@ pub(in super::super) fn interpolate(
         } else {
             format!("`{op}` needs `size` or `scale_factor`")
         };
-        require(frame, Formula::truth(false), range, why, vec![]);
+        refuse(frame, range, why);
         return Some(Value::Unknown);
     }
     let sizes: Vec<Term> = if given(size) {
@@ -151,15 +137,13 @@ pub(in super::super) fn interpolate(
             other => {
                 let sizes = other.as_dims()?.dims()?.to_vec();
                 if sizes.len() != spatial {
-                    require(
+                    refuse(
                         frame,
-                        Formula::truth(false),
                         range,
                         format!(
                             "`{op}`: `{text}` has {spatial} sizes to resize, but `size` gives {}",
                             sizes.len()
                         ),
-                        vec![],
                     );
                     return Some(Value::Unknown);
                 }
