@@ -148,7 +148,7 @@ impl Gen {
         let v = self.pick();
         let (x, s) = (self.vars[v].name.clone(), self.vars[v].shape.clone());
         let rank = s.len();
-        match self.rng.below(22) {
+        match self.rng.below(28) {
             0 => {
                 let f = ["relu", "sigmoid", "tanh", "exp", "abs", "neg", "gelu"]
                     [self.rng.below(7) as usize];
@@ -391,6 +391,85 @@ impl Gen {
                     format!("einsum(\"{equation}\", {x}, randn({}))", list(&operand)),
                     out,
                 );
+            }
+            22 if rank >= 1 => {
+                // Padding the last dimension; a mistake crops it away.
+                let last = s[rank - 1];
+                let (before, after) = if self.bug() {
+                    (-last, 0)
+                } else {
+                    (self.rng.below(3) as i64, self.rng.below(3) as i64)
+                };
+                let mut out = s.clone();
+                out[rank - 1] = last + before + after;
+                self.define(format!("pad({x}, [{before}, {after}])"), out);
+            }
+            23 if rank >= 1 => {
+                // A count per dimension, maybe one more in front; a mistake
+                // gives too few.
+                let mut counts: Vec<i64> =
+                    (0..rank).map(|_| 1 + self.rng.below(2) as i64).collect();
+                if self.chance(30) {
+                    counts.insert(0, 2);
+                }
+                let mut out: Vec<i64> = counts.clone();
+                let offset = counts.len() - rank;
+                for (k, d) in s.iter().enumerate() {
+                    out[offset + k] *= d;
+                }
+                if rank >= 2 && self.bug() {
+                    counts.truncate(rank - 1);
+                }
+                self.define(format!("{x}.repeat({})", list(&counts)), out);
+            }
+            24 if rank >= 1 => {
+                // Rows picked by a vector of indices; a mistake passes a
+                // matrix.
+                let d = self.rng.below(rank as u64) as usize;
+                let n = self.dim();
+                let index = if self.bug() {
+                    format!("zeros([{n}, 1])")
+                } else {
+                    format!("zeros([{n}])")
+                };
+                let mut out = s.clone();
+                out[d] = n;
+                self.define(format!("index_select({x}, {d}, {index})"), out);
+            }
+            25 if (3..=5).contains(&rank) => {
+                let mut out = s.clone();
+                for d in out.iter_mut().skip(2) {
+                    *d *= 2;
+                }
+                let call = if self.bug() {
+                    format!("interpolate({x}, size: 2, scale_factor: 2)")
+                } else {
+                    format!("interpolate({x}, scale_factor: 2)")
+                };
+                self.define(call, out);
+            }
+            26 if rank >= 1 => {
+                let d = self.rng.below(rank as u64) as usize;
+                let f = [
+                    "flip({x}, [{d}])",
+                    "roll({x}, 1, dims: [{d}])",
+                    "cumsum({x}, {d})",
+                ][self.rng.below(3) as usize]
+                    .replace("{x}", &x)
+                    .replace("{d}", &d.to_string());
+                self.define(f, s);
+            }
+            27 if rank >= 2 => {
+                // Groups that divide the channels; a mistake does not.
+                let channels = s[1];
+                let groups = if self.bug() {
+                    channels + 1
+                } else {
+                    divisor(channels, &mut self.rng)
+                };
+                let layer = self.name();
+                self.emit(&format!("let {layer} = GroupNorm({groups}, {channels})"));
+                self.define(format!("{layer}({x})"), s);
             }
             _ => {
                 let rank = 1 + self.rng.below(4) as usize;

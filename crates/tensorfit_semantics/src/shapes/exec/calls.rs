@@ -47,9 +47,16 @@ impl<'f, 'a> Frame<'f, 'a> {
                     let bound = self.bind_args(&function.function.params, None, args);
                     return self.call_summary(function, bound, call.range, text);
                 }
-                if let Some((def, _)) = program.struct_def(name) {
+                if let Some((def, local)) = program.struct_def(name) {
                     let bound = self.bind_args(def.params.as_deref().unwrap_or(&[]), None, args);
-                    return self.construct(def, bound);
+                    // An imported struct's fields are another file's text:
+                    // what they require is reported at this call.
+                    let site = (!local).then(|| CallSite {
+                        range: call.range,
+                        callee: name.clone(),
+                        text: text.to_owned(),
+                    });
+                    return self.construct_at(def, bound, site);
                 }
                 if let Some(contract) = program.prelude_op(name) {
                     if name == "einsum" {
@@ -308,6 +315,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             Some(ast::TypeKind::Named(ty)) if ty.text == name
         );
         if constructs_layer {
+            rules::check_construction(self, name, &args, range);
             return Value::Layer(Arc::new(Layer {
                 kind: name.to_owned(),
                 args: args.into_pairs(),

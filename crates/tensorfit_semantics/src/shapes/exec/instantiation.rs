@@ -20,6 +20,18 @@ use crate::shapes::value::{Instance, Shape, Value};
 impl<'f, 'a> Frame<'f, 'a> {
     /// `Struct(args)`: evaluates the fields from the parameters.
     pub fn construct(&mut self, def: &ast::Struct, bound: Vec<(String, Value, String)>) -> Value {
+        self.construct_at(def, bound, None)
+    }
+
+    /// `Struct(args)` at `site`, when the struct is another file's: what
+    /// its fields require is then reported as a failure of that call (as
+    /// an imported function's requirements are), not at its own text.
+    pub fn construct_at(
+        &mut self,
+        def: &ast::Struct,
+        bound: Vec<(String, Value, String)>,
+        site: Option<CallSite>,
+    ) -> Value {
         let name = def
             .name
             .as_ref()
@@ -49,10 +61,18 @@ impl<'f, 'a> Frame<'f, 'a> {
         let mut fields = Vec::new();
         self.constructing += 1;
         self.building.push(name.clone());
+        let saved_function = site.as_ref().map(|_| self.function.replace(name.clone()));
+        if let Some(site) = &site {
+            self.via_context.insert(0, site.clone());
+        }
         for field in &def.fields {
             let value = self.expr(&field.value);
             self.bind(&field.name.text, value.clone(), None);
             fields.push((field.name.text.clone(), value));
+        }
+        if let Some(saved) = saved_function {
+            self.via_context.remove(0);
+            self.function = saved;
         }
         self.building.pop();
         self.constructing -= 1;

@@ -27,6 +27,38 @@ pub(super) fn apply(
     }
 }
 
+/// What a layer's constructor refuses, as PyTorch's does when the module
+/// is made (not when it is called): heads that do not divide the width,
+/// groups that do not divide the channels.
+pub fn check_construction(frame: &mut dyn RuleContext, kind: &str, args: &Args, range: TextRange) {
+    let (whole, part, message) = match kind {
+        "MultiheadAttention" => (
+            "embed_dim",
+            "num_heads",
+            "`MultiheadAttention`: embed_dim ({}) is not divisible by num_heads ({})",
+        ),
+        "GroupNorm" => (
+            "num_channels",
+            "num_groups",
+            "`GroupNorm`: num_channels ({}) is not divisible by num_groups ({})",
+        ),
+        _ => return,
+    };
+    let (Value::Int(whole), Value::Int(part)) = (args.get(whole), args.get(part)) else {
+        return;
+    };
+    require(
+        frame,
+        Formula::and([
+            Formula::ge(part, &Term::int(1)),
+            Formula::eq(&Term::rem(whole, part), &Term::int(0)),
+        ]),
+        range,
+        message.to_owned(),
+        vec![whole.clone(), part.clone()],
+    );
+}
+
 /// `MultiheadAttention(query, key, value)`: `(output, weights)`.
 fn attention(
     frame: &mut dyn RuleContext,
@@ -40,16 +72,10 @@ fn attention(
         layer.arg("batch_first"),
         Some(Value::Bool(Formula::Const(true)))
     );
-    let (Some(embed), Some(heads)) = (embed, heads) else {
+    // That the heads divide the width is checked at construction.
+    let (Some(embed), Some(_)) = (embed, heads) else {
         return Value::Unknown;
     };
-    require(
-        frame,
-        Formula::eq(&Term::rem(&embed, &heads), &Term::int(0)),
-        range,
-        "`MultiheadAttention`: embed_dim ({}) is not divisible by num_heads ({})".to_owned(),
-        vec![embed.clone(), heads.clone()],
-    );
     let shapes: Vec<Vec<Term>> = args
         .iter()
         .take(3)
@@ -340,13 +366,15 @@ pub fn call_layer(
             let Some(shape) = input.tensor_shape() else {
                 return Value::Unknown;
             };
-            let (groups, channels) = (arg("num_groups"), arg("num_channels"));
+            // The groups were checked against `num_channels` when the
+            // layer was made; the input must have that many channels.
+            let channels = arg("num_channels");
             group_norm(
                 frame,
                 "GroupNorm",
                 &shape,
                 &text,
-                groups.as_int(),
+                None,
                 channels.as_int().map(|c| (c, "num_channels")),
                 range,
             )

@@ -29,7 +29,7 @@ mod recurrent;
 mod reduce;
 mod shape;
 
-pub use layers::{call_layer, DEFERRED_LAYER};
+pub use layers::{call_layer, check_construction, DEFERRED_LAYER};
 
 /// What a rule may ask of the analysis running it. The executor
 /// (`shapes/exec`) calls the rules and implements this; the rules see
