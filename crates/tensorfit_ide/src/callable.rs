@@ -11,7 +11,7 @@ use tensorfit_semantics::{bind, Parameter, Prelude};
 use tensorfit_syntax::ast;
 
 use crate::render;
-use crate::resolve::{Callee, DefKind, DefSource, Resolution};
+use tensorfit_semantics::resolve::{Callee, DefKind, DefSource, Resolution};
 
 #[derive(Clone, Debug)]
 pub(crate) struct Callable {

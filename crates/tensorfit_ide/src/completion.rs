@@ -30,7 +30,9 @@ use crate::callable::{callable, prelude_callable};
 use crate::cursor_text::CursorText;
 use crate::cursor_tree::CursorTree;
 use crate::render;
-use crate::resolve::{DefKind, DefSource, ProbeMember, Resolution, TENSOR_PROPERTIES};
+use tensorfit_semantics::resolve::{
+    DefKind, DefSource, ProbeMember, Resolution, TENSOR_PROPERTIES,
+};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompletionItem {

@@ -14,7 +14,7 @@ use tensorfit_semantics::{ImportOutcome, Prelude, ResolvedImport};
 use tensorfit_syntax::ast;
 
 use crate::cursor_text::CursorText;
-use crate::resolve::{resolve_at, CallSite, Resolution};
+use tensorfit_semantics::resolve::{resolve_at, CallSite, Resolution};
 
 /// An identifier nobody writes, parsed where the cursor is.
 const MARKER: &str = "tensorfitCursor";

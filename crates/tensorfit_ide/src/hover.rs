@@ -10,8 +10,8 @@ use tensorfit_syntax::ast;
 
 use crate::callable::{callable, prelude_callable};
 use crate::cursor_text::word_around;
-use crate::resolve::{resolve, Callee, DefKind, Target};
 use crate::FileAnalysis;
+use tensorfit_semantics::resolve::{resolve, Callee, DefKind, Target};
 
 /// Calls listed before the rest are summarised as "and N more".
 const MAX_CALLS_SHOWN: usize = 8;

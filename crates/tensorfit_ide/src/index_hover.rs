@@ -8,7 +8,7 @@ use tensorfit_syntax::ast::{self, ElseBranch, Expr, ExprKind, Stmt, StmtKind};
 
 use crate::analysis::FileAnalysis;
 use crate::hover::Hover;
-use crate::resolve::{resolve, DefKind, Target};
+use tensorfit_semantics::resolve::{resolve, DefKind, Target};
 
 pub(crate) fn index_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     // Resolving walks the whole file: only inside an index statement.

@@ -14,7 +14,6 @@ mod index_hover;
 mod migration;
 mod navigation;
 mod render;
-mod resolve;
 mod semantic_tokens;
 mod signature_help;
 mod symbols;

@@ -13,7 +13,7 @@ use tensorfit_base::TextRange;
 use tensorfit_semantics::{ImportOutcome, Prelude, ResolvedImport};
 use tensorfit_syntax::ast;
 
-use crate::resolve::{resolve, Role, Target};
+use tensorfit_semantics::resolve::{resolve, Role, Target};
 
 /// Where a declaration is: the name to select and the whole declaration
 /// (the item, the statement, the parameter) to show around it.

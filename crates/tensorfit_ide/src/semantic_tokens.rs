@@ -10,7 +10,7 @@ use tensorfit_base::TextRange;
 use tensorfit_semantics::Prelude;
 use tensorfit_syntax::ast;
 
-use crate::resolve::{resolve, DefKind, Occurrence, Resolution, Role, Target};
+use tensorfit_semantics::resolve::{resolve, DefKind, Occurrence, Resolution, Role, Target};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SemanticToken {

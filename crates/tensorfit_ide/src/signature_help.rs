@@ -90,7 +90,10 @@ pub fn signature_help(
 
 /// Declarations made in this file (whose ranges point into its text), as
 /// opposed to imported ones.
-fn own_defs(tree: &CursorTree, resolution: &crate::resolve::Resolution<'_>) -> Vec<usize> {
+fn own_defs(
+    tree: &CursorTree,
+    resolution: &tensorfit_semantics::resolve::Resolution<'_>,
+) -> Vec<usize> {
     let mut own = Vec::new();
     for (index, def) in resolution.item_defs.iter().enumerate() {
         let Some(def) = *def else { continue };

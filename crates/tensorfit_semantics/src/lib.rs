@@ -12,6 +12,7 @@ mod name_check;
 mod prelude;
 mod recursion;
 pub mod registry;
+pub mod resolve;
 mod script_groups;
 mod shapes;
 mod signature;

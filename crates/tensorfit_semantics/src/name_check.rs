@@ -11,11 +11,8 @@ use tensorfit_base::{Code, Diagnostic, TextRange};
 use tensorfit_syntax::ast::{self, ExprKind, FieldName, Pattern, StmtKind};
 
 use crate::module_scope::{struct_members, ModuleItemKind, ModuleScope, StructMembers};
+use crate::resolve::TENSOR_PROPERTIES;
 use crate::suggest::did_you_mean;
-
-/// Properties every tensor has (`x.shape`, `x.rank`); anything else read
-/// from a value must be a struct member.
-const TENSOR_PROPERTIES: &[&str] = &["shape", "rank"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum BindingKind {

@@ -1,5 +1,5 @@
-//! Name resolution for editor features: which declaration every name of a
-//! file refers to.
+//! Name resolution: which declaration every name of a file refers to, for
+//! the editor features (and, next, the name checks; see `name_check.rs`).
 //!
 //! Navigation, references, semantic tokens, completion and signature help
 //! all ask the same question, so it is answered once here, by one walk over
@@ -21,17 +21,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::{Prelude, PRELUDE_VALUES};
 use tensorfit_base::TextRange;
-use tensorfit_semantics::{Prelude, PRELUDE_VALUES};
 use tensorfit_syntax::ast::{self, ExprKind, FieldName, Pattern, StmtKind};
 
-/// Properties every tensor has (the name checker's list).
-pub(crate) const TENSOR_PROPERTIES: &[&str] = &["shape", "rank"];
+/// Properties every tensor has (`x.shape`, `x.rank`), for the name checks
+/// and the editor features.
+pub const TENSOR_PROPERTIES: &[&str] = &["shape", "rank"];
 
-pub(crate) type DefId = usize;
+pub type DefId = usize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum DefKind {
+pub enum DefKind {
     Const,
     Function,
     Struct,
@@ -50,7 +51,7 @@ pub(crate) enum DefKind {
 
 /// The syntax a declaration comes from, for details and signatures.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum DefSource<'a> {
+pub enum DefSource<'a> {
     Const(&'a ast::Const),
     Function(&'a ast::Function),
     Struct(&'a ast::Struct),
@@ -62,7 +63,7 @@ pub(crate) enum DefSource<'a> {
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct Def<'a> {
+pub struct Def<'a> {
     pub name: String,
     pub kind: DefKind,
     pub name_range: TextRange,
@@ -77,7 +78,7 @@ pub(crate) struct Def<'a> {
 
 /// What a name refers to.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Target {
+pub enum Target {
     Def(DefId),
     /// An operation of the prelude (also when called as a method).
     Prelude(String),
@@ -97,7 +98,7 @@ pub(crate) enum Target {
 
 /// Where in the syntax a name occurs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Role {
+pub enum Role {
     Plain,
     /// The called name of `f(...)`.
     Callee,
@@ -114,7 +115,7 @@ pub(crate) enum Role {
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct Occurrence {
+pub struct Occurrence {
     pub range: TextRange,
     pub target: Target,
     pub declaration: bool,
@@ -123,7 +124,7 @@ pub(crate) struct Occurrence {
 
 /// What a call calls.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Callee {
+pub enum Callee {
     /// A function, a method or a struct's constructor.
     Def(DefId),
     /// A prelude operation; `method` for `x.op(...)`, whose receiver is the
@@ -136,7 +137,7 @@ pub(crate) enum Callee {
 }
 
 #[derive(Clone, Debug)]
-pub(crate) struct CallSite {
+pub struct CallSite {
     pub callee_range: TextRange,
     pub range: TextRange,
     pub callee: Callee,
@@ -144,7 +145,7 @@ pub(crate) struct CallSite {
 
 /// The scope at the probed offset.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct ProbeScope {
+pub struct ProbeScope {
     /// Visible local bindings, innermost first, shadowed ones left out.
     pub locals: Vec<DefId>,
     /// The offset is on a struct or layer type name.
@@ -154,7 +155,7 @@ pub(crate) struct ProbeScope {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ProbeMember {
+pub struct ProbeMember {
     /// The receiver's struct, when known.
     pub receiver_struct: Option<DefId>,
     /// The receiver is a struct instance (so tensor operations do not
@@ -163,7 +164,7 @@ pub(crate) struct ProbeMember {
 }
 
 #[derive(Debug)]
-pub(crate) struct Resolution<'a> {
+pub struct Resolution<'a> {
     /// What names no declaration of the file's resolve to.
     pub prelude: &'a Prelude,
     pub defs: Vec<Def<'a>>,
@@ -182,7 +183,7 @@ pub(crate) struct Resolution<'a> {
 }
 
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Members {
+pub struct Members {
     pub fields: Vec<DefId>,
     pub params: Vec<DefId>,
     pub methods: Vec<DefId>,
@@ -247,7 +248,7 @@ impl<'a> Resolution<'a> {
 }
 
 /// Resolves every name of `file`.
-pub(crate) fn resolve<'a>(file: &'a ast::SourceFile, prelude: &'a Prelude) -> Resolution<'a> {
+pub fn resolve<'a>(file: &'a ast::SourceFile, prelude: &'a Prelude) -> Resolution<'a> {
     resolve_with(file, prelude, None, usize::MAX)
 }
 
@@ -255,7 +256,7 @@ pub(crate) fn resolve<'a>(file: &'a ast::SourceFile, prelude: &'a Prelude) -> Re
 /// first `walked_items` items are walked; the others (items after the
 /// cursor, imported items) are declared, so that they can be referred to,
 /// but their bodies, whose ranges belong to another text, are not.
-pub(crate) fn resolve_at<'a>(
+pub fn resolve_at<'a>(
     file: &'a ast::SourceFile,
     prelude: &'a Prelude,
     probe: u32,
@@ -1308,7 +1309,7 @@ impl<'a> Walker<'a> {
 
 /// The range of the identifier of a name expression: the lowering keeps
 /// the range of parentheses around it (`(x)`), which is narrowed here.
-pub(crate) fn name_range(e: &ast::Expr, name: &str) -> TextRange {
+pub fn name_range(e: &ast::Expr, name: &str) -> TextRange {
     let len = name.len() as u32;
     let range = e.range;
     let width = range.end.saturating_sub(range.start);
