@@ -64,8 +64,8 @@ impl Host {
     pub fn set_text(&mut self, path: &Path, text: &str) -> SourceFile {
         let rope = Rope::from_str(text);
         let tree = tensorfit_syntax::parse_tree(text, None);
-        let existed = self.file(path).is_some();
-        let file = match self.file(path).or_else(|| self.db.stored_file(path)) {
+        let existing = self.file(path);
+        let file = match existing.or_else(|| self.db.stored_file(path)) {
             Some(file) => {
                 self.replace_text(file, text, tree.clone());
                 self.db.set_present(path, true);
@@ -73,7 +73,7 @@ impl Host {
             }
             None => self.db.add_file(path.to_owned(), Arc::from(text)),
         };
-        if !existed {
+        if existing.is_none() {
             // An import that missed this path finds the document now.
             self.bump_file_system();
         }

@@ -7,7 +7,7 @@
 //! operations have no declaration in the file, so going to their definition
 //! gives nothing; their references are their uses in the file. A name the
 //! file does not declare but an import does leads to the imported file's
-//! declaration ([`imported_definition`]).
+//! declaration ([`definition`]).
 
 use tensorfit_base::TextRange;
 use tensorfit_semantics::{ImportOutcome, Prelude, ResolvedImport};
@@ -23,40 +23,39 @@ pub struct NavTarget {
     pub full_range: TextRange,
 }
 
-/// The declaration of the name at `offset` (a byte offset into the text
-/// `file` was parsed from). On a declaration, that declaration itself.
-/// `None` off names, for prelude operations and for undeclared names.
-pub fn goto_definition(
-    file: &ast::SourceFile,
-    prelude: &Prelude,
-    offset: usize,
-) -> Option<NavTarget> {
-    let resolution = resolve(file, prelude);
-    let occurrence = resolution.occurrence_at(offset)?;
-    let Target::Def(id) = occurrence.target else {
-        return None;
-    };
-    let def = resolution.defs.get(id)?;
-    Some(NavTarget {
-        name_range: def.name_range,
-        full_range: def.full_range,
-    })
+/// Where a name's declaration is: in the file itself (`import` is
+/// `None`), or in the file of the `import`-th of its imports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Definition {
+    pub import: Option<usize>,
+    pub target: NavTarget,
 }
 
-/// The declaration, in an imported file, of the name at `offset` that
-/// `file` itself does not declare: the position of the import in
-/// `imports` and where the declaration is in that file's text. The imports
-/// are searched in order, as the checker does (the first declaration
-/// wins). `None` for a name the file resolves, or no import declares.
-pub fn imported_definition(
+/// The declaration of the name at `offset` (a byte offset into `text`, the
+/// text `file` was parsed from). On a declaration, that declaration itself.
+/// A name the file does not declare is looked up among the items of its
+/// loaded imports, in order, as the checker does (the first declaration
+/// wins; an imported item hides a prelude operation). `None` off names, for
+/// prelude operations and for names nothing declares.
+pub fn definition(
     file: &ast::SourceFile,
     text: &str,
     imports: &[ResolvedImport],
     prelude: &Prelude,
     offset: usize,
-) -> Option<(usize, NavTarget)> {
+) -> Option<Definition> {
     let resolution = resolve(file, prelude);
     let occurrence = resolution.occurrence_at(offset)?;
+    if let Target::Def(id) = occurrence.target {
+        let def = resolution.defs.get(id)?;
+        return Some(Definition {
+            import: None,
+            target: NavTarget {
+                name_range: def.name_range,
+                full_range: def.full_range,
+            },
+        });
+    }
     let looked_up = matches!(occurrence.target, Target::Unresolved | Target::Prelude(_))
         && matches!(occurrence.role, Role::Plain | Role::Callee | Role::TypeName);
     if !looked_up {
@@ -67,16 +66,28 @@ pub fn imported_definition(
         let ImportOutcome::Loaded(imported) = &import.outcome else {
             return None;
         };
-        let declared = resolve(imported, prelude);
-        let def = declared.defs.get(*declared.items.get(name)?)?;
-        Some((
-            i,
-            NavTarget {
-                name_range: def.name_range,
-                full_range: def.full_range,
+        let item = imported
+            .items
+            .iter()
+            .find(|item| item.name().is_some_and(|n| n.text == name))?;
+        Some(Definition {
+            import: Some(i),
+            target: NavTarget {
+                name_range: item.name()?.range,
+                full_range: item.range(),
             },
-        ))
+        })
     })
+}
+
+/// The declaration of the name at `offset` in `file` itself (see
+/// [`definition`]).
+pub fn goto_definition(
+    file: &ast::SourceFile,
+    prelude: &Prelude,
+    offset: usize,
+) -> Option<NavTarget> {
+    definition(file, "", &[], prelude, offset).map(|d| d.target)
 }
 
 /// Every occurrence of the binding named at `offset` (from a use or from

@@ -38,27 +38,25 @@ impl<'db> SyntaxView<'db> {
 /// an import loaded it from.
 pub fn definition(view: &SyntaxView, uri: &Uri, at: Position) -> Option<GotoDefinitionResponse> {
     let syntax = &view.syntax;
-    let offset = view.offset(at);
-    if let Some(target) = tensorfit_ide::goto_definition(syntax.tree, &syntax.prelude, offset) {
-        return Some(GotoDefinitionResponse::Scalar(Location::new(
-            uri.clone(),
-            view.range(target.name_range),
-        )));
-    }
-    let (import, target) = tensorfit_ide::imported_definition(
+    let found = tensorfit_ide::definition(
         syntax.tree,
         syntax.text,
         syntax.imports,
         &syntax.prelude,
-        offset,
+        view.offset(at),
     )?;
-    let imported = (*tensorfit_db::import_sources(view.db, view.file).get(import)?)?;
-    let imported_uri = Uri::from_file_path(imported.path(view.db))?;
-    let line_index = tensorfit_db::queries::line_index(view.db, imported);
-    Some(GotoDefinitionResponse::Scalar(Location::new(
-        imported_uri,
-        convert::range(&line_index, target.name_range),
-    )))
+    let location = match found.import {
+        None => Location::new(uri.clone(), view.range(found.target.name_range)),
+        Some(import) => {
+            let imported = (*tensorfit_db::import_sources(view.db, view.file).get(import)?)?;
+            let line_index = tensorfit_db::queries::line_index(view.db, imported);
+            Location::new(
+                Uri::from_file_path(imported.path(view.db))?,
+                convert::range(&line_index, found.target.name_range),
+            )
+        }
+    };
+    Some(GotoDefinitionResponse::Scalar(location))
 }
 
 pub fn references(view: &SyntaxView, uri: &Uri, at: Position, declaration: bool) -> Vec<Location> {

@@ -362,7 +362,7 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
                 batch_first: args.bool("batch_first")?,
                 cells: Vec::new(),
             };
-            Layer::Recurrent(Box::new(Recurrent::new(ctx, spec)))
+            Layer::Recurrent(Box::new(spec.with_random_weights(ctx)))
         }
         "Dropout" | "ReLU" | "ReLU6" | "SiLU" | "Sigmoid" | "Tanh" | "Identity" | "GELU" => {
             Layer::Activation {

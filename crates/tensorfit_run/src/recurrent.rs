@@ -21,6 +21,9 @@ pub struct Cell {
     pub w_hr: Option<Vec<Vec<f32>>>,
 }
 
+/// Per time step (or per state), per sample, the features.
+type Rows = Vec<Vec<Vec<f32>>>;
+
 #[derive(Debug)]
 pub struct Recurrent {
     pub lstm: bool,
@@ -31,7 +34,8 @@ pub struct Recurrent {
     pub layers: usize,
     pub bidirectional: bool,
     pub batch_first: bool,
-    /// Per layer, per direction (forward first).
+    /// Per layer, per direction (forward first); empty until
+    /// [`Recurrent::with_random_weights`].
     pub cells: Vec<Cell>,
 }
 
@@ -52,10 +56,11 @@ impl Recurrent {
         }
     }
 
-    /// Weights uniform in ±1/√hidden, as PyTorch initialises them.
-    pub fn new(ctx: &mut OpContext, spec: Recurrent) -> Recurrent {
-        let bound = 1.0 / (spec.hidden as f32).sqrt();
-        let gates = if spec.lstm { 4 } else { 3 };
+    /// The layer with weights uniform in ±1/√hidden, as PyTorch
+    /// initialises them.
+    pub fn with_random_weights(mut self, ctx: &mut OpContext) -> Recurrent {
+        let bound = 1.0 / (self.hidden as f32).sqrt();
+        let gates = if self.lstm { 4 } else { 3 };
         let mut matrix = |rows: usize, cols: usize| -> Vec<Vec<f32>> {
             (0..rows)
                 .map(|_| {
@@ -66,19 +71,19 @@ impl Recurrent {
                 .collect()
         };
         let mut cells = Vec::new();
-        for layer in 0..spec.layers {
+        for layer in 0..self.layers {
             let input = if layer == 0 {
-                spec.input_size
+                self.input_size
             } else {
-                spec.out_size * spec.directions()
+                self.out_size * self.directions()
             };
-            for _ in 0..spec.directions() {
-                let w_ih = matrix(gates * spec.hidden, input);
-                let w_hh = matrix(gates * spec.hidden, spec.out_size);
-                let b_ih = matrix(1, gates * spec.hidden).remove(0);
-                let b_hh = matrix(1, gates * spec.hidden).remove(0);
-                let w_hr = (spec.lstm && spec.out_size != spec.hidden)
-                    .then(|| matrix(spec.out_size, spec.hidden));
+            for _ in 0..self.directions() {
+                let w_ih = matrix(gates * self.hidden, input);
+                let w_hh = matrix(gates * self.hidden, self.out_size);
+                let b_ih = matrix(1, gates * self.hidden).remove(0);
+                let b_hh = matrix(1, gates * self.hidden).remove(0);
+                let w_hr = (self.lstm && self.out_size != self.hidden)
+                    .then(|| matrix(self.out_size, self.hidden));
                 cells.push(Cell {
                     w_ih,
                     w_hh,
@@ -88,7 +93,8 @@ impl Recurrent {
                 });
             }
         }
-        Recurrent { cells, ..spec }
+        self.cells = cells;
+        self
     }
 
     /// `(output, (h_n, c_n))` for an LSTM, `(output, h_n)` for a GRU.
@@ -123,7 +129,7 @@ impl Recurrent {
                 (true, true) => input[[n, t, f].as_slice()],
             }
         };
-        let mut sequence: Vec<Vec<Vec<f32>>> = (0..length)
+        let mut sequence: Rows = (0..length)
             .map(|t| {
                 (0..batch)
                     .map(|n| (0..self.input_size).map(|f| at(t, n, f)).collect())
@@ -135,7 +141,7 @@ impl Recurrent {
         let mut h_n = Vec::new();
         let mut c_n = Vec::new();
         for layer in 0..self.layers {
-            let mut outputs: Vec<Vec<Vec<f32>>> = vec![vec![Vec::new(); batch]; length];
+            let mut outputs: Rows = vec![vec![Vec::new(); batch]; length];
             for direction in 0..self.directions() {
                 let index = layer * self.directions() + direction;
                 let cell = &self.cells[index];
@@ -198,16 +204,15 @@ impl Recurrent {
 
     /// The initial hidden (and cell) states, per layer and direction, per
     /// sample: zeros, or `hx` of the states' shapes.
-    #[allow(clippy::type_complexity)]
     fn initial_states(
         &self,
         hx: Option<&Value>,
         states: usize,
         batch: usize,
         batched: bool,
-    ) -> Outcome<(Vec<Vec<Vec<f32>>>, Vec<Vec<Vec<f32>>>)> {
+    ) -> Outcome<(Rows, Rows)> {
         let zeros = |width: usize| vec![vec![vec![0.0; width]; batch]; states];
-        let read = |value: &Value, width: usize, what: &str| -> Outcome<Vec<Vec<Vec<f32>>>> {
+        let read = |value: &Value, width: usize, what: &str| -> Outcome<Rows> {
             let t = value.as_tensor().ok_or_else(|| {
                 Failure::shape(format!("`{}`: {what} must be a tensor", self.name()))
             })?;

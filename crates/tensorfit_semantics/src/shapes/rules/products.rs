@@ -193,11 +193,13 @@ pub(super) fn attention(
     let batch = broadcast(frame, &qk, &batch(&v), (&tq, &tv), range);
     if let Some(mask) = args.shape("attn_mask") {
         let scores = batch.concat(&Shape::known(vec![last(&q, 2), last(&k, 2)]))?;
+        // The scores are `query @ key.transpose(-2, -1)`, named so.
+        let scores_text = format!("{tq} @ {tk}.transpose(-2, -1)");
         broadcast(
             frame,
             &mask,
             &scores,
-            (&args.text("attn_mask"), "the scores"),
+            (&args.text("attn_mask"), &scores_text),
             range,
         );
     }

@@ -193,6 +193,12 @@ pub(super) fn spatial_dims(name: &str) -> usize {
     }
 }
 
+/// The ranks of an input over `spatial` dimensions: unbatched (channels
+/// first) or batched.
+pub(super) fn spatial_ranks(spatial: usize) -> [i64; 2] {
+    [spatial as i64 + 1, spatial as i64 + 2]
+}
+
 fn padding(value: &Value, spatial: usize) -> Option<Vec<Term>> {
     match value {
         Value::Str(_) => None,
@@ -253,13 +259,9 @@ impl Conv<'_> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
-        let low = self.spatial as i64 + 1;
-        require_rank(frame, &input, &[low, low + 1], self.op, text, range);
-        if input
-            .rank()
-            .as_const()
-            .is_some_and(|r| r != low && r != low + 1)
-        {
+        let ranks = spatial_ranks(self.spatial);
+        require_rank(frame, &input, &ranks, self.op, text, range);
+        if input.rank().as_const().is_some_and(|r| !ranks.contains(&r)) {
             return Value::Unknown;
         }
         let channel_index = -(self.spatial as i64) - 1;
@@ -318,7 +320,7 @@ impl<'s> Pool<'s> {
     /// ends in the number of dimensions it pools over); `None` when a
     /// parameter's value is not known.
     pub(super) fn from_args(op: &'s str, args: &Args) -> Option<Pool<'s>> {
-        let spatial = if op.ends_with("1d") { 1 } else { 2 };
+        let spatial = spatial_dims(op);
         let kernel = pair(args.get("kernel_size"), 1, spatial)?;
         let stride = match args.get("stride") {
             Value::None | Value::Unknown => kernel.clone(),
@@ -343,8 +345,14 @@ impl<'s> Pool<'s> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
-        let low = self.spatial as i64 + 1;
-        require_rank(frame, &input, &[low, low + 1], self.op, text, range);
+        require_rank(
+            frame,
+            &input,
+            &spatial_ranks(self.spatial),
+            self.op,
+            text,
+            range,
+        );
         let mut out = Vec::new();
         for k in 0..self.spatial {
             let position = k as i64 - self.spatial as i64;
@@ -393,10 +401,9 @@ pub(super) fn adaptive_pool(
     output_size: &Value,
     range: TextRange,
 ) -> Value {
-    let spatial = if op.ends_with("1d") { 1 } else { 2 };
+    let spatial = spatial_dims(op);
     let input = frame.refine_shape(input);
-    let low = spatial as i64 + 1;
-    require_rank(frame, &input, &[low, low + 1], op, text, range);
+    require_rank(frame, &input, &spatial_ranks(spatial), op, text, range);
     let sizes: Vec<Term> = match output_size {
         Value::Int(t) => vec![t.clone(); spatial],
         Value::Tuple(items) | Value::List(items) if items.len() == spatial => items

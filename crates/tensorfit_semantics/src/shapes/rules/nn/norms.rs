@@ -7,6 +7,7 @@ use tensorfit_solver::{Formula, Term};
 use super::super::{
     require, require_equal, require_rank, require_rank_at_least, RuleContext, Shape, Value,
 };
+use super::{spatial_dims, spatial_ranks};
 
 /// `group_norm(input, num_groups)`: the channels (`input.shape[1]`) split
 /// into `num_groups` equal groups; `channels` (the layer's
@@ -69,10 +70,9 @@ pub(in super::super) fn instance_norm(
     affine: bool,
     range: TextRange,
 ) -> Value {
-    let spatial = if op.ends_with("1d") { 1 } else { 2 };
+    let spatial = spatial_dims(op);
     let input = frame.refine_shape(input);
-    let low = spatial as i64 + 1;
-    require_rank(frame, &input, &[low, low + 1], op, text, range);
+    require_rank(frame, &input, &spatial_ranks(spatial), op, text, range);
     let channel = -(spatial as i64) - 1;
     if let (true, Some(features), Some(actual)) = (affine, features, input.dim(channel)) {
         require_equal(
