@@ -289,20 +289,32 @@ fn name_scope(db: &dyn Db, file: SourceFile) -> Scope {
 struct Scope(Arc<NameScope>, Vec<Diagnostic>);
 
 /// The name checks of one item piece (the script's statements are checked
-/// together, by [`script_name_diagnostics`]).
+/// together, by [`script_name_diagnostics`]): the piece's names are
+/// resolved (`tensorfit_semantics::resolve`) only when its text, or the
+/// declarations of the file and its imports, change.
 #[salsa::tracked(returns(ref))]
 fn piece_name_diagnostics<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<Diagnostic> {
+    if lowered(db, piece).file.items.is_empty() {
+        return Vec::new();
+    }
+    db.count_name_resolution();
     let file = piece.file(db);
     let items = ast::SourceFile {
         items: lowered(db, piece).file.items.clone(),
         script: Vec::new(),
         holes: Vec::new(),
     };
-    tensorfit_semantics::check_names_in(&name_scope(db, file).0, &items, names_in_errors(db, file))
+    tensorfit_semantics::check_names_in(
+        &name_scope(db, file).0,
+        &crate::prelude(db),
+        &items,
+        names_in_errors(db, file),
+    )
 }
 
 #[salsa::tracked(returns(ref))]
 fn script_name_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    db.count_name_resolution();
     let statements = ast::SourceFile {
         items: Vec::new(),
         script: script(db, file).clone(),
@@ -310,6 +322,7 @@ fn script_name_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     };
     tensorfit_semantics::check_names_in(
         &name_scope(db, file).0,
+        &crate::prelude(db),
         &statements,
         names_in_errors(db, file),
     )

@@ -111,6 +111,9 @@ pub trait Db: salsa::Database {
     /// Called once per analysis of a group of script statements actually
     /// run.
     fn count_script_check(&self);
+    /// Called once per name resolution of a piece (or of the script) that
+    /// the name checks actually run.
+    fn count_name_resolution(&self);
     /// The Z3 queries of this database and its snapshots, which an edit
     /// interrupts (see [`host::Host`]).
     fn interrupts(&self) -> &Arc<Interrupts>;
@@ -147,6 +150,7 @@ pub struct Database {
     loader: Arc<dyn FileLoader>,
     function_checks: Arc<AtomicU64>,
     script_checks: Arc<AtomicU64>,
+    name_resolutions: Arc<AtomicU64>,
     interrupts: Arc<Interrupts>,
 }
 
@@ -163,6 +167,7 @@ impl Database {
             loader,
             function_checks: Arc::default(),
             script_checks: Arc::default(),
+            name_resolutions: Arc::default(),
             interrupts: Arc::default(),
         };
         db.settings = Some(Settings::new(&db, options));
@@ -180,6 +185,12 @@ impl Database {
     /// made (all snapshots).
     pub fn script_checks(&self) -> u64 {
         self.script_checks.load(Ordering::Relaxed)
+    }
+
+    /// Name resolutions run by the name checks since the database was made
+    /// (all snapshots).
+    pub fn name_resolutions(&self) -> u64 {
+        self.name_resolutions.load(Ordering::Relaxed)
     }
 
     /// The file's text as the loader (not an open buffer) has it.
@@ -262,6 +273,10 @@ impl Db for Database {
 
     fn count_script_check(&self) {
         self.script_checks.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn count_name_resolution(&self) {
+        self.name_resolutions.fetch_add(1, Ordering::Relaxed);
     }
 
     fn interrupts(&self) -> &Arc<Interrupts> {

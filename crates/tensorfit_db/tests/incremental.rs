@@ -399,3 +399,53 @@ fn mutual_recursion_is_decided_whatever_the_order_of_declarations() {
         }
     }
 }
+
+/// The name checks resolve a piece's names again only when the piece's
+/// text (or the declarations it sees) changes: typing in a body resolves
+/// that function alone, typing in the script the script alone.
+#[test]
+fn typing_in_a_body_resolves_the_names_of_that_piece_alone() {
+    let (mut host, file) = open(PROGRAM);
+    report(&host, file);
+    // Five functions and the script.
+    assert_eq!(host.db().name_resolutions(), 6);
+    for (after, old, new, what) in [
+        ("fn leaf", "0.1", "0.125 * 2.0", "`leaf`"),
+        (
+            "fn broken",
+            "return y",
+            "let z = y\n    return z",
+            "`broken`",
+        ),
+        ("let out", "randn(2, 8)", "randn(2, 4 + 4)", "the script"),
+    ] {
+        let before = host.db().name_resolutions();
+        let edited = edit(&mut host, after, old, new);
+        assert_eq!(*report(&host, file), *from_scratch(&edited));
+        assert_eq!(
+            host.db().name_resolutions() - before,
+            1,
+            "only {what} is resolved again"
+        );
+    }
+    // A new parameter changes the declarations every piece sees: all are
+    // checked again, and the calls of `leaf` now miss an argument.
+    let before = host.db().name_resolutions();
+    let edited = edit(
+        &mut host,
+        "fn leaf",
+        "x: Tensor[b, 8])",
+        "x: Tensor[b, 8], k: Int)",
+    );
+    let report = report(&host, file);
+    assert_eq!(*report, *from_scratch(&edited));
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("missing the argument `k`")),
+        "{:#?}",
+        report.diagnostics
+    );
+    assert_eq!(host.db().name_resolutions() - before, 6);
+}

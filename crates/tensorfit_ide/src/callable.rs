@@ -116,7 +116,7 @@ pub(crate) fn callable(
             }
         }
         Callee::Prelude { op, method } => prelude_callable(resolution.prelude, op, *method),
-        Callee::Unknown => None,
+        Callee::Outer(_) | Callee::Unknown => None,
     }
 }
 

@@ -93,11 +93,11 @@ impl CursorTree {
     }
 
     /// The call whose argument list opens with the `(` at `paren`.
-    pub fn call_at<'r>(
+    pub fn call_at<'r, 'a>(
         &self,
-        resolution: &'r Resolution<'_>,
+        resolution: &'r Resolution<'a>,
         paren: usize,
-    ) -> Option<&'r CallSite> {
+    ) -> Option<&'r CallSite<'a>> {
         let paren32 = u32::try_from(paren).ok()?;
         resolution
             .calls

@@ -135,15 +135,16 @@ fn classify(resolution: &Resolution<'_>, occurrence: &Occurrence) -> Option<Sema
             modifiers.default_library = true;
             TokenKind::Function
         }
-        // Undeclared: what the syntax says it is, if it says anything.
-        Target::Unresolved => match occurrence.role {
-            Role::Member { called: true } => TokenKind::Method,
-            Role::Member { called: false } => TokenKind::Property,
-            Role::Callee => TokenKind::Function,
+        // Undeclared, or declared in a file not resolved here: what the
+        // syntax says it is, if it says anything.
+        Target::Unresolved | Target::Outer(_) => match occurrence.role {
+            Role::Member { called: true, .. } => TokenKind::Method,
+            Role::Member { called: false, .. } => TokenKind::Property,
+            Role::Callee | Role::SegmentFunction => TokenKind::Function,
             Role::NamedArg => TokenKind::Parameter,
             Role::TypeName => TokenKind::Struct,
             Role::Dimension => TokenKind::DimensionName,
-            Role::Plain => return None,
+            Role::Plain | Role::Assigned => return None,
         },
     };
     Some(SemanticToken {

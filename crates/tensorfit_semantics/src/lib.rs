@@ -50,8 +50,14 @@ pub fn check_names(
     imports: &[ResolvedImport],
     names_in_errors: &BTreeSet<String>,
 ) -> Vec<Diagnostic> {
-    let (scope, mut diagnostics) = NameScope::new(file, Environment::builtin(imports));
-    diagnostics.extend(check_names_in(&scope, file, names_in_errors));
+    let environment = Environment::builtin(imports);
+    let (scope, mut diagnostics) = NameScope::new(file, environment);
+    diagnostics.extend(check_names_in(
+        &scope,
+        environment.prelude,
+        file,
+        names_in_errors,
+    ));
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     diagnostics
 }
@@ -78,13 +84,13 @@ impl NameScope {
 
 /// The name checks of the items and statements of `part`, a part of a file
 /// whose scope is `scope` (the script's statements must all be in one
-/// part: they share their scopes).
+/// part: they share their scopes). `prelude` is the one `scope` was built
+/// with.
 pub fn check_names_in(
     scope: &NameScope,
+    prelude: &Prelude,
     part: &ast::SourceFile,
     names_in_errors: &BTreeSet<String>,
 ) -> Vec<Diagnostic> {
-    let mut checker = name_check::NameChecker::new(&scope.0, names_in_errors);
-    checker.check_file(part);
-    checker.diagnostics
+    name_check::check(&scope.0, prelude, part, names_in_errors)
 }

@@ -38,7 +38,7 @@ pub(crate) enum ModuleItemKind {
     Const,
     Function(Signature),
     Struct(Signature),
-    Prelude(Signature),
+    Prelude,
     PreludeValue,
 }
 
@@ -50,20 +50,6 @@ pub(crate) struct ModuleItem {
     pub range: TextRange,
     /// Set when the item comes from an imported file.
     pub imported_from: Option<String>,
-}
-
-/// Members of a struct, for `self.name` checks.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct StructMembers {
-    pub fields: BTreeSet<String>,
-    pub params: BTreeSet<String>,
-    pub methods: BTreeMap<String, Signature>,
-}
-
-impl StructMembers {
-    pub fn contains(&self, name: &str) -> bool {
-        self.fields.contains(name) || self.params.contains(name) || self.methods.contains_key(name)
-    }
 }
 
 pub(crate) struct ModuleScope {
@@ -83,11 +69,11 @@ impl ModuleScope {
             items: BTreeMap::new(),
             member_names: BTreeSet::new(),
         };
-        for (name, signature) in &environment.prelude.signatures {
+        for name in environment.prelude.signatures.keys() {
             scope.items.insert(
                 name.clone(),
                 ModuleItem {
-                    kind: ModuleItemKind::Prelude(signature.clone()),
+                    kind: ModuleItemKind::Prelude,
                     range: TextRange::default(),
                     imported_from: None,
                 },
@@ -136,7 +122,8 @@ impl ModuleScope {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         if let ast::Item::Struct(s) = item {
-            self.member_names.extend(struct_members(s).fields);
+            self.member_names
+                .extend(s.fields.iter().map(|f| f.name.text.clone()));
             self.member_names
                 .extend(s.params.iter().flatten().map(|p| p.name.text.clone()));
             self.member_names.extend(
@@ -161,7 +148,7 @@ impl ModuleScope {
         if let Some(previous) = self.items.get(&name.text) {
             let user_item = !matches!(
                 previous.kind,
-                ModuleItemKind::Prelude(_) | ModuleItemKind::PreludeValue
+                ModuleItemKind::Prelude | ModuleItemKind::PreludeValue
             );
             if user_item {
                 let range = if imported_from.is_some() {
@@ -202,28 +189,5 @@ impl ModuleScope {
                 imported_from: imported_from.map(str::to_owned),
             },
         );
-    }
-}
-
-pub(crate) fn struct_members(s: &ast::Struct) -> StructMembers {
-    StructMembers {
-        fields: s.fields.iter().map(|f| f.name.text.clone()).collect(),
-        params: s
-            .params
-            .iter()
-            .flatten()
-            .map(|p| p.name.text.clone())
-            .collect(),
-        methods: s
-            .methods
-            .iter()
-            .filter_map(|m| {
-                let name = m.name.as_ref()?;
-                Some((
-                    name.text.clone(),
-                    Signature::from_params(name.text.clone(), &m.params),
-                ))
-            })
-            .collect(),
     }
 }

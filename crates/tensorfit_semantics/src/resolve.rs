@@ -1,14 +1,19 @@
-//! Name resolution: which declaration every name of a file refers to, for
-//! the editor features (and, next, the name checks; see `name_check.rs`).
+//! Name resolution: which declaration every name of a file refers to.
 //!
-//! Navigation, references, semantic tokens, completion and signature help
-//! all ask the same question, so it is answered once here, by one walk over
-//! the syntax tree that follows the scoping rules of the name checker
-//! (`tensorfit_semantics::name_check`, docs/language.md): block scopes and
+//! The name checks (`name_check.rs`: undeclared, redeclared, immutable,
+//! uninitialised, argument counts) and the editor features (navigation,
+//! references, semantic tokens, completion, signature help) all ask the
+//! same question, so it is answered once here, by one walk over the syntax
+//! tree that follows the scoping rules of docs/language.md: block scopes and
 //! shadowing, parameters and dimension names bound by a signature, index
 //! variables local to their statement, functions that do not see the
 //! script's locals, `self.member` inside methods. The walk records every
-//! occurrence of a name (declaration or use) with what it resolves to.
+//! occurrence of a name (declaration or use) with what it resolves to, and
+//! every name declared twice in one scope.
+//!
+//! The walked text may be a part of a file (the database checks names one
+//! piece at a time): names of items declared elsewhere — another piece, an
+//! imported file — resolve to [`Target::Outer`] through [`OuterItems`].
 //!
 //! Member accesses (`m.forward`, `self.conv.weight`) resolve when the
 //! receiver's struct can be told from the syntax alone: `self`, a binding
@@ -89,6 +94,9 @@ pub enum Target {
     },
     /// `None`.
     PreludeValue(String),
+    /// An item declared outside the walked text: in another piece of the
+    /// file or in an imported file (see [`OuterItems`]).
+    Outer(String),
     /// `x.shape`, `x.rank`.
     TensorProperty(String),
     /// `broadcast` in `..broadcast(a, b)`.
@@ -102,16 +110,35 @@ pub enum Role {
     Plain,
     /// The called name of `f(...)`.
     Callee,
-    /// `value.name`; `called` for `value.name(...)`.
+    /// `value.name`; `called` for `value.name(...)`. `self_of` is the
+    /// struct whose `self` the receiver is.
     Member {
         called: bool,
+        self_of: Option<DefId>,
     },
+    /// The name assigned by `name = ...`, `name += ...` or `name[i] = ...`.
+    Assigned,
+    /// The function of a dimension segment: `broadcast` in
+    /// `..broadcast(a, b)`.
+    SegmentFunction,
     /// `name:` in a call.
     NamedArg,
     /// A struct or layer type: `m: Model`.
     TypeName,
     /// A name inside `Tensor[...]`.
     Dimension,
+}
+
+/// A name that resolves to nothing.
+#[derive(Clone, Debug)]
+pub struct UnresolvedName {
+    pub name: String,
+    pub range: TextRange,
+    pub role: Role,
+    /// The local bindings visible there, innermost first: kept for the
+    /// first few names (see [`SCOPES_KEPT_FOR_SUGGESTIONS`]) that a "did
+    /// you mean" may be offered for.
+    pub visible: Option<Vec<DefId>>,
 }
 
 #[derive(Clone, Debug)]
@@ -133,15 +160,43 @@ pub enum Callee {
         op: String,
         method: bool,
     },
+    /// A function or struct declared outside the walked text.
+    Outer(String),
     Unknown,
 }
 
 #[derive(Clone, Debug)]
-pub struct CallSite {
+pub struct CallSite<'a> {
     pub callee_range: TextRange,
     pub range: TextRange,
     pub callee: Callee,
+    pub args: &'a [ast::Arg],
+    /// The callee is named by the call itself (`f(...)`, `self.m(...)`,
+    /// `x.op(...)`), not found through a value whose struct the syntax
+    /// only suggests (`m(...)` with `let m = Model()`, which a later
+    /// assignment may have changed). Argument checks trust only these.
+    pub direct: bool,
 }
+
+/// The items of a file a walk sees without walking them: those of the
+/// file's other pieces and of its imports.
+pub trait OuterItems {
+    fn declares(&self, name: &str) -> bool;
+}
+
+/// A whole file, without imports: nothing is outside it.
+pub struct NoOuterItems;
+
+impl OuterItems for NoOuterItems {
+    fn declares(&self, _: &str) -> bool {
+        false
+    }
+}
+
+/// The most unresolved names whose scope a resolution keeps (for "did you
+/// mean" suggestions; a file with thousands of unknown names gets them for
+/// the first few only).
+pub const SCOPES_KEPT_FOR_SUGGESTIONS: usize = 50;
 
 /// The scope at the probed offset.
 #[derive(Clone, Debug, Default)]
@@ -170,7 +225,7 @@ pub struct Resolution<'a> {
     pub defs: Vec<Def<'a>>,
     /// Sorted by range.
     pub occurrences: Vec<Occurrence>,
-    pub calls: Vec<CallSite>,
+    pub calls: Vec<CallSite<'a>>,
     /// The file's items by name; the first declaration wins.
     pub items: BTreeMap<String, DefId>,
     /// The declaration of each item of the file, in order.
@@ -179,6 +234,13 @@ pub struct Resolution<'a> {
     pub members: HashMap<DefId, Members>,
     /// The parameters (without `self`) of functions, methods and structs.
     pub params: HashMap<DefId, Vec<DefId>>,
+    /// Declarations of a name already declared in the same scope, with the
+    /// first one: `(later, first)`.
+    pub redeclarations: Vec<(DefId, DefId)>,
+    /// `self` outside the methods of a struct.
+    pub stray_self: Vec<TextRange>,
+    /// The names that resolve to nothing, in the order walked.
+    pub unresolved: Vec<UnresolvedName>,
     pub probe: Option<ProbeScope>,
 }
 
@@ -200,6 +262,9 @@ impl<'a> Resolution<'a> {
             item_defs: Vec::new(),
             members: HashMap::new(),
             params: HashMap::new(),
+            redeclarations: Vec::new(),
+            stray_self: Vec::new(),
+            unresolved: Vec::new(),
             probe: None,
         }
     }
@@ -219,6 +284,24 @@ impl<'a> Resolution<'a> {
             }
         }
         touching
+    }
+
+    /// The occurrences inside `range` (those of an expression), in order.
+    pub fn occurrences_within(&self, range: TextRange) -> &[Occurrence] {
+        let first = self
+            .occurrences
+            .partition_point(|o| o.range.start < range.start);
+        let end = self
+            .occurrences
+            .partition_point(|o| o.range.start < range.end);
+        &self.occurrences[first..end.max(first)]
+    }
+
+    /// The declaration or use recorded at exactly `range`.
+    pub fn occurrence_exactly_at(&self, range: TextRange) -> Option<&Occurrence> {
+        self.occurrences_within(range)
+            .iter()
+            .find(|o| o.range == range)
     }
 
     /// The member of struct `s` called `name`; a call prefers methods.
@@ -249,7 +332,17 @@ impl<'a> Resolution<'a> {
 
 /// Resolves every name of `file`.
 pub fn resolve<'a>(file: &'a ast::SourceFile, prelude: &'a Prelude) -> Resolution<'a> {
-    resolve_with(file, prelude, None, usize::MAX)
+    resolve_with(file, prelude, &NoOuterItems, None, usize::MAX)
+}
+
+/// Resolves every name of `part`, a part of a file whose other items (and
+/// imported items) are `outer`.
+pub fn resolve_in<'a>(
+    part: &'a ast::SourceFile,
+    prelude: &'a Prelude,
+    outer: &dyn OuterItems,
+) -> Resolution<'a> {
+    resolve_with(part, prelude, outer, None, usize::MAX)
 }
 
 /// Resolves the names of `file` and records the scope at `probe`. Only the
@@ -262,17 +355,20 @@ pub fn resolve_at<'a>(
     probe: u32,
     walked_items: usize,
 ) -> Resolution<'a> {
-    resolve_with(file, prelude, Some(probe), walked_items)
+    resolve_with(file, prelude, &NoOuterItems, Some(probe), walked_items)
 }
 
 fn resolve_with<'a>(
     file: &'a ast::SourceFile,
     prelude: &'a Prelude,
+    outer: &dyn OuterItems,
     probe: Option<u32>,
     walked_items: usize,
 ) -> Resolution<'a> {
     let mut walker = Walker {
         res: Resolution::new(prelude),
+        outer,
+        scopes_kept: 0,
         scopes: Vec::new(),
         current_struct: None,
         in_method: false,
@@ -308,8 +404,11 @@ struct Scope {
     index_context: TextRange,
 }
 
-struct Walker<'a> {
+struct Walker<'a, 'o> {
     res: Resolution<'a>,
+    outer: &'o dyn OuterItems,
+    /// How many unresolved names have their scope kept.
+    scopes_kept: usize,
     scopes: Vec<Scope>,
     current_struct: Option<DefId>,
     in_method: bool,
@@ -325,12 +424,33 @@ fn contains(range: TextRange, offset: u32) -> bool {
     range.start <= offset && offset <= range.end
 }
 
-impl<'a> Walker<'a> {
+impl<'a> Walker<'a, '_> {
     // --------------------------------------------------------- declarations
 
     fn add_def(&mut self, def: Def<'a>) -> DefId {
         self.res.defs.push(def);
         self.res.defs.len() - 1
+    }
+
+    /// A use of `name` (not its declaration), noting it when it resolves
+    /// to nothing.
+    fn use_of(&mut self, name: &str, range: TextRange, target: Target, role: Role) {
+        if target == Target::Unresolved {
+            let suggestible = matches!(
+                role,
+                Role::Plain | Role::Callee | Role::Assigned | Role::Dimension
+            );
+            let visible = (suggestible && self.scopes_kept < SCOPES_KEPT_FOR_SUGGESTIONS)
+                .then(|| self.snapshot(None, false).locals);
+            self.scopes_kept += usize::from(visible.is_some());
+            self.res.unresolved.push(UnresolvedName {
+                name: name.to_owned(),
+                range,
+                role,
+                visible,
+            });
+        }
+        self.occurrence(range, target, false, role);
     }
 
     fn occurrence(&mut self, range: TextRange, target: Target, declaration: bool, role: Role) {
@@ -534,6 +654,9 @@ impl<'a> Walker<'a> {
         if let Some(&id) = self.res.items.get(name) {
             return Target::Def(id);
         }
+        if self.outer.declares(name) {
+            return Target::Outer(name.to_owned());
+        }
         if self.res.prelude.signature(name).is_some() {
             return Target::Prelude(name.to_owned());
         }
@@ -543,9 +666,13 @@ impl<'a> Walker<'a> {
         Target::Unresolved
     }
 
+    /// Binds `name` in the innermost scope, noting a name already declared
+    /// there.
     fn bind(&mut self, name: &str, id: DefId) {
         if let Some(scope) = self.scopes.last_mut() {
-            scope.names.insert(name.to_owned(), id);
+            if let Some(first) = scope.names.insert(name.to_owned(), id) {
+                self.res.redeclarations.push((id, first));
+            }
         }
     }
 
@@ -763,12 +890,13 @@ impl<'a> Walker<'a> {
                 self.probe_name(name.range, None, true);
                 let target = match self.res.items.get(&name.text) {
                     Some(&id) if self.res.defs[id].kind == DefKind::Struct => Target::Def(id),
+                    None if self.outer.declares(&name.text) => Target::Outer(name.text.clone()),
                     _ if self.res.prelude.signature(&name.text).is_some() => {
                         Target::Prelude(name.text.clone())
                     }
                     _ => Target::Unresolved,
                 };
-                self.occurrence(name.range, target, false, Role::TypeName);
+                self.use_of(&name.text, name.range, target, Role::TypeName);
             }
             // A type still to be typed is a type position too.
             ast::TypeKind::Missing => self.probe_name(ty.range, None, true),
@@ -802,11 +930,11 @@ impl<'a> Walker<'a> {
                 } else {
                     Target::Unresolved
                 };
-                self.occurrence(name.range, target, false, Role::Callee);
+                self.use_of(&name.text, name.range, target, Role::SegmentFunction);
                 for arg in args {
                     self.probe_name(arg.range, None, false);
                     let target = self.resolve_name(&arg.text);
-                    self.occurrence(arg.range, target, false, Role::Dimension);
+                    self.use_of(&arg.text, arg.range, target, Role::Dimension);
                 }
             }
             ast::Dim::Expr(expr) => match &expr.kind {
@@ -827,7 +955,7 @@ impl<'a> Walker<'a> {
                                 DefSource::None,
                             );
                         }
-                        target => self.occurrence(range, target, false, Role::Dimension),
+                        target => self.use_of(name, range, target, Role::Dimension),
                     }
                 }
                 _ => self.expr(expr),
@@ -1007,10 +1135,7 @@ impl<'a> Walker<'a> {
         match &target.kind {
             ExprKind::Name(name) => {
                 self.expr(value);
-                let range = name_range(target, name);
-                self.probe_name(range, None, false);
-                let resolved = self.resolve_name(name);
-                self.occurrence(range, resolved, false, Role::Plain);
+                self.assigned_name(target, name);
             }
             ExprKind::Subscript {
                 value: tensor,
@@ -1027,13 +1152,23 @@ impl<'a> Walker<'a> {
                 for index in indices.iter().filter(|i| i.as_name().is_none()) {
                     self.expr(index);
                 }
-                self.expr(tensor);
+                match tensor.as_name() {
+                    Some(name) => self.assigned_name(tensor, name),
+                    None => self.expr(tensor),
+                }
             }
             _ => {
                 self.expr(target);
                 self.expr(value);
             }
         }
+    }
+
+    fn assigned_name(&mut self, target: &ast::Expr, name: &str) {
+        let range = name_range(target, name);
+        self.probe_name(range, None, false);
+        let resolved = self.resolve_name(name);
+        self.use_of(name, range, resolved, Role::Assigned);
     }
 
     // ----------------------------------------------------------- expressions
@@ -1076,10 +1211,14 @@ impl<'a> Walker<'a> {
                 let range = name_range(e, name);
                 self.probe_name(range, None, false);
                 let target = self.resolve_name(name);
-                self.occurrence(range, target, false, Role::Plain);
+                self.use_of(name, range, target, Role::Plain);
             }
-            ExprKind::SelfValue
-            | ExprKind::Int(_)
+            ExprKind::SelfValue => {
+                if !self.in_method {
+                    self.res.stray_self.push(e.range);
+                }
+            }
+            ExprKind::Int(_)
             | ExprKind::Float(_)
             | ExprKind::Bool(_)
             | ExprKind::Str(_)
@@ -1183,7 +1322,7 @@ impl<'a> Walker<'a> {
     }
 
     fn call(&mut self, call: &'a ast::Expr, callee: &'a ast::Expr, args: &'a [ast::Arg]) {
-        let resolved = match &callee.kind {
+        let (resolved, direct) = match &callee.kind {
             ExprKind::Name(name) => {
                 let range = name_range(callee, name);
                 self.probe_name(range, None, false);
@@ -1201,10 +1340,20 @@ impl<'a> Walker<'a> {
                         op: op.clone(),
                         method: false,
                     },
+                    Target::Outer(name) => Callee::Outer(name.clone()),
                     _ => Callee::Unknown,
                 };
-                self.occurrence(range, target, false, Role::Callee);
-                resolved
+                // `m(x)` calls `m`'s `forward` only if `m` still holds the
+                // struct it was made with.
+                let direct = match &target {
+                    Target::Def(id) => matches!(
+                        self.res.defs[*id].kind,
+                        DefKind::Function | DefKind::Struct | DefKind::Method
+                    ),
+                    _ => true,
+                };
+                self.use_of(name, range, target, Role::Callee);
+                (resolved, direct)
             }
             ExprKind::Field {
                 value,
@@ -1212,25 +1361,28 @@ impl<'a> Walker<'a> {
             } => {
                 self.expr(value);
                 let target = self.member_access(value, method, true);
+                let on_self = matches!(value.kind, ExprKind::SelfValue);
                 match target {
-                    Target::Def(id) if self.res.defs[id].kind == DefKind::Method => Callee::Def(id),
-                    Target::Def(id) => self.res.defs[id]
-                        .instance_of
-                        .and_then(|s| self.res.forward_of(s))
-                        .map_or(Callee::Unknown, Callee::Def),
-                    Target::Prelude(op) => Callee::Prelude { op, method: true },
-                    _ => Callee::Unknown,
+                    Target::Def(id) if self.res.defs[id].kind == DefKind::Method => {
+                        (Callee::Def(id), on_self)
+                    }
+                    Target::Def(id) => (
+                        self.res.defs[id]
+                            .instance_of
+                            .and_then(|s| self.res.forward_of(s))
+                            .map_or(Callee::Unknown, Callee::Def),
+                        false,
+                    ),
+                    Target::Prelude(op) => (Callee::Prelude { op, method: true }, true),
+                    _ => (Callee::Unknown, false),
                 }
             }
             _ => {
                 self.expr(callee);
-                match self
+                let forward = self
                     .struct_of_expr(callee)
-                    .and_then(|s| self.res.forward_of(s))
-                {
-                    Some(forward) => Callee::Def(forward),
-                    None => Callee::Unknown,
-                }
+                    .and_then(|s| self.res.forward_of(s));
+                (forward.map_or(Callee::Unknown, Callee::Def), false)
             }
         };
         for arg in args {
@@ -1262,9 +1414,9 @@ impl<'a> Walker<'a> {
                             Target::Unresolved
                         }
                     }
-                    Callee::Unknown => Target::Unresolved,
+                    Callee::Outer(_) | Callee::Unknown => Target::Unresolved,
                 };
-                self.occurrence(name.range, target, false, Role::NamedArg);
+                self.use_of(&name.text, name.range, target, Role::NamedArg);
             }
             self.expr(&arg.value);
         }
@@ -1272,6 +1424,8 @@ impl<'a> Walker<'a> {
             callee_range: callee.range,
             range: call.range,
             callee: resolved,
+            args,
+            direct,
         });
     }
 
@@ -1279,6 +1433,7 @@ impl<'a> Walker<'a> {
     fn member_access(&mut self, value: &ast::Expr, name: &ast::Name, called: bool) -> Target {
         let receiver = self.struct_of_expr(value);
         let is_self = matches!(value.kind, ExprKind::SelfValue);
+        let self_of = if is_self { self.current_struct } else { None };
         let receiver_is_instance = receiver.is_some() || is_self;
         self.probe_name(
             name.range,
@@ -1302,7 +1457,13 @@ impl<'a> Walker<'a> {
             }
             None => Target::Unresolved,
         };
-        self.occurrence(name.range, target.clone(), false, Role::Member { called });
+        let role = Role::Member { called, self_of };
+        if is_self && self_of.is_none() {
+            // `self` outside any struct: that is the error, not its member.
+            self.occurrence(name.range, target.clone(), false, role);
+        } else {
+            self.use_of(&name.text, name.range, target.clone(), role);
+        }
         target
     }
 }
