@@ -276,8 +276,14 @@ impl<'a> Analysis<'a> {
         }
         let result = match &function.function.body {
             Some(body) => {
+                frame.result_type = function.function.return_type.clone();
                 frame.body(&body.stmts);
-                frame.result()
+                frame.require_return_at_end(body);
+                let returned = frame.result();
+                match &function.function.return_type {
+                    Some(ty) => declared_result(&mut frame, ty, returned, body.range),
+                    None => returned,
+                }
             }
             None => match &function.function.return_type {
                 Some(ty) => instantiate_type(&mut frame, ty, function.function.range),
@@ -560,6 +566,62 @@ fn segment_of(frame: &mut Frame<'_, '_>, name: &str) -> Option<Shape> {
     match frame.value_of(&format!("..{name}"))? {
         Value::Shape(shape) => Some(shape),
         _ => None,
+    }
+}
+
+/// What callers see of a function with a result type: the declared type
+/// where it states a dimension in terms of the signature, the returned
+/// value where it leaves one open (`?`, a name of its own, a segment, a
+/// bare `Tensor`). Where the type holds the two agree; where it does not,
+/// the `return` is the one error and callers go on from the declaration.
+fn declared_result(
+    frame: &mut Frame<'_, '_>,
+    ty: &ast::Type,
+    returned: Value,
+    range: TextRange,
+) -> Value {
+    let ast::TypeKind::Tensor { dims: Some(dims) } = &ty.kind else {
+        return returned;
+    };
+    let stated: Vec<Option<Term>> = dims
+        .iter()
+        .map(|dim| match dim {
+            ast::Dim::Expr(expr) if names_are_bound(frame, expr) => Some(frame.int(expr)),
+            _ => None,
+        })
+        .collect();
+    if stated.iter().all(Option::is_some) {
+        return Value::Tensor(Shape::known(stated.into_iter().flatten().collect()));
+    }
+    let returned_dims = returned
+        .tensor_shape()
+        .and_then(|shape| shape.dims().map(<[Term]>::to_vec));
+    match returned_dims {
+        Some(actual) if actual.len() == stated.len() => Value::Tensor(Shape::known(
+            stated
+                .into_iter()
+                .zip(actual)
+                .map(|(stated, actual)| stated.unwrap_or(actual))
+                .collect(),
+        )),
+        _ if matches!(returned, Value::Tensor(_)) => returned,
+        _ => instantiate_type(frame, ty, range),
+    }
+}
+
+/// Every name in `expr` has a value here (a parameter, a dimension of the
+/// signature, a constant).
+fn names_are_bound(frame: &mut Frame<'_, '_>, expr: &ast::Expr) -> bool {
+    match &expr.kind {
+        ast::ExprKind::Int(_) => true,
+        ExprName(name) => {
+            frame.value_of(name).is_some() || frame.analysis.program.constant(name).is_some()
+        }
+        ast::ExprKind::Unary { operand, .. } => names_are_bound(frame, operand),
+        ast::ExprKind::Binary { lhs, rhs, .. } => {
+            names_are_bound(frame, lhs) && names_are_bound(frame, rhs)
+        }
+        _ => false,
     }
 }
 

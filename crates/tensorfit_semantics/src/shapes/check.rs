@@ -18,7 +18,7 @@ use tensorfit_solver::{
 
 use super::analysis::Analysis;
 use super::display;
-use super::fact::{Explain, Fact, FactKind, Guard};
+use super::fact::{Explain, Fact, FactKind, Guard, ShapeClaim};
 
 pub struct EntryOutcome {
     pub diagnostics: Vec<Diagnostic>,
@@ -278,6 +278,7 @@ pub(super) fn explain(analysis: &Analysis<'_>, explain: &Explain, rest: &[Solver
             subject,
             actual,
             claimed,
+            claim,
         } => {
             let actual = match &actual.rest {
                 None => Some(actual.clone()),
@@ -286,16 +287,25 @@ pub(super) fn explain(analysis: &Analysis<'_>, explain: &Explain, rest: &[Solver
                 }
             };
             let Some(dims) = actual.as_ref().and_then(|a| a.dims().map(<[Term]>::to_vec)) else {
-                return format!(
-                    "{subject} does not have the shape {claimed} it is asserted to have"
-                );
+                return match claim {
+                    ShapeClaim::Asserted => {
+                        format!("{subject} does not have the shape {claimed} it is asserted to have")
+                    }
+                    ShapeClaim::ResultOf(function) => format!(
+                        "`{function}` returns {subject}, which does not have its result type {claimed}"
+                    ),
+                };
             };
             let values = shown(&dims);
-            let listed: Vec<String> = values.iter().map(text).collect();
-            let message = format!(
-                "{subject} has shape [{}] here but is asserted to be {claimed}",
-                listed.join(", ")
-            );
+            let listed = values.iter().map(text).collect::<Vec<String>>().join(", ");
+            let message = match claim {
+                ShapeClaim::Asserted => {
+                    format!("{subject} has shape [{listed}] here but is asserted to be {claimed}")
+                }
+                ShapeClaim::ResultOf(function) => format!(
+                    "`{function}` returns {subject} of shape [{listed}] here, but its result type is {claimed}"
+                ),
+            };
             match counterexample(analysis, &values, rest) {
                 Some((with, numbers)) => {
                     let numbers: Vec<String> = numbers.iter().map(i64::to_string).collect();

@@ -104,6 +104,9 @@ pub struct Frame<'f, 'a> {
     /// Shapes, ranks and sizes read so far (tells conditions on shapes).
     shape_reads: usize,
     returned: bool,
+    /// The declared result type of the function being executed: each
+    /// `return` must fit it.
+    pub result_type: Option<ast::Type>,
     pub deferred: Vec<Deferred>,
     /// The facts (by index) that are extent equalities of this frame's own
     /// index-notation kernels, for [`super::kernels::bound_warnings`].
@@ -153,6 +156,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             conditions: Vec::new(),
             shape_reads: 0,
             returned: false,
+            result_type: None,
             deferred: Vec::new(),
             kernel_bounds: Vec::new(),
             via_context: Vec::new(),
@@ -403,6 +407,31 @@ impl<'f, 'a> Frame<'f, 'a> {
             });
         }
         result.unwrap_or(Value::None)
+    }
+}
+
+/// A type as the program writes it: `Tensor[n, 8]`, `(Tensor, Int)`.
+pub(crate) fn describe_type(ty: &ast::Type) -> String {
+    match &ty.kind {
+        ast::TypeKind::Int => "Int".to_owned(),
+        ast::TypeKind::Bool => "Bool".to_owned(),
+        ast::TypeKind::Float => "Float".to_owned(),
+        ast::TypeKind::Shape => "Shape".to_owned(),
+        ast::TypeKind::Tensor { dims: None } => "Tensor".to_owned(),
+        ast::TypeKind::Tensor { dims: Some(dims) } => format!(
+            "Tensor[{}]",
+            dims.iter().map(describe_dim).collect::<Vec<_>>().join(", ")
+        ),
+        ast::TypeKind::Tuple(items) => format!(
+            "({})",
+            items
+                .iter()
+                .map(describe_type)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ast::TypeKind::Named(name) => name.text.clone(),
+        ast::TypeKind::Missing => "_".to_owned(),
     }
 }
 

@@ -31,14 +31,26 @@ pub enum Explain {
         left: (String, Term),
         right: (String, Term),
     },
-    /// `{subject} has shape [..] here but is asserted to be {claimed}`
+    /// `{subject} has shape [..] here but is asserted to be {claimed}`, or
+    /// for a function's result, `` `f` returns {subject} of shape [..] here,
+    /// but its result type is {claimed} ``.
     Shape {
         subject: String,
         actual: super::value::Shape,
         claimed: String,
+        claim: ShapeClaim,
     },
     /// A message with `{}` placeholders filled by the terms' values.
     Text { template: String, terms: Vec<Term> },
+}
+
+/// What states the shape a value must have.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeClaim {
+    /// A `|->` assertion or a type annotation.
+    Asserted,
+    /// The result type of the function named.
+    ResultOf(String),
 }
 
 /// A call through which a callee's fact reached the checked entry point.

@@ -16,7 +16,7 @@ use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
 use crate::shapes::value::{Layer, Shape, Value};
-use crate::signature::{argument_names, bind, Source};
+use crate::signature::{argument_names, bind, Signature, Source};
 
 impl<'f, 'a> Frame<'f, 'a> {
     pub(super) fn call(
@@ -81,6 +81,18 @@ impl<'f, 'a> Frame<'f, 'a> {
                             .program
                             .method(&instance.struct_name, &method.text)
                         {
+                            // `self.m(...)` is the name checks' (they know
+                            // `self`'s struct); any other receiver's struct
+                            // only the analysis knows.
+                            if !matches!(value.kind, ExprKind::SelfValue) {
+                                self.check_method_arguments(
+                                    &instance.struct_name,
+                                    &method.text,
+                                    &function.function.params,
+                                    args,
+                                    call.range,
+                                );
+                            }
                             let mut bound =
                                 vec![("self".to_owned(), receiver.clone(), "self".to_owned())];
                             bound.extend(self.bind_args(&function.function.params, None, args));
@@ -170,6 +182,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                 .method(&instance.struct_name, "forward")
             {
                 Some(forward) => {
+                    self.check_method_arguments(
+                        &instance.struct_name,
+                        "forward",
+                        &forward.function.params,
+                        args,
+                        range,
+                    );
                     let mut bound = vec![("self".to_owned(), target.clone(), "self".to_owned())];
                     bound.extend(self.bind_args(&forward.function.params, None, args));
                     self.call_summary(forward, bound, range, text)
@@ -177,6 +196,27 @@ impl<'f, 'a> Frame<'f, 'a> {
                 None => Value::Unknown,
             },
             _ => Value::Unknown,
+        }
+    }
+
+    /// The arguments of a method called through an instance (`m(x)` calls
+    /// `M.forward`) against its parameters; what does not fit is reported
+    /// at the end of the entry point, as for layers.
+    fn check_method_arguments(
+        &mut self,
+        struct_name: &str,
+        method: &str,
+        params: &[ast::Param],
+        args: &[ast::Arg],
+        range: TextRange,
+    ) {
+        let signature = Signature::from_params(format!("{struct_name}.{method}"), params);
+        let mut problems = Vec::new();
+        signature.check_call(0, args, range, &mut problems);
+        for diagnostic in problems {
+            if !self.argument_problems.contains(&diagnostic) {
+                self.argument_problems.push(diagnostic);
+            }
         }
     }
 

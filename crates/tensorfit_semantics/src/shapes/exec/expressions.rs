@@ -7,7 +7,7 @@ use tensorfit_syntax::ast::{self, BinaryOp, CompareOp, ExprKind, FieldName, Unar
 
 use super::{shapes_equal, Frame};
 use crate::shapes::describe::describe;
-use crate::shapes::fact::{Explain, FactKind};
+use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
 use crate::shapes::limits::{self, LimitKind};
 use crate::shapes::rules::{self, Args};
 use crate::shapes::value::{Shape, Value};
@@ -347,6 +347,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 subject,
                 actual: shape.clone(),
                 claimed,
+                claim: ShapeClaim::Asserted,
             },
         );
     }

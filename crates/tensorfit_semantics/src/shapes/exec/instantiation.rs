@@ -157,10 +157,12 @@ impl<'f, 'a> Frame<'f, 'a> {
                     subject,
                     actual,
                     claimed,
+                    claim,
                 } => Explain::Shape {
                     subject: subject.clone(),
                     actual: substitution.shape(actual, vars),
                     claimed: claimed.clone(),
+                    claim: claim.clone(),
                 },
                 Explain::Text { template, terms } => Explain::Text {
                     template: template.clone(),

@@ -8,10 +8,10 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self, ExprKind, Pattern, StmtKind};
 
-use super::{describe_dim, truth, Frame, Slot};
+use super::{describe_type, truth, Frame, Slot};
 use crate::shapes::conditions::ConditionRecord;
 use crate::shapes::describe::describe;
-use crate::shapes::fact::{Explain, FactKind};
+use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
 use crate::shapes::value::{Shape, Value};
 
 /// How much of a condition a message prints before it cuts it.
@@ -185,6 +185,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             StmtKind::Return(value) => {
                 let v = value.as_ref().map(|v| self.expr(v)).unwrap_or(Value::None);
+                if let (Some(ty), Some(expr)) = (self.result_type.clone(), value) {
+                    self.check_result(&v, &ty, &describe(expr), stmt.range);
+                }
                 self.returns.push((self.guard.clone(), v));
                 self.returned = true;
             }
@@ -387,6 +390,35 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// A function whose result type is a tensor (or a tuple) must not
+    /// reach the end of its body: on a path that does, it returns nothing.
+    pub fn require_return_at_end(&mut self, body: &ast::Block) {
+        let Some(ty) = self.result_type.clone() else {
+            return;
+        };
+        let returns_tensors = matches!(
+            ty.kind,
+            ast::TypeKind::Tensor { .. } | ast::TypeKind::Tuple(_)
+        );
+        if self.returned || !returns_tensors {
+            return;
+        }
+        let end = body.range.end as usize;
+        let function = self.function.clone().unwrap_or_default();
+        self.require(
+            Formula::truth(false),
+            FactKind::Claim,
+            TextRange::new(end.saturating_sub(1), end),
+            Explain::Text {
+                template: format!(
+                    "`{function}` can reach the end of its body without `return`, but its result type is {}",
+                    describe_type(&ty)
+                ),
+                terms: Vec::new(),
+            },
+        );
+    }
+
     /// `let x: T = v`: the value must fit the annotation.
     pub(super) fn check_annotation(
         &mut self,
@@ -394,6 +426,38 @@ impl<'f, 'a> Frame<'f, 'a> {
         ty: &ast::Type,
         subject: &str,
         range: TextRange,
+    ) {
+        self.check_claimed_shape(value, ty, subject, range, ShapeClaim::Asserted);
+    }
+
+    /// `return v` in a function with a result type: the value must have
+    /// it. Names of the type not bound by the signature stand for this
+    /// `return` alone (two paths may return different extents for them).
+    fn check_result(&mut self, value: &Value, ty: &ast::Type, subject: &str, range: TextRange) {
+        let function = self.function.clone().unwrap_or_default();
+        self.scopes.push(HashMap::new());
+        match (value, &ty.kind) {
+            (Value::Tuple(values), ast::TypeKind::Tuple(types)) if values.len() == types.len() => {
+                for (i, (value, ty)) in values.iter().zip(types).enumerate() {
+                    let subject = format!("{subject}.{i}");
+                    let claim = ShapeClaim::ResultOf(function.clone());
+                    self.check_claimed_shape(value, ty, &subject, range, claim);
+                }
+            }
+            _ => {
+                self.check_claimed_shape(value, ty, subject, range, ShapeClaim::ResultOf(function))
+            }
+        }
+        self.scopes.pop();
+    }
+
+    fn check_claimed_shape(
+        &mut self,
+        value: &Value,
+        ty: &ast::Type,
+        subject: &str,
+        range: TextRange,
+        claim: ShapeClaim,
     ) {
         let Some(shape) = value
             .tensor_shape()
@@ -430,10 +494,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
             }
         }
-        let claimed = format!(
-            "Tensor[{}]",
-            dims.iter().map(describe_dim).collect::<Vec<_>>().join(", ")
-        );
+        let claimed = describe_type(ty);
         self.require(
             Formula::and(parts),
             FactKind::Claim,
@@ -442,6 +503,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 subject: subject.to_owned(),
                 actual: Shape::known(actual),
                 claimed,
+                claim,
             },
         );
     }
