@@ -8,7 +8,7 @@ use ndarray::{s, Array2, ArrayD, Axis, IxDyn};
 
 use crate::error::{Failure, Outcome};
 use crate::ops::nn::{self, ConvSpec, PoolSpec};
-use crate::ops::{self, elementwise, linalg, shape, Args, OpContext};
+use crate::ops::{self, elementwise, linalg, reduce, shape, Args, OpContext};
 use crate::recurrent::Recurrent;
 use crate::value::{dims_text, Tensor, Value};
 use tensorfit_semantics::registry;
@@ -521,7 +521,7 @@ pub fn apply(
             "Softmax" => {
                 // PyTorch's implicit dim: 0 for ranks 0, 1 and 3, else 1.
                 let d = dim.unwrap_or(if matches!(x.ndim(), 0 | 1 | 3) { 0 } else { 1 });
-                elementwise::softmax(&x, d, false)?
+                reduce::softmax(&x, d, false)?
             }
             _ => (*x).clone(),
         },

@@ -93,6 +93,11 @@ pub enum Ranks {
     /// Known ranks when a size is inferred (`reshape(x, -1, 4)`); a
     /// shape given in full needs none.
     KnownToInferASize,
+    /// Known ranks to check an argument (`dim` of `softmax`); the result
+    /// has the input's shape whatever the rank, so on a tensor of unknown
+    /// rank the result is the input's shape and the check is kept for
+    /// each call where the rank is known.
+    KnownToCheck,
 }
 
 /// A PyTorch namespace an operation lives in.
@@ -166,7 +171,7 @@ impl Operation {
     pub fn needs_known_ranks(&self, infers_a_size: bool) -> bool {
         match self.ranks {
             Ranks::Any => false,
-            Ranks::Known => true,
+            Ranks::Known | Ranks::KnownToCheck => true,
             Ranks::KnownToInferASize => infers_a_size,
         }
     }
@@ -229,7 +234,7 @@ pub fn is_layer_constructor(name: &str) -> bool {
 
 use Family::*;
 use Namespace::{Functional as F, Module, Tensor as T, Torch};
-use Ranks::{Any, Known, KnownToInferASize};
+use Ranks::{Any, Known, KnownToCheck, KnownToInferASize};
 use ShapeBy::{Contract, Rule};
 
 const fn op(
@@ -358,8 +363,9 @@ pub static OPERATIONS: &[Operation] = &[
     op("abs", Elementwise, Contract, Any, &[Torch, T]),
     op("neg", Elementwise, Contract, Any, &[Torch, T]),
     op("dropout", Elementwise, Contract, Any, &[F]),
-    op("softmax", Elementwise, Contract, Any, &[Torch, F, T]),
-    op("log_softmax", Elementwise, Contract, Any, &[Torch, F, T]),
+    // The shape stays; the rule checks `dim`.
+    op("softmax", Reduce, Rule, KnownToCheck, &[Torch, F, T]),
+    op("log_softmax", Reduce, Rule, KnownToCheck, &[Torch, F, T]),
     op("contiguous", Elementwise, Contract, Any, &[T]),
     op("clone", Elementwise, Contract, Any, &[Torch, T]),
     op("detach", Elementwise, Contract, Any, &[Torch, T]),
@@ -425,7 +431,7 @@ pub static OPERATIONS: &[Operation] = &[
     op("any", Reduce, Rule, Known, &[Torch, T]),
     op("all", Reduce, Rule, Known, &[Torch, T]),
     // The shape stays; the rule checks `dim`.
-    op("cumsum", Reduce, Rule, Any, &[Torch, T]),
+    op("cumsum", Reduce, Rule, KnownToCheck, &[Torch, T]),
     // tensor properties
     op("size", Shape, Rule, Any, &[T]),
     op("dim", Shape, Rule, Any, &[T]),
@@ -531,6 +537,7 @@ pub fn operations_markdown(prelude: &crate::Prelude) -> String {
                 Ranks::Any => "",
                 Ranks::Known => "known",
                 Ranks::KnownToInferASize => "known to infer a size",
+                Ranks::KnownToCheck => "known to check `dim`",
             };
             let declaration = prelude
                 .function(op.name)

@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use tensorfit_base::TextRange;
 use tensorfit_semantics::registry;
 use tensorfit_semantics::{bind, BindProblem, Parameter, Source};
 use tensorfit_syntax::ast::{self, Arg, Expr, ExprKind, FieldName};
@@ -181,6 +182,10 @@ impl<'p> Interpreter<'p> {
         }
         let mut frame = Frame::new(file);
         frame.self_value = self_value;
+        frame.result = function
+            .return_type
+            .clone()
+            .map(|ty| (ty, display.to_owned()));
         self.bind_params(&mut frame, display, &function.params, args)?;
         for clause in &function.where_clauses {
             if !self.condition(&mut frame, clause)? {
@@ -196,19 +201,30 @@ impl<'p> Interpreter<'p> {
             .as_ref()
             .map(|b| b.stmts.as_slice())
             .unwrap_or(&[]);
+        // Each `return` checked the result type; falling off the end of the
+        // body returns nothing, which fails there (at the closing brace).
         let result = match self.exec_stmts(&mut frame, body)? {
             Flow::Return(v) => v,
-            Flow::Normal => Value::None,
+            Flow::Normal => {
+                if let Some(ty) = &function.return_type {
+                    let end = function
+                        .body
+                        .as_ref()
+                        .map_or(function.range.end, |b| b.range.end);
+                    let brace = TextRange::new((end as usize).saturating_sub(1), end as usize);
+                    let location = self.location(&frame, brace);
+                    self.check_type(
+                        &mut frame,
+                        ty,
+                        &Value::None,
+                        &format!("the result of `{display}`"),
+                        false,
+                    )
+                    .map_err(|f| f.at(location))?;
+                }
+                Value::None
+            }
         };
-        if let Some(ty) = &function.return_type {
-            self.check_type(
-                &mut frame,
-                ty,
-                &result,
-                &format!("the result of `{display}`"),
-                false,
-            )?;
-        }
         Ok(result)
     }
 

@@ -71,6 +71,9 @@ pub(crate) struct Frame {
     pub file: FileId,
     scopes: Vec<HashMap<String, Slot>>,
     pub self_value: Option<Value>,
+    /// The declared result type of the running function and the
+    /// function's name: each `return` is checked against it, where it is.
+    pub result: Option<(ast::Type, String)>,
 }
 
 pub(crate) struct Slot {
@@ -87,6 +90,7 @@ impl Frame {
             file,
             scopes: vec![HashMap::new()],
             self_value: None,
+            result: None,
         }
     }
 

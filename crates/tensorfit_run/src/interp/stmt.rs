@@ -117,6 +117,10 @@ impl Interpreter<'_> {
                     Some(e) => self.eval(frame, e)?,
                     None => Value::None,
                 };
+                if let Some((ty, display)) = frame.result.clone() {
+                    let what = format!("the result of `{display}`");
+                    self.check_type(frame, &ty, &value, &what, false)?;
+                }
                 return Ok(Flow::Return(value));
             }
             StmtKind::Expr(e) => {

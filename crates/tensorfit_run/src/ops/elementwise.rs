@@ -1,9 +1,9 @@
 //! Element-wise operations with PyTorch broadcasting, activations,
 //! softmax, the triangle masks, `clamp` and the conversions.
 
-use ndarray::{Axis, IxDyn, Zip};
+use ndarray::{IxDyn, Zip};
 
-use super::{normalize_dim, Args, OpContext};
+use super::{Args, OpContext};
 use crate::error::{Failure, Outcome};
 use crate::value::{Tensor, Value};
 
@@ -152,8 +152,6 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
         "neg" => args.tensor("input")?.mapv(|x| -x),
         // Evaluation mode (docs/interpreter.md): dropout is the identity.
         "dropout" | "contiguous" | "clone" | "detach" => (*args.tensor("input")?).clone(),
-        "softmax" => softmax(&*args.tensor("input")?, args.int("dim")?, false)?,
-        "log_softmax" => softmax(&*args.tensor("input")?, args.int("dim")?, true)?,
         "clamp" => clamp(args)?,
         // One precision here: a conversion is a copy.
         "type_as" | "to" | "float" | "half" | "double" | "long" => (*args.tensor("input")?).clone(),
@@ -211,26 +209,6 @@ fn erf(x: f32) -> f32 {
             * t
             * (-x * x).exp();
     sign * y as f32
-}
-
-pub fn softmax(t: &Tensor, dim: i64, log: bool) -> Outcome<Tensor> {
-    let axis = Axis(normalize_dim(dim, t.ndim())?);
-    if t.ndim() == 0 {
-        return Ok(t.mapv(|_| if log { 0.0 } else { 1.0 }));
-    }
-    let mut out = t.clone();
-    for mut lane in out.lanes_mut(axis) {
-        let max = lane.fold(f32::NEG_INFINITY, |m, x| m.max(*x));
-        let sum: f32 = lane.iter().map(|x| (x - max).exp()).sum();
-        for x in lane.iter_mut() {
-            *x = if log {
-                *x - max - sum.ln()
-            } else {
-                (*x - max).exp() / sum
-            };
-        }
-    }
-    Ok(out)
 }
 
 fn triangle(t: &Tensor, diagonal: i64, lower: bool) -> Outcome<Tensor> {

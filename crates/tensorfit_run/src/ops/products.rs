@@ -3,8 +3,9 @@
 
 use ndarray::IxDyn;
 
-use super::elementwise::{softmax, zip_with};
+use super::elementwise::zip_with;
 use super::linalg::matmul;
+use super::reduce::softmax;
 use super::shape::as_i64;
 use super::{normalize_dim, Args, OpContext};
 use crate::error::{Failure, Outcome};

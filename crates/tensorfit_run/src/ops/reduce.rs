@@ -60,6 +60,14 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
         "any" => Kind::Any,
         "all" => Kind::All,
         "cumsum" => return cumsum(args).map(|t| Some(Value::tensor(t))),
+        "softmax" | "log_softmax" => {
+            let t = softmax(
+                &*args.tensor("input")?,
+                args.int("dim")?,
+                name == "log_softmax",
+            );
+            return t.map(|t| Some(Value::tensor(t)));
+        }
         _ => return Ok(None),
     };
     let input = args.tensor("input")?;
@@ -114,7 +122,13 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             })?;
             let mut axes = Vec::new();
             for d in list {
-                axes.push(normalize_dim(d, input.ndim())?);
+                let axis = normalize_dim(d, input.ndim())?;
+                if axes.contains(&axis) {
+                    return Err(Failure::shape(format!(
+                        "dim {axis} appears multiple times in the list of dims of `{name}`"
+                    )));
+                }
+                axes.push(axis);
             }
             Some(axes)
         }
@@ -218,6 +232,27 @@ fn variance(values: &[f32], unbiased: bool) -> f32 {
 }
 
 /// Running sums along `dim`.
+/// Softmax along `dim` (its logarithm with `log`): the shape stays.
+pub fn softmax(t: &Tensor, dim: i64, log: bool) -> Outcome<Tensor> {
+    let axis = Axis(normalize_dim(dim, t.ndim())?);
+    if t.ndim() == 0 {
+        return Ok(t.mapv(|_| if log { 0.0 } else { 1.0 }));
+    }
+    let mut out = t.clone();
+    for mut lane in out.lanes_mut(axis) {
+        let max = lane.fold(f32::NEG_INFINITY, |m, x| m.max(*x));
+        let sum: f32 = lane.iter().map(|x| (x - max).exp()).sum();
+        for x in lane.iter_mut() {
+            *x = if log {
+                *x - max - sum.ln()
+            } else {
+                (*x - max).exp() / sum
+            };
+        }
+    }
+    Ok(out)
+}
+
 fn cumsum(args: &Args) -> Outcome<Tensor> {
     let input = args.tensor("input")?;
     let dim = args.int("dim")?;

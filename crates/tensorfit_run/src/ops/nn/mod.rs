@@ -216,6 +216,17 @@ fn output_size(
     out
 }
 
+/// PyTorch refuses a kernel size, stride or dilation that is not positive
+/// when the operation runs (the sizes would divide by zero).
+fn require_positive(op: &str, what: &str, values: &[i64]) -> Outcome<()> {
+    match values.iter().find(|v| **v < 1) {
+        Some(v) => Err(Failure::shape(format!(
+            "`{op}`: the {what} must be greater than zero, but it is {v}"
+        ))),
+        None => Ok(()),
+    }
+}
+
 pub fn conv(
     ctx: &OpContext,
     input: &Tensor,
@@ -225,6 +236,11 @@ pub fn conv(
     op: &str,
 ) -> Outcome<Tensor> {
     let spatial = spec.stride.len();
+    if weight.ndim() == spatial + 2 {
+        require_positive(op, "kernel size", &dims(weight)[2..])?;
+    }
+    require_positive(op, "stride", &spec.stride)?;
+    require_positive(op, "dilation", &spec.dilation)?;
     if spatial == 3 {
         return conv3d::conv3d(ctx, input, weight, bias, spec, op);
     }
@@ -367,6 +383,16 @@ pub fn conv_transpose2d(
     output_padding: &[i64],
 ) -> Outcome<Tensor> {
     let op = "conv_transpose2d";
+    require_positive(op, "stride", &spec.stride)?;
+    require_positive(op, "dilation", &spec.dilation)?;
+    for k in 0..2 {
+        let (pad, stride, dilation) = (output_padding[k], spec.stride[k], spec.dilation[k]);
+        if pad >= stride && pad >= dilation {
+            return Err(Failure::shape(format!(
+                "`{op}`: output padding must be smaller than either stride or dilation, but output_padding = {pad}, stride = {stride}, dilation = {dilation}"
+            )));
+        }
+    }
     if weight.ndim() != 4 {
         return Err(Failure::shape(format!(
             "`{op}` expects a 4-D weight, but got one of shape {}",
@@ -523,6 +549,9 @@ impl PoolSpec {
 }
 
 pub fn pool2d(ctx: &OpContext, input: &Tensor, spec: &PoolSpec, op: &str) -> Outcome<Tensor> {
+    require_positive(op, "kernel size", &spec.kernel)?;
+    require_positive(op, "stride", &spec.stride)?;
+    require_positive(op, "dilation", &spec.dilation)?;
     let (x, batched) = as_batched_2d(input, spec.spatial, op)?;
     let (n, c, h, w) = x.dim();
     for i in 0..2 {

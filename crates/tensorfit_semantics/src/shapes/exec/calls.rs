@@ -338,7 +338,12 @@ impl<'f, 'a> Frame<'f, 'a> {
         let op = crate::registry::operation(name);
         let needs_ranks = op.is_some_and(|op| op.needs_known_ranks(infers_a_size));
         if needs_ranks && self.has_opaque_tensor(&bound) {
-            return self.defer(name, bound, range);
+            let kept_shape = op
+                .filter(|op| op.ranks == crate::registry::Ranks::KnownToCheck)
+                .and_then(|_| bound.first())
+                .map(|(_, input, _)| input.clone());
+            let deferred = self.defer(name, bound, range);
+            return kept_shape.unwrap_or(deferred);
         }
         let args = Args::new(bound);
         // The registry says whether the contract or a built-in rule gives

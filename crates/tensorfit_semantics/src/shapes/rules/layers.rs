@@ -10,7 +10,7 @@ use super::nn::{
 };
 use super::shape::flatten;
 use super::{
-    dims_of, pair, refuse, registry, require, require_equal, require_rank, Args, Layer,
+    dims_of, pair, refuse, registry, require, require_equal, require_rank, sizes, Args, Layer,
     RuleContext, Shape, Value,
 };
 
@@ -31,32 +31,30 @@ pub(super) fn apply(
 /// is made (not when it is called): heads that do not divide the width,
 /// groups that do not divide the channels.
 pub fn check_construction(frame: &mut dyn RuleContext, kind: &str, args: &Args, range: TextRange) {
-    let (whole, part, message) = match kind {
-        "MultiheadAttention" => (
-            "embed_dim",
-            "num_heads",
-            "`MultiheadAttention`: embed_dim ({}) is not divisible by num_heads ({})",
-        ),
-        "GroupNorm" => (
-            "num_channels",
-            "num_groups",
-            "`GroupNorm`: num_channels ({}) is not divisible by num_groups ({})",
-        ),
+    let divisible: &[(&str, &str)] = match kind {
+        "MultiheadAttention" => &[("embed_dim", "num_heads")],
+        "GroupNorm" => &[("num_channels", "num_groups")],
+        "Conv1d" | "Conv2d" | "Conv3d" | "ConvTranspose1d" | "ConvTranspose2d" => {
+            &[("in_channels", "groups"), ("out_channels", "groups")]
+        }
         _ => return,
     };
-    let (Value::Int(whole), Value::Int(part)) = (args.get(whole), args.get(part)) else {
-        return;
-    };
-    require(
-        frame,
-        Formula::and([
-            Formula::ge(part, &Term::int(1)),
-            Formula::eq(&Term::rem(whole, part), &Term::int(0)),
-        ]),
-        range,
-        message.to_owned(),
-        vec![whole.clone(), part.clone()],
-    );
+    for (whole_name, part_name) in divisible {
+        let (Value::Int(whole), Value::Int(part)) = (args.get(whole_name), args.get(part_name))
+        else {
+            continue;
+        };
+        require(
+            frame,
+            Formula::and([
+                Formula::ge(part, &Term::int(1)),
+                Formula::eq(&Term::rem(whole, part), &Term::int(0)),
+            ]),
+            range,
+            format!("`{kind}`: {whole_name} ({{}}) is not divisible by {part_name} ({{}})"),
+            vec![whole.clone(), part.clone()],
+        );
+    }
 }
 
 /// `MultiheadAttention(query, key, value)`: `(output, weights)`.
@@ -274,12 +272,14 @@ pub fn call_layer(
             let Some(shape) = input.tensor_shape() else {
                 return Value::Unknown;
             };
-            let Some(kernel) = pair(&arg("kernel_size"), 1, spatial) else {
-                return Value::Unknown;
+            let kind = layer.kind.as_str();
+            let mut size = |what: &str, default: i64| {
+                sizes(frame, &arg(what), default, spatial, (kind, what), range)
             };
-            let (Some(stride), Some(dilation)) = (
-                pair(&arg("stride"), 1, spatial),
-                pair(&arg("dilation"), 1, spatial),
+            let (Some(kernel), Some(stride), Some(dilation)) = (
+                size("kernel_size", 1),
+                size("stride", 1),
+                size("dilation", 1),
             ) else {
                 return Value::Unknown;
             };
@@ -298,19 +298,7 @@ pub fn call_layer(
                     None => return Value::Unknown,
                 },
             };
-            let groups = arg("groups").as_int().cloned().unwrap_or(Term::int(1));
-            for (what, channels) in [("in_channels", &cin), ("out_channels", &cout)] {
-                require(
-                    frame,
-                    Formula::eq(&Term::rem(channels, &groups), &Term::int(0)),
-                    range,
-                    format!(
-                        "`{}`: {what} ({{}}) is not divisible by groups ({{}})",
-                        layer.kind
-                    ),
-                    vec![channels.clone(), groups.clone()],
-                );
-            }
+            // `in_channels % groups` is the constructor's (`check_construction`).
             let conv = Conv {
                 op: &layer.kind,
                 spatial,
@@ -428,12 +416,16 @@ pub fn call_layer(
             let Some(shape) = input.tensor_shape() else {
                 return Value::Unknown;
             };
+            let kind = layer.kind.as_str();
+            let mut size = |what: &str, default: i64| {
+                sizes(frame, &arg(what), default, 2, (kind, what), range)
+            };
             let parts = (
-                pair(&arg("kernel_size"), 1, 2),
-                pair(&arg("stride"), 1, 2),
-                pair(&arg("padding"), 0, 2),
-                pair(&arg("output_padding"), 0, 2),
-                pair(&arg("dilation"), 1, 2),
+                size("kernel_size", 1),
+                size("stride", 1),
+                size("padding", 0),
+                size("output_padding", 0),
+                size("dilation", 1),
             );
             let (Some(kernel), Some(stride), Some(padding), Some(output_padding), Some(dilation)) =
                 parts

@@ -364,6 +364,66 @@ fn pair(value: &Value, default: i64, count: usize) -> Option<Vec<Term>> {
     }
 }
 
+/// A per-dimension argument (`kernel_size: 3` or `(3, 3)`) of an operation
+/// over `count` spatial dimensions, as [`pair`] reads it; a list of another
+/// length is refused, as PyTorch refuses it when the layer runs.
+fn sizes(
+    frame: &mut dyn RuleContext,
+    value: &Value,
+    default: i64,
+    count: usize,
+    (op, what): (&str, &str),
+    range: TextRange,
+) -> Option<Vec<Term>> {
+    if let Value::Tuple(items) | Value::List(items) = value {
+        if items.len() != count {
+            refuse(
+                frame,
+                range,
+                format!(
+                    "`{op}` works on {count} spatial dimension{}: `{what}` must be one integer or {count}, but it has {}",
+                    if count == 1 { "" } else { "s" },
+                    items.len()
+                ),
+            );
+            return None;
+        }
+    }
+    pair(value, default, count)
+}
+
+/// Requires each of `terms` (a kernel size, a stride) to be positive, as
+/// PyTorch does when the operation runs. `false` when one is a constant
+/// that is not: the output sizes would be nonsense, so the caller answers
+/// unknown.
+fn require_positive(
+    frame: &mut dyn RuleContext,
+    terms: &[Term],
+    (op, what): (&str, &str),
+    range: TextRange,
+) -> bool {
+    for term in terms {
+        if term.as_const().is_some_and(|v| v < 1) {
+            require(
+                frame,
+                Formula::truth(false),
+                range,
+                format!("`{op}`: the {what} must be greater than zero, but it is {{}}"),
+                vec![term.clone()],
+            );
+            return false;
+        }
+        require(
+            frame,
+            Formula::ge(term, &Term::int(1)),
+            range,
+            format!("`{op}`: the {what} must be greater than zero, but it is {{}}"),
+            vec![term.clone()],
+        );
+    }
+    true
+}
+
 /// Rules answer with a tensor of this shape, or unknown.
 fn tensor(shape: Option<Shape>) -> Option<Value> {
     Some(shape.map(Value::Tensor).unwrap_or(Value::Unknown))

@@ -1,5 +1,6 @@
 //! Reductions with `dim` and `keepdim`, `max`/`min` of two tensors, and
-//! `cumsum` (which keeps the shape).
+//! `cumsum`, `softmax` and `log_softmax` (which keep the shape and check
+//! their `dim`).
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
@@ -43,7 +44,7 @@ pub(super) fn apply(
         },
         "sum" | "mean" | "prod" | "argmax" | "argmin" | "norm" | "amax" | "amin" | "variance"
         | "std" | "any" | "all" => reduce(frame, name, args, range),
-        "cumsum" => {
+        "cumsum" | "softmax" | "log_softmax" => {
             let shape = args.shape("input")?;
             if let (Some(dims), Some(dim)) = (dims_of(frame, &shape), args.int("dim")) {
                 // Out of range is reported there; the shape stays anyway.
@@ -70,7 +71,17 @@ fn reduce(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange
     let dims = dims_of(frame, &shape)?;
     let mut removed = Vec::new();
     for d in &axes {
-        removed.push(axis(frame, d, dims.len(), name, range)?);
+        let i = axis(frame, d, dims.len(), name, range)?;
+        if removed.contains(&i) {
+            // PyTorch names the dimension as counted from the front.
+            refuse(
+                frame,
+                range,
+                format!("dim {i} appears multiple times in the list of dims of `{name}`"),
+            );
+            return None;
+        }
+        removed.push(i);
     }
     let out = dims
         .into_iter()

@@ -108,7 +108,18 @@ pub(super) fn apply(
             let key = if name == "expand" { "size" } else { "shape" };
             let input = dims_of(frame, &args.shape("input")?)?;
             let target = args.get(key).as_dims()?.dims()?.to_vec();
-            let offset = target.len().checked_sub(input.len())?;
+            let Some(offset) = target.len().checked_sub(input.len()) else {
+                refuse(
+                    frame,
+                    range,
+                    format!(
+                        "`{name}`: the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                        target.len(),
+                        input.len()
+                    ),
+                );
+                return Some(Value::Unknown);
+            };
             let mut out = target.clone();
             for (i, d) in input.iter().enumerate() {
                 let t = &target[i + offset];

@@ -13,8 +13,8 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
 use super::{
-    append, dims_of, pair, require, require_channels, require_equal, require_rank,
-    require_rank_at_least, Args, RuleContext, Shape, Value,
+    append, dims_of, pair, require, require_channels, require_equal, require_positive,
+    require_rank, require_rank_at_least, sizes, Args, RuleContext, Shape, Value,
 };
 
 /// The rule of `name`, one of this family's operations.
@@ -54,9 +54,23 @@ pub(super) fn apply(
                 in_channels: Term::mul(&weight[1], &groups),
                 out_channels: weight[0].clone(),
                 kernel: weight[2..].to_vec(),
-                stride: pair(args.get("stride"), 1, spatial)?,
+                stride: sizes(
+                    frame,
+                    args.get("stride"),
+                    1,
+                    spatial,
+                    (name, "stride"),
+                    range,
+                )?,
                 padding: padding(args.get("padding"), spatial)?,
-                dilation: pair(args.get("dilation"), 1, spatial)?,
+                dilation: sizes(
+                    frame,
+                    args.get("dilation"),
+                    1,
+                    spatial,
+                    (name, "dilation"),
+                    range,
+                )?,
             };
             Some(conv.apply(frame, &args.shape("input")?, &args.text("input"), range))
         }
@@ -259,6 +273,12 @@ impl Conv<'_> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
+        let positive = require_positive(frame, &self.kernel, (self.op, "kernel size"), range)
+            && require_positive(frame, &self.stride, (self.op, "stride"), range)
+            && require_positive(frame, &self.dilation, (self.op, "dilation"), range);
+        if !positive {
+            return Value::Unknown;
+        }
         let ranks = spatial_ranks(self.spatial);
         require_rank(frame, &input, &ranks, self.op, text, range);
         if input.rank().as_const().is_some_and(|r| !ranks.contains(&r)) {
@@ -345,6 +365,12 @@ impl<'s> Pool<'s> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
+        let positive = require_positive(frame, &self.kernel, (self.op, "kernel size"), range)
+            && require_positive(frame, &self.stride, (self.op, "stride"), range)
+            && require_positive(frame, &self.dilation, (self.op, "dilation"), range);
+        if !positive {
+            return Value::Unknown;
+        }
         require_rank(
             frame,
             &input,
@@ -485,6 +511,26 @@ impl Transposed<'_> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
+        let positive = require_positive(frame, &self.kernel, (self.op, "kernel size"), range)
+            && require_positive(frame, &self.stride, (self.op, "stride"), range)
+            && require_positive(frame, &self.dilation, (self.op, "dilation"), range);
+        if !positive {
+            return Value::Unknown;
+        }
+        for k in 0..2 {
+            let (pad, stride, dilation) =
+                (&self.output_padding[k], &self.stride[k], &self.dilation[k]);
+            require(
+                frame,
+                Formula::or([Formula::lt(pad, stride), Formula::lt(pad, dilation)]),
+                range,
+                format!(
+                    "`{}`: output padding must be smaller than either stride or dilation, but output_padding = {{}}, stride = {{}}, dilation = {{}}",
+                    self.op
+                ),
+                vec![pad.clone(), stride.clone(), dilation.clone()],
+            );
+        }
         require_rank(frame, &input, &[3, 4], self.op, text, range);
         if !require_channels(frame, &input, -3, &self.in_channels, self.op, text, range) {
             return Value::Unknown;
