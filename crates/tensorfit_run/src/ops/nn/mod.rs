@@ -385,8 +385,8 @@ pub fn conv_transpose2d(
     let op = "conv_transpose2d";
     require_positive(op, "stride", &spec.stride)?;
     require_positive(op, "dilation", &spec.dilation)?;
-    for k in 0..2 {
-        let (pad, stride, dilation) = (output_padding[k], spec.stride[k], spec.dilation[k]);
+    let sizes = output_padding.iter().zip(&spec.stride).zip(&spec.dilation);
+    for ((&pad, &stride), &dilation) in sizes {
         if pad >= stride && pad >= dilation {
             return Err(Failure::shape(format!(
                 "`{op}`: output padding must be smaller than either stride or dilation, but output_padding = {pad}, stride = {stride}, dilation = {dilation}"
