@@ -403,16 +403,7 @@ fn require_positive(
     range: TextRange,
 ) -> bool {
     for term in terms {
-        if term.as_const().is_some_and(|v| v < 1) {
-            require(
-                frame,
-                Formula::truth(false),
-                range,
-                format!("`{op}`: the {what} must be greater than zero, but it is {{}}"),
-                vec![term.clone()],
-            );
-            return false;
-        }
+        let not_positive = term.as_const().is_some_and(|v| v < 1);
         require(
             frame,
             Formula::ge(term, &Term::int(1)),
@@ -420,6 +411,9 @@ fn require_positive(
             format!("`{op}`: the {what} must be greater than zero, but it is {{}}"),
             vec![term.clone()],
         );
+        if not_positive {
+            return false;
+        }
     }
     true
 }
