@@ -121,15 +121,33 @@ fn typing_in_another_imported_function_re_solves_nothing_in_the_importer() {
 #[test]
 fn a_changed_imported_result_re_solves_its_callers_and_is_reported() {
     let mut host = open(LAYERS, MAIN);
-    let checks = edit_layers(&mut host, "ones(8, 4)", "ones(8, 6)");
+    let declared_4 = "-> Tensor[b, 4] {\n    let scale = 0.5\n    return x @ ones(8, 4)";
+    let declared_6 = "-> Tensor[b, 6] {\n    let scale = 0.5\n    return x @ ones(8, 6)";
     // project, then head and twice that call it (the script is not a
     // counted function analysis).
-    assert_eq!(checks, 3);
+    assert_eq!(edit_layers(&mut host, declared_4, declared_6), 3);
     let errors = error_messages(&main_report(&host));
     assert!(
         !errors.is_empty(),
         "a result of [b, 6] where [b, 4] is declared must be reported"
     );
-    assert_eq!(edit_layers(&mut host, "ones(8, 6)", "ones(8, 4)"), 3);
+    assert_eq!(edit_layers(&mut host, declared_6, declared_4), 3);
     assert_eq!(error_messages(&main_report(&host)), Vec::<String>::new());
+}
+
+/// Callers see the declared result type (LANGUAGE.md §5): a body that
+/// breaks it is the callee's own error, and its callers are not re-solved.
+#[test]
+fn a_body_that_breaks_its_declared_result_is_its_own_error() {
+    let mut host = open(LAYERS, MAIN);
+    assert_eq!(edit_layers(&mut host, "ones(8, 4)", "ones(8, 6)"), 1);
+    assert_eq!(error_messages(&main_report(&host)), Vec::<String>::new());
+    let layers = host.file(Path::new("layers.tensor")).expect("open");
+    let messages = error_messages(&file_report(host.db(), layers));
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("but its result type is Tensor[b, 4]")),
+        "{messages:?}"
+    );
 }
