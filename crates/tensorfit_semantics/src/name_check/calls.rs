@@ -1,6 +1,8 @@
 //! The arguments of a call against the parameters of what it calls: counts,
 //! named arguments, order.
 
+use std::borrow::Cow;
+
 use tensorfit_base::Diagnostic;
 
 use super::Context;
@@ -18,7 +20,7 @@ pub(super) fn check(cx: &Context<'_>, diagnostics: &mut Vec<Diagnostic>) {
 
 /// The parameters of the callee, and how many leading arguments the call
 /// gives before its parentheses (the receiver of `x.op(...)`).
-fn signature_of(cx: &Context<'_>, call: &CallSite<'_>) -> Option<(Signature, usize)> {
+fn signature_of<'c>(cx: &Context<'c>, call: &CallSite<'_>) -> Option<(Cow<'c, Signature>, usize)> {
     let res = cx.resolution;
     match &call.callee {
         Callee::Def(id) => {
@@ -36,19 +38,21 @@ fn signature_of(cx: &Context<'_>, call: &CallSite<'_>) -> Option<(Signature, usi
                 }
                 _ => return None,
             };
-            Some((signature, 0))
+            Some((Cow::Owned(signature), 0))
         }
         Callee::Outer(name) => match &cx.scope.items.get(name)?.kind {
             ModuleItemKind::Function(signature) | ModuleItemKind::Struct(signature) => {
-                Some((signature.clone(), 0))
+                Some((Cow::Borrowed(signature), 0))
             }
             _ => None,
         },
-        Callee::Prelude { op, method: false } => Some((res.prelude.signature(op)?.clone(), 0)),
+        Callee::Prelude { op, method: false } => {
+            Some((Cow::Borrowed(res.prelude.signature(op)?), 0))
+        }
         // `x.f(args)` means `f(x, args)`, unless a struct has a member `f`
         // that `x` may be an instance of.
         Callee::Prelude { op, method: true } if !cx.scope.member_names.contains(op) => {
-            Some((res.prelude.signature(op)?.clone(), 1))
+            Some((Cow::Borrowed(res.prelude.signature(op)?), 1))
         }
         Callee::Prelude { .. } | Callee::Unknown => None,
     }

@@ -199,6 +199,14 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// Keeps an argument problem for the entry point's report, once (a
+    /// call in a loop or in both branches is met more than once).
+    fn note_argument_problem(&mut self, diagnostic: tensorfit_base::Diagnostic) {
+        if !self.argument_problems.contains(&diagnostic) {
+            self.argument_problems.push(diagnostic);
+        }
+    }
+
     /// The arguments of a method called through an instance (`m(x)` calls
     /// `M.forward`) against its parameters; what does not fit is reported
     /// at the end of the entry point, as for layers.
@@ -214,9 +222,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         let mut problems = Vec::new();
         signature.check_call(0, args, range, &mut problems);
         for diagnostic in problems {
-            if !self.argument_problems.contains(&diagnostic) {
-                self.argument_problems.push(diagnostic);
-            }
+            self.note_argument_problem(diagnostic);
         }
     }
 
@@ -239,10 +245,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         if !binding.problems.is_empty() {
             let signature = op.forward_signature();
             for problem in &binding.problems {
-                let diagnostic = signature.diagnostic(problem, args, range);
-                if !self.argument_problems.contains(&diagnostic) {
-                    self.argument_problems.push(diagnostic);
-                }
+                self.note_argument_problem(signature.diagnostic(problem, args, range));
             }
         }
         op.forward
@@ -338,6 +341,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         let op = crate::registry::operation(name);
         let needs_ranks = op.is_some_and(|op| op.needs_known_ranks(infers_a_size));
         if needs_ranks && self.has_opaque_tensor(&bound) {
+            // A check-only deferral keeps the input's value (the first
+            // parameter of `softmax`, `cumsum`, ...) as the result.
             let kept_shape = op
                 .filter(|op| op.ranks == crate::registry::Ranks::KnownToCheck)
                 .and_then(|_| bound.first())

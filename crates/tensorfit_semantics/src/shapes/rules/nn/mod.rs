@@ -253,6 +253,20 @@ fn window_output(
     }
 }
 
+/// A sliding window's kernel sizes, strides and dilations must all be
+/// positive (PyTorch refuses the others when the operation runs); `false`
+/// when one is a constant that is not, so the output sizes are unknown.
+fn window_is_positive(
+    frame: &mut dyn RuleContext,
+    op: &str,
+    [kernel, stride, dilation]: [&[Term]; 3],
+    range: TextRange,
+) -> bool {
+    require_positive(frame, kernel, (op, "kernel size"), range)
+        && require_positive(frame, stride, (op, "stride"), range)
+        && require_positive(frame, dilation, (op, "dilation"), range)
+}
+
 pub(super) struct Conv<'s> {
     pub(super) op: &'s str,
     pub(super) spatial: usize,
@@ -273,10 +287,12 @@ impl Conv<'_> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
-        let positive = require_positive(frame, &self.kernel, (self.op, "kernel size"), range)
-            && require_positive(frame, &self.stride, (self.op, "stride"), range)
-            && require_positive(frame, &self.dilation, (self.op, "dilation"), range);
-        if !positive {
+        if !window_is_positive(
+            frame,
+            self.op,
+            [&self.kernel, &self.stride, &self.dilation],
+            range,
+        ) {
             return Value::Unknown;
         }
         let ranks = spatial_ranks(self.spatial);
@@ -365,10 +381,12 @@ impl<'s> Pool<'s> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
-        let positive = require_positive(frame, &self.kernel, (self.op, "kernel size"), range)
-            && require_positive(frame, &self.stride, (self.op, "stride"), range)
-            && require_positive(frame, &self.dilation, (self.op, "dilation"), range);
-        if !positive {
+        if !window_is_positive(
+            frame,
+            self.op,
+            [&self.kernel, &self.stride, &self.dilation],
+            range,
+        ) {
             return Value::Unknown;
         }
         require_rank(
@@ -511,10 +529,12 @@ impl Transposed<'_> {
         range: TextRange,
     ) -> Value {
         let input = frame.refine_shape(input);
-        let positive = require_positive(frame, &self.kernel, (self.op, "kernel size"), range)
-            && require_positive(frame, &self.stride, (self.op, "stride"), range)
-            && require_positive(frame, &self.dilation, (self.op, "dilation"), range);
-        if !positive {
+        if !window_is_positive(
+            frame,
+            self.op,
+            [&self.kernel, &self.stride, &self.dilation],
+            range,
+        ) {
             return Value::Unknown;
         }
         for k in 0..2 {
