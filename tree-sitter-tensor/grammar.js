@@ -340,8 +340,26 @@ module.exports = grammar({
     subscript: ($) =>
       prec(
         PREC.postfix,
-        seq(field('value', $._operand), '[', commaSep(field('index', $._expression)), ']'),
+        seq(field('value', $._operand), '[', commaSep(field('index', $._index)), ']'),
       ),
+
+    // What may stand between the brackets of a subscript: PyTorch's basic
+    // indexing (LANGUAGE.md §4). `None` is a new axis only here; elsewhere
+    // it is an ordinary (undeclared) name.
+    _index: ($) => choice($._expression, $.slice, $.ellipsis, $.new_axis),
+
+    // `start:stop:step`, each part optional: `:`, `1:`, `:t`, `::2`.
+    slice: ($) =>
+      seq(
+        optional(field('start', $._expression)),
+        ':',
+        optional(field('stop', $._expression)),
+        optional(seq(':', optional(field('step', $._expression)))),
+      ),
+
+    ellipsis: (_) => '...',
+
+    new_axis: (_) => 'None',
 
     field_access: ($) =>
       prec(

@@ -12,6 +12,8 @@
 (unknown_dimension) @constant.builtin
 (self) @variable.builtin
 (self_parameter) @variable.builtin
+(new_axis) @constant.builtin
+(ellipsis) @punctuation.special
 
 (primitive_type) @type.builtin
 (tensor_type "Tensor" @type.builtin)

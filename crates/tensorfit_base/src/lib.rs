@@ -8,11 +8,13 @@
 mod diagnostic;
 mod heap;
 mod line_index;
+mod python_slice;
 mod stack;
 mod text_range;
 
 pub use diagnostic::{Code, Diagnostic, Related, Severity};
 pub use heap::{count_heap, live_heap_bytes, CountingAllocator};
 pub use line_index::{LineIndex, Position};
+pub use python_slice::{slice_positions, SlicePositions};
 pub use stack::{with_analysis_stack, ANALYSIS_STACK_BYTES};
 pub use text_range::TextRange;

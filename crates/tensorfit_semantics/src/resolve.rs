@@ -1224,7 +1224,14 @@ impl<'a> Walker<'a, '_> {
             | ExprKind::Str(_)
             | ExprKind::Hole
             | ExprKind::UnknownDim
+            | ExprKind::Ellipsis
+            | ExprKind::NewAxis
             | ExprKind::Missing => {}
+            ExprKind::Slice { .. } => {
+                for part in e.children() {
+                    self.expr(part);
+                }
+            }
             ExprKind::List(elements) | ExprKind::Tuple(elements) => {
                 for element in elements {
                     self.expr(element);

@@ -180,6 +180,7 @@ impl Names<'_> {
                 self.expr(value);
                 indices.iter().for_each(|e| self.expr(e));
             }
+            ast::ExprKind::Slice { .. } => expr.children().into_iter().for_each(|e| self.expr(e)),
             ast::ExprKind::Field { value, .. } => self.expr(value),
             ast::ExprKind::Unary { operand, .. } => self.expr(operand),
             ast::ExprKind::Binary { lhs, rhs, .. } => {
@@ -208,6 +209,8 @@ impl Names<'_> {
             | ast::ExprKind::Str(_)
             | ast::ExprKind::Hole
             | ast::ExprKind::UnknownDim
+            | ast::ExprKind::Ellipsis
+            | ast::ExprKind::NewAxis
             | ast::ExprKind::Missing => {}
         }
     }

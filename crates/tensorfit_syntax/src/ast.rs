@@ -319,10 +319,22 @@ pub enum ExprKind {
         callee: Box<Expr>,
         args: Vec<Arg>,
     },
+    /// `x[i, 1:3, ..., None]`: each index is an expression or one of the
+    /// three index-only kinds below.
     Subscript {
         value: Box<Expr>,
         indices: Vec<Expr>,
     },
+    /// `start:stop:step` (each part optional), only inside a subscript.
+    Slice {
+        start: Option<Box<Expr>>,
+        stop: Option<Box<Expr>>,
+        step: Option<Box<Expr>>,
+    },
+    /// `...` inside a subscript: as many full slices as the rank needs.
+    Ellipsis,
+    /// `None` inside a subscript: a new dimension of size 1.
+    NewAxis,
     Field {
         value: Box<Expr>,
         field: FieldName,
@@ -460,6 +472,15 @@ impl Expr {
         }
     }
 
+    /// A slice, `...` or `None`: forms that exist only between the
+    /// brackets of a subscript.
+    pub fn is_index_only(&self) -> bool {
+        matches!(
+            self.kind,
+            ExprKind::Slice { .. } | ExprKind::Ellipsis | ExprKind::NewAxis
+        )
+    }
+
     /// The expressions directly inside this one, in source order.
     pub fn children(&self) -> Vec<&Expr> {
         match &self.kind {
@@ -469,6 +490,9 @@ impl Expr {
                 .collect(),
             ExprKind::Subscript { value, indices } => {
                 std::iter::once(&**value).chain(indices).collect()
+            }
+            ExprKind::Slice { start, stop, step } => {
+                [start, stop, step].into_iter().flatten().map(|e| &**e).collect()
             }
             ExprKind::Field { value, .. } => vec![value],
             ExprKind::Unary { operand, .. } => vec![operand],
@@ -491,6 +515,8 @@ impl Expr {
             | ExprKind::Str(_)
             | ExprKind::Hole
             | ExprKind::UnknownDim
+            | ExprKind::Ellipsis
+            | ExprKind::NewAxis
             | ExprKind::Missing => Vec::new(),
         }
     }

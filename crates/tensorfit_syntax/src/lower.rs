@@ -725,6 +725,16 @@ impl<'t> Lowerer<'t> {
                     indices: self.exprs(index_nodes),
                 }
             }
+            "slice" => {
+                let mut part = |field: &str| node.field(field).map(|n| Box::new(self.expr(n)));
+                ExprKind::Slice {
+                    start: part("start"),
+                    stop: part("stop"),
+                    step: part("step"),
+                }
+            }
+            "ellipsis" => ExprKind::Ellipsis,
+            "new_axis" => ExprKind::NewAxis,
             "field_access" => {
                 let value = self.boxed(node, "value");
                 match node.field("field") {

@@ -140,6 +140,21 @@ fn write_expr(p: &mut Printer, e: &ast::Expr, context: Prec) {
             write_list(p, indices);
             p.out.push(']');
         }
+        ExprKind::Slice { start, stop, step } => {
+            if let Some(start) = start {
+                write_expr(p, start, Prec::Lowest);
+            }
+            p.out.push(':');
+            if let Some(stop) = stop {
+                write_expr(p, stop, Prec::Lowest);
+            }
+            if let Some(step) = step {
+                p.out.push(':');
+                write_expr(p, step, Prec::Lowest);
+            }
+        }
+        ExprKind::Ellipsis => p.out.push_str("..."),
+        ExprKind::NewAxis => p.out.push_str("None"),
         ExprKind::Field { value, field } => {
             write_expr(p, value, Prec::Postfix);
             p.out.push('.');

@@ -7,6 +7,7 @@ use tensorfit_syntax::ast::{BinaryOp, CompareOp, Expr, ExprKind, FieldName, Unar
 use super::{Frame, Interpreter};
 use crate::error::{Failure, Outcome};
 use crate::ops;
+use crate::ops::subscript::{index_tensor, slice_sequence, IndexItem};
 use crate::program::ItemRef;
 use crate::value::{dims_text, Value};
 
@@ -60,10 +61,13 @@ impl Interpreter<'_> {
                 let base = self.eval(frame, value)?;
                 let indices = indices
                     .iter()
-                    .map(|i| self.eval(frame, i))
+                    .map(|i| self.index_item(frame, i))
                     .collect::<Outcome<Vec<_>>>()?;
                 self.subscript(frame, value, &base, &indices)
             }
+            ExprKind::Slice { .. } | ExprKind::Ellipsis | ExprKind::NewAxis => Err(
+                Failure::program("slices, `...` and `None` are only allowed between the brackets of a subscript"),
+            ),
             ExprKind::Field { value, field } => {
                 let base = self.eval(frame, value)?;
                 self.field(frame, value, &base, field)
@@ -285,53 +289,87 @@ impl Interpreter<'_> {
         )))
     }
 
+    /// One index of a subscript: an `Int`, a slice, `...` or `None`.
+    fn index_item(&mut self, frame: &mut Frame, index: &Expr) -> Outcome<IndexItem> {
+        match &index.kind {
+            ExprKind::Ellipsis => Ok(IndexItem::Ellipsis),
+            ExprKind::NewAxis => Ok(IndexItem::NewAxis),
+            ExprKind::Slice { start, stop, step } => {
+                let mut bound = |part: &Option<Box<Expr>>| -> Outcome<Option<i64>> {
+                    let Some(part) = part else {
+                        return Ok(None);
+                    };
+                    match self.eval(frame, part)? {
+                        Value::Int(i) => Ok(Some(i)),
+                        Value::None => Ok(None),
+                        other => Err(Failure::shape(format!(
+                            "a slice bound must be an Int, but `{}` is {}",
+                            self.text(frame.file, part.range),
+                            other.describe()
+                        ))),
+                    }
+                };
+                Ok(IndexItem::Slice {
+                    start: bound(start)?,
+                    stop: bound(stop)?,
+                    step: bound(step)?,
+                })
+            }
+            _ => match self.eval(frame, index)? {
+                Value::Int(i) => Ok(IndexItem::At(i)),
+                other => Err(Failure::program(format!(
+                    "an index must be an Int, a slice, `...` or `None`, but `{}` is {} (indexing by tensors is not modelled)",
+                    self.text(frame.file, index.range),
+                    other.describe()
+                ))),
+            },
+        }
+    }
+
     fn subscript(
         &mut self,
         frame: &Frame,
         value: &Expr,
         base: &Value,
-        indices: &[Value],
+        indices: &[IndexItem],
     ) -> Outcome<Value> {
         let what = self.text(frame.file, value.range);
-        match base {
-            Value::Shape(dims) => {
-                let [Value::Int(i)] = indices else {
-                    return Err(Failure::shape(format!("`{what}` is indexed by one Int")));
-                };
-                let at = normalize_index(*i, dims.len()).ok_or_else(|| {
-                    Failure::shape(format!(
-                        "index {i} is out of range for `{what}`, which has {} dimensions",
-                        dims.len()
-                    ))
-                })?;
-                Ok(Value::Int(dims[at]))
+        let single = |len: usize| -> Outcome<usize> {
+            let [IndexItem::At(i)] = indices else {
+                unreachable!("checked by the caller")
+            };
+            normalize_index(*i, len).ok_or_else(|| {
+                Failure::shape(format!(
+                    "index {i} is out of range for `{what}`, which has {len} items"
+                ))
+            })
+        };
+        match (base, indices) {
+            (Value::Shape(dims), [IndexItem::At(_)]) => Ok(Value::Int(dims[single(dims.len())?])),
+            (Value::Tuple(items) | Value::List(items), [IndexItem::At(_)]) => {
+                Ok(items[single(items.len())?].clone())
             }
-            Value::Tuple(items) | Value::List(items) => {
-                let [Value::Int(i)] = indices else {
-                    return Err(Failure::shape(format!("`{what}` is indexed by one Int")));
-                };
-                let at = normalize_index(*i, items.len()).ok_or_else(|| {
-                    Failure::shape(format!(
-                        "index {i} is out of range for `{what}` of {}",
-                        items.len()
-                    ))
-                })?;
-                Ok(items[at].clone())
-            }
-            Value::Tensor(t) => {
-                let mut positions = Vec::new();
-                for index in indices {
-                    let Value::Int(i) = index else {
-                        return Err(Failure::shape(format!("`{what}` is indexed by Ints")));
-                    };
-                    positions.push(*i);
-                }
-                ops::shape::select_elements(t, &positions, what).map(|r| match r {
-                    ops::shape::Selected::Scalar(x) => Value::Float(f64::from(x)),
-                    ops::shape::Selected::Tensor(t) => Value::tensor(t),
+            (Value::Shape(dims), [IndexItem::Slice { start, stop, step }]) => Ok(Value::shape(
+                slice_sequence(dims, *start, *stop, *step)?,
+            )),
+            (Value::List(items), [IndexItem::Slice { start, stop, step }]) => Ok(Value::List(
+                Rc::new(slice_sequence(items, *start, *stop, *step)?),
+            )),
+            (Value::Tuple(items), [IndexItem::Slice { start, stop, step }]) => Ok(Value::Tuple(
+                Rc::new(slice_sequence(items, *start, *stop, *step)?),
+            )),
+            (Value::Shape(_) | Value::Tuple(_) | Value::List(_), _) => Err(Failure::shape(format!(
+                "`{what}` is indexed by one Int or one slice"
+            ))),
+            (Value::Tensor(t), _) => {
+                let selected = index_tensor(t, indices, &what)?;
+                Ok(if selected.ndim() == 0 {
+                    Value::Float(f64::from(selected.first().copied().unwrap_or_default()))
+                } else {
+                    Value::tensor(selected)
                 })
             }
-            other => Err(Failure::shape(format!(
+            (other, _) => Err(Failure::shape(format!(
                 "`{what}` is {} and cannot be indexed",
                 other.describe()
             ))),

@@ -307,6 +307,12 @@ impl Interpreter<'_> {
                     _ => None,
                 };
                 if let Some(Value::Tensor(t)) = base {
+                    let indexed = indices.iter().any(|i| i.as_name().is_some());
+                    if indexed && indices.iter().any(Expr::is_index_only) {
+                        return Err(Failure::program(
+                            "index notation names one element per point: its subscripts cannot slice",
+                        ));
+                    }
                     for (position, index) in indices.iter().enumerate() {
                         let Some(name) = index.as_name() else {
                             self.walk_occurrences(frame, index, only, shadowed, out)?;
@@ -341,7 +347,7 @@ impl Interpreter<'_> {
                 self.walk_occurrences(frame, body, only, &inner, out)
             }
             _ => {
-                for child in children(e) {
+                for child in e.children() {
                     self.walk_occurrences(frame, child, only, shadowed, out)?;
                 }
                 Ok(())
@@ -396,38 +402,3 @@ fn check_extents_of(index: &str, mine: &[&Occurrence]) -> Outcome<Option<i64>> {
     Ok(Some(first.extent))
 }
 
-/// The direct sub-expressions of `e`.
-pub(crate) fn children(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().collect(),
-        ExprKind::Call { callee, args } => {
-            let mut out = vec![callee.as_ref()];
-            out.extend(args.iter().map(|a| &a.value));
-            out
-        }
-        ExprKind::Subscript { value, indices } => {
-            let mut out = vec![value.as_ref()];
-            out.extend(indices.iter());
-            out
-        }
-        ExprKind::Field { value, .. } => vec![value],
-        ExprKind::Unary { operand, .. } => vec![operand],
-        ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
-        ExprKind::Compare { operands, .. } => operands.iter().collect(),
-        ExprKind::ShapeAssert { value, pattern, .. } => {
-            let mut out = vec![value.as_ref()];
-            out.extend(pattern.iter());
-            out
-        }
-        ExprKind::Reduction { bindings, body, .. } => {
-            let mut out: Vec<&Expr> = bindings
-                .iter()
-                .filter_map(|b| b.range.as_ref())
-                .flat_map(|(a, b)| [a, b])
-                .collect();
-            out.push(body);
-            out
-        }
-        _ => Vec::new(),
-    }
-}

@@ -13,6 +13,7 @@ pub mod nn;
 pub mod products;
 pub mod reduce;
 pub mod shape;
+pub mod subscript;
 
 #[cfg(test)]
 mod pytorch_values;

@@ -162,6 +162,18 @@ impl Frame<'_, '_> {
                 if names.iter().all(Option::is_none) {
                     return self.expr(expr);
                 }
+                if subscripts.iter().any(ast::Expr::is_index_only) {
+                    self.require(
+                        Formula::truth(false),
+                        FactKind::Precondition,
+                        expr.range,
+                        Explain::Text {
+                            template: NO_SLICES_IN_KERNELS.to_owned(),
+                            terms: vec![],
+                        },
+                    );
+                    return Value::Unknown;
+                }
                 for (subscript, name) in subscripts.iter().zip(&names) {
                     if name.is_none() {
                         self.expr(subscript);
@@ -425,3 +437,8 @@ pub fn bound_warnings(
     }
     (warnings, unproven)
 }
+
+/// Index notation computes one number per point: a subscript with index
+/// variables names one element, so it cannot also slice.
+const NO_SLICES_IN_KERNELS: &str =
+    "in index notation a subscript takes index variables and `Int` positions, not slices, `...` or `None`";

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use tensorfit_base::TextRange;
 use tensorfit_solver::components::Partition;
 use tensorfit_solver::eliminate::{eliminate, Eliminated};
-use tensorfit_solver::{self as solver, time_cap, Fact as SolverFact, Forced, Term};
+use tensorfit_solver::{self as solver, time_cap, Fact as SolverFact, Forced, Formula, Outcome, Term};
 
 use super::analysis::Analysis;
 use super::check;
@@ -248,6 +248,13 @@ impl<'x, 'a> PathView<'x, 'a> {
             return known.clone();
         }
         let resolved = self.resolve(dim);
+        // A choice the path decides (the clamping of a slice `x[1:]` of a
+        // dimension the facts keep at least 1) is shown as the branch taken.
+        let resolved = if solve && has_choice(&resolved) && !time_cap::is_up() {
+            self.settle(&resolved)
+        } else {
+            resolved
+        };
         // The program's name for the dimension, else the dimension in terms
         // of what is left after elimination (fewer unknowns).
         let symbolic = |analysis: &Analysis<'_>| match analysis.term_name(dim) {
@@ -272,5 +279,47 @@ impl<'x, 'a> PathView<'x, 'a> {
             self.shown.insert(dim.clone(), text.clone());
         }
         text
+    }
+
+    /// `term` with each choice whose condition the path's facts decide
+    /// replaced by the branch taken.
+    fn settle(&mut self, term: &Term) -> Term {
+        match term {
+            Term::Ite(condition, then, otherwise) => {
+                let facts = self.partition.facts_about(&self.facts, term);
+                let limits = self.analysis.limits;
+                let implied = |formula: Formula| {
+                    let mut asked = facts.clone();
+                    asked.push(SolverFact {
+                        id: u32::MAX,
+                        formula: Formula::not(&formula),
+                    });
+                    matches!(solver::check_unminimized(&asked, limits), Outcome::Unsat(_))
+                };
+                if implied((**condition).clone()) {
+                    self.settle(then)
+                } else if implied(Formula::not(condition)) {
+                    self.settle(otherwise)
+                } else {
+                    term.clone()
+                }
+            }
+            Term::Add(parts) => parts
+                .iter()
+                .fold(Term::int(0), |sum, part| Term::add(&sum, &self.settle(part))),
+            Term::Mul(a, b) => Term::mul(&self.settle(a), &self.settle(b)),
+            Term::Div(a, b) => Term::div(&self.settle(a), &self.settle(b)),
+            Term::Rem(a, b) => Term::rem(&self.settle(a), &self.settle(b)),
+            Term::Const(_) | Term::Var(_) | Term::Rank(_) | Term::Dim(..) => term.clone(),
+        }
+    }
+}
+
+fn has_choice(term: &Term) -> bool {
+    match term {
+        Term::Ite(..) => true,
+        Term::Add(parts) => parts.iter().any(has_choice),
+        Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => has_choice(a) || has_choice(b),
+        Term::Const(_) | Term::Var(_) | Term::Rank(_) | Term::Dim(..) => false,
     }
 }

@@ -62,11 +62,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Call { callee, args } => self.call(expr, callee, args),
             ExprKind::Subscript { value, indices } => {
                 let v = self.expr(value);
-                let [index] = indices.as_slice() else {
-                    return Value::Unknown;
-                };
-                self.subscript(&v, index, describe(value), expr.range)
+                self.subscript(&v, indices, describe(value), expr.range)
             }
+            // Only inside a subscript, which reads them itself.
+            ExprKind::Slice { .. } | ExprKind::Ellipsis | ExprKind::NewAxis => Value::Unknown,
             ExprKind::Field { value, field } => {
                 let v = self.expr(value);
                 match field {
@@ -164,70 +163,6 @@ impl<'f, 'a> Frame<'f, 'a> {
         let value = self.expr(&constant.value.clone());
         self.evaluating_constants.pop();
         Some(value)
-    }
-
-    pub(super) fn subscript(
-        &mut self,
-        value: &Value,
-        index: &ast::Expr,
-        subject: String,
-        range: TextRange,
-    ) -> Value {
-        let i = self.int(index);
-        match value {
-            Value::Shape(shape) => {
-                let Some(i) = i.as_const() else {
-                    return Value::Int(self.fresh_int());
-                };
-                self.require(
-                    shape.index_in_range(i),
-                    FactKind::Precondition,
-                    range,
-                    Explain::Text {
-                        template: format!(
-                            "index {i} is out of range for {subject}, which has {{}} dimensions"
-                        ),
-                        terms: vec![shape.rank()],
-                    },
-                );
-                Value::Int(shape.dim(i).unwrap_or_else(|| self.fresh_int()))
-            }
-            // `x[i]`: PyTorch's basic indexing selects along dimension 0.
-            Value::Tensor(shape) => {
-                let shape = self.refine_shape(shape);
-                self.require(
-                    shape.index_in_range(0),
-                    FactKind::Precondition,
-                    range,
-                    Explain::Text {
-                        template: format!("cannot index {subject}: it has no dimensions"),
-                        terms: vec![],
-                    },
-                );
-                let size = shape.dim(0).unwrap_or_else(|| self.fresh_int());
-                self.require(
-                    Formula::and([Formula::le(&Term::neg(&size), &i), Formula::lt(&i, &size)]),
-                    FactKind::Precondition,
-                    range,
-                    Explain::Text {
-                        template: format!(
-                            "index {{}} is out of range for dimension 0 of {subject}, of size {{}}"
-                        ),
-                        terms: vec![i.clone(), size.clone()],
-                    },
-                );
-                Value::Tensor(shape.slice(1, 0))
-            }
-            Value::List(items) | Value::Tuple(items) => match i.as_const() {
-                Some(k) if k >= 0 => items.get(k as usize).cloned().unwrap_or(Value::Unknown),
-                Some(k) => items
-                    .get((items.len() as i64 + k).max(0) as usize)
-                    .cloned()
-                    .unwrap_or(Value::Unknown),
-                None => Value::Unknown,
-            },
-            _ => Value::Unknown,
-        }
     }
 
     pub(super) fn field(&mut self, value: &Value, name: &str) -> Value {
