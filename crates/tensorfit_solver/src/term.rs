@@ -700,3 +700,119 @@ mod tests {
         assert_eq!(rewritten, Term::int(10));
     }
 }
+
+// ---------------------------------------------------------------- choices
+
+/// A value merged after an `if` is a choice `ite(c, a, b)` on the branch
+/// condition `c`. Deciding the choice splits a fact about it into one fact
+/// per branch, so that a failure on one path is not hidden by the other.
+impl Term {
+    /// Whether a choice on `condition` occurs in the term.
+    pub fn chooses_on(&self, condition: &Formula) -> bool {
+        match self {
+            Term::Ite(c, a, b) => {
+                **c == *condition
+                    || c.chooses_on(condition)
+                    || a.chooses_on(condition)
+                    || b.chooses_on(condition)
+            }
+            Term::Add(parts) => parts.iter().any(|p| p.chooses_on(condition)),
+            Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => {
+                a.chooses_on(condition) || b.chooses_on(condition)
+            }
+            Term::Dim(_, index) => index.chooses_on(condition),
+            Term::Const(_) | Term::Var(_) | Term::Rank(_) => false,
+        }
+    }
+
+    /// The term with every choice on `condition` replaced by the branch
+    /// taken when the condition is `holds`.
+    pub fn decide(&self, condition: &Formula, holds: bool) -> Term {
+        match self {
+            Term::Ite(c, a, b) if **c == *condition => {
+                if holds {
+                    a.decide(condition, holds)
+                } else {
+                    b.decide(condition, holds)
+                }
+            }
+            Term::Ite(c, a, b) => Term::ite(
+                &c.decide(condition, holds),
+                &a.decide(condition, holds),
+                &b.decide(condition, holds),
+            ),
+            Term::Add(parts) => parts.iter().fold(Term::Const(0), |sum, part| {
+                Term::add(&sum, &part.decide(condition, holds))
+            }),
+            Term::Mul(a, b) => Term::mul(&a.decide(condition, holds), &b.decide(condition, holds)),
+            Term::Div(a, b) => Term::div(&a.decide(condition, holds), &b.decide(condition, holds)),
+            Term::Rem(a, b) => Term::rem(&a.decide(condition, holds), &b.decide(condition, holds)),
+            Term::Dim(shape, index) => Term::Dim(*shape, Box::new(index.decide(condition, holds))),
+            Term::Const(_) | Term::Var(_) | Term::Rank(_) => self.clone(),
+        }
+    }
+}
+
+impl Formula {
+    /// Whether a choice on `condition` occurs in the formula's terms.
+    pub fn chooses_on(&self, condition: &Formula) -> bool {
+        match self {
+            Formula::Const(_) | Formula::Var(_) => false,
+            Formula::IsZero(t) | Formula::NonPositive(t) => t.chooses_on(condition),
+            Formula::Not(inner) => inner.chooses_on(condition),
+            Formula::And(parts) | Formula::Or(parts) => {
+                parts.iter().any(|p| p.chooses_on(condition))
+            }
+        }
+    }
+
+    /// [`Term::decide`] on every term of the formula.
+    pub fn decide(&self, condition: &Formula, holds: bool) -> Formula {
+        match self {
+            Formula::Const(_) | Formula::Var(_) => self.clone(),
+            Formula::IsZero(t) => Formula::compare(t.decide(condition, holds), true),
+            Formula::NonPositive(t) => Formula::compare(t.decide(condition, holds), false),
+            Formula::Not(inner) => Formula::not(&inner.decide(condition, holds)),
+            Formula::And(parts) => Formula::and(
+                parts
+                    .iter()
+                    .map(|p| p.decide(condition, holds))
+                    .collect::<Vec<_>>(),
+            ),
+            Formula::Or(parts) => Formula::or(
+                parts
+                    .iter()
+                    .map(|p| p.decide(condition, holds))
+                    .collect::<Vec<_>>(),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod choice_tests {
+    use super::*;
+
+    #[test]
+    fn deciding_a_choice_takes_its_branch_everywhere() {
+        let c = Formula::var(9);
+        let w = Term::ite(&c, &Term::int(4), &Term::int(5));
+        let fact = Formula::eq(&Term::add(&w, &Term::var(1)), &Term::int(6));
+        assert!(fact.chooses_on(&c));
+        assert!(!fact.chooses_on(&Formula::var(8)));
+        assert_eq!(
+            fact.decide(&c, true),
+            Formula::eq(&Term::var(1), &Term::int(2))
+        );
+        assert_eq!(
+            fact.decide(&c, false),
+            Formula::eq(&Term::var(1), &Term::int(1))
+        );
+        // Only the choice on `c` is decided.
+        let other = Term::ite(&Formula::var(8), &w, &Term::int(0));
+        assert_eq!(
+            other.decide(&c, false),
+            Term::ite(&Formula::var(8), &Term::int(5), &Term::int(0))
+        );
+    }
+}

@@ -200,7 +200,14 @@ fn judge_run(
                     Some(s) => reached(s),
                     None => true,
                 });
-        if reached(own) && related_reached && !covers(error) {
+        // An error on one path of a value merged after an `if` or a loop
+        // (its note names the path) holds for runs that take that path,
+        // which the run does not tell.
+        let on_one_path = error
+            .related
+            .iter()
+            .any(|r| r.message.starts_with("on the failing path, "));
+        if reached(own) && related_reached && !on_one_path && !covers(error) {
             let outcome = match &report.result {
                 Ok(_) => "the run succeeded".to_owned(),
                 Err(e) => format!("the run failed elsewhere: {}", e.message),

@@ -148,7 +148,7 @@ impl Gen {
         let v = self.pick();
         let (x, s) = (self.vars[v].name.clone(), self.vars[v].shape.clone());
         let rank = s.len();
-        match self.rng.below(28) {
+        match self.rng.below(30) {
             0 => {
                 let f = ["relu", "sigmoid", "tanh", "exp", "abs", "neg", "gelu"]
                     [self.rng.below(7) as usize];
@@ -471,12 +471,84 @@ impl Gen {
                 self.emit(&format!("let {layer} = GroupNorm({groups}, {channels})"));
                 self.define(format!("{layer}({x})"), s);
             }
+            28 if rank >= 1 => self.subscript(&x, &s),
+            29 => {
+                // A function's declared result; a mistake declares another
+                // width than the body returns.
+                let n = s.iter().product::<i64>();
+                let declared = self.maybe_wrong(n);
+                let f = format!("flat{}", self.next);
+                self.next += 1;
+                self.emit(&format!(
+                    "fn {f}(x: Tensor[..d]) -> Tensor[{declared}] {{\n  return reshape(x, -1)\n}}"
+                ));
+                self.define(format!("{f}({x})"), vec![declared]);
+            }
             _ => {
                 let rank = 1 + self.rng.below(4) as usize;
                 let shape: Vec<i64> = (0..rank).map(|_| self.dim()).collect();
                 self.fresh_input(shape);
             }
         }
+    }
+
+    /// `x[...]`: one dimension indexed or sliced (with Python's clamped
+    /// bounds), the others kept by `:` or `...`, sometimes a `None`; a
+    /// mistake indexes one past the end.
+    fn subscript(&mut self, x: &str, s: &[i64]) {
+        let rank = s.len();
+        let d = self.rng.below(rank as u64) as usize;
+        let size = s[d];
+        let mut out: Vec<i64> = s.to_vec();
+        let item = match self.rng.below(4) {
+            0 => {
+                let at = if self.bug() {
+                    size
+                } else {
+                    self.rng.below(size as u64) as i64 - if self.chance(30) { size } else { 0 }
+                };
+                out.remove(d);
+                at.to_string()
+            }
+            1 => {
+                // A start inside the dimension (either sign), a stop
+                // anywhere in -size-2..size+2, clamped as Python does; a
+                // stop that would leave nothing is left out.
+                let a = self.rng.below(2 * size as u64) as i64 - size;
+                let b = self.rng.below((2 * size + 5) as u64) as i64 - size - 2;
+                let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+                if clamp(b) > clamp(a) {
+                    out[d] = clamp(b) - clamp(a);
+                    format!("{a}:{b}")
+                } else {
+                    out[d] = size - clamp(a);
+                    format!("{a}:")
+                }
+            }
+            2 => {
+                let step = 1 + self.rng.below(3) as i64;
+                out[d] = (size + step - 1) / step;
+                format!("::{step}")
+            }
+            _ => {
+                let k = 1 + self.rng.below(size as u64) as i64;
+                out[d] = k;
+                format!(":{k}")
+            }
+        };
+        let mut items: Vec<String> = Vec::new();
+        if d + 1 == rank && d > 0 && self.chance(50) {
+            items.push("...".to_owned());
+        } else {
+            items.extend((0..d).map(|_| ":".to_owned()));
+        }
+        items.push(item);
+        if self.chance(25) {
+            items.push("None".to_owned());
+            let at = out.len() - (rank - d - 1);
+            out.insert(at, 1);
+        }
+        self.define(format!("{x}[{}]", items.join(", ")), out);
     }
 
     fn used_function(&mut self, name: &'static str) {

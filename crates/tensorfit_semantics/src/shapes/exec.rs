@@ -31,6 +31,7 @@ mod instantiation;
 mod loops;
 mod rule_context;
 mod statements;
+mod subscripts;
 
 /// A tensor whose shape is shown: a binding (hover, JSON `bindings`) or
 /// an expression (hover).
@@ -131,7 +132,38 @@ pub struct Frame<'f, 'a> {
     /// The steps were stopped because the time budget of the entry point
     /// or its file ran out, not by their own budget.
     out_of_time: bool,
+    /// The branch conditions values were merged on after an `if` or a
+    /// loop (`ite(c, a, b)`): a fact about such a value is stated once per
+    /// branch ([`Frame::push_fact`]).
+    merged_on: Vec<Merge>,
 }
+
+/// A condition values were merged on, and how to name its two sides in a
+/// message (the failing path of an error about a merged value).
+#[derive(Clone, Debug)]
+pub(super) struct Merge {
+    pub condition: Formula,
+    pub origin: BranchOrigin,
+}
+
+/// Where a two-way split of the paths is written, and its two sides in
+/// words: "`wide` is true", "the loop is skipped".
+#[derive(Clone, Debug)]
+pub(super) struct BranchOrigin {
+    /// The `if` condition or the loop.
+    pub at: TextRange,
+    pub when_true: String,
+    pub when_false: String,
+}
+
+/// How the related note naming an error's path begins (the differential
+/// test reads it: such an error holds on that path only).
+const PATH_NOTE: &str = "on the failing path, ";
+
+/// How many merge conditions one fact is split on (2^n facts at most);
+/// past that, the fact is kept whole (a path's failure may then hide
+/// behind another path, but nothing false is reported).
+const MAX_BRANCH_SPLITS: usize = 4;
 
 fn truth(formula: &Formula) -> Option<bool> {
     formula.as_const()
@@ -166,6 +198,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             steps: 0,
             argument_problems: Vec::new(),
             out_of_time: false,
+            merged_on: Vec::new(),
         }
     }
 
@@ -187,8 +220,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         if formula == Formula::truth(true) {
             return;
         }
-        self.learn(&formula);
-        self.facts.push(Fact {
+        let fact = Fact {
             guard: self.guard.clone(),
             formula,
             kind,
@@ -197,7 +229,52 @@ impl<'f, 'a> Frame<'f, 'a> {
             sides: self.sides_of(&explain),
             explain,
             via: self.via_context.clone(),
-        });
+        };
+        self.push_fact(fact);
+    }
+
+    /// States a fact. One about a value merged after an `if` is stated per
+    /// branch, under that branch's condition: LANGUAGE.md §5 reports a
+    /// failure on *some* reachable path, and `ite(c, 4, 5) == 4` alone
+    /// would be satisfied by the path where `c` holds.
+    fn push_fact(&mut self, fact: Fact) {
+        let mut pending = vec![(fact, 0)];
+        while let Some((fact, splits)) = pending.pop() {
+            let condition = (fact.kind != FactKind::Assumption && splits < MAX_BRANCH_SPLITS)
+                .then(|| {
+                    self.merged_on
+                        .iter()
+                        .find(|m| fact.formula.chooses_on(&m.condition))
+                        .cloned()
+                })
+                .flatten();
+            let Some(merge) = condition else {
+                self.learn(&fact.formula);
+                self.facts.push(fact);
+                continue;
+            };
+            for holds in [false, true] {
+                let mut branch = fact.on_branch(&merge.condition, holds);
+                let origin = &merge.origin;
+                let side = if holds { &origin.when_true } else { &origin.when_false };
+                branch.sides.push((origin.at, format!("{PATH_NOTE}{side}")));
+                let contradicts_path = branch
+                    .guard
+                    .iter()
+                    .any(|g| *g == Formula::not(&branch.guard[branch.guard.len() - 1]));
+                if branch.formula != Formula::truth(true) && !contradicts_path {
+                    pending.push((branch, splits + 1));
+                }
+            }
+        }
+    }
+
+    /// Values were merged on a condition: facts about them are split.
+    pub(super) fn note_merge(&mut self, merge: Merge) {
+        let known = self.merged_on.iter().any(|m| m.condition == merge.condition);
+        if merge.condition.as_const().is_none() && !known {
+            self.merged_on.push(merge);
+        }
     }
 
     /// Whether a callee's fact adds something at this call: always for a

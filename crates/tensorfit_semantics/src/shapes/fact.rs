@@ -80,6 +80,48 @@ pub struct Fact {
     pub sides: Vec<(TextRange, String)>,
 }
 
+impl Fact {
+    /// This fact on the path where `condition` is `holds`: the values
+    /// merged on the condition take that branch's value.
+    pub fn on_branch(&self, condition: &Formula, holds: bool) -> Fact {
+        let term = |t: &Term| t.decide(condition, holds);
+        let explain = match &self.explain {
+            Explain::Equal { what, left, right } => Explain::Equal {
+                what: what.clone(),
+                left: (left.0.clone(), term(&left.1)),
+                right: (right.0.clone(), term(&right.1)),
+            },
+            Explain::Shape {
+                subject,
+                actual,
+                claimed,
+                claim,
+            } => Explain::Shape {
+                subject: subject.clone(),
+                actual: actual.map_terms(&term),
+                claimed: claimed.clone(),
+                claim: claim.clone(),
+            },
+            Explain::Text { template, terms } => Explain::Text {
+                template: template.clone(),
+                terms: terms.iter().map(term).collect(),
+            },
+        };
+        let mut guard = self.guard.clone();
+        guard.push(if holds {
+            condition.clone()
+        } else {
+            Formula::not(condition)
+        });
+        Fact {
+            guard,
+            formula: self.formula.decide(condition, holds),
+            explain,
+            ..self.clone()
+        }
+    }
+}
+
 /// Facts of every path at once, each as "its path condition implies it"
 /// (id = index). For questions about a whole entry point (migration,
 /// decided conditions) rather than about one path.

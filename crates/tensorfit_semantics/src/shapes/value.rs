@@ -220,6 +220,17 @@ impl Shape {
         }
     }
 
+    /// The shape with `f` applied to each dimension it spells out.
+    pub fn map_terms(&self, f: &dyn Fn(&Term) -> Term) -> Shape {
+        Shape {
+            head: self.head.iter().map(f).collect(),
+            rest: self.rest.as_ref().map(|rest| Rest {
+                tail: rest.tail.iter().map(f).collect(),
+                ..rest.clone()
+            }),
+        }
+    }
+
     /// `self ++ other`, when at most one of them is opaque.
     pub fn concat(&self, other: &Shape) -> Option<Shape> {
         match (&self.rest, &other.rest) {

@@ -174,8 +174,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             if formula == Formula::truth(true) || !self.is_new(fact.kind, &guard, &formula) {
                 continue;
             }
-            self.learn(&formula);
-            self.facts.push(Fact {
+            self.push_fact(Fact {
                 guard,
                 formula,
                 kind: fact.kind,

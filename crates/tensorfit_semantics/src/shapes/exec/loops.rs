@@ -8,7 +8,7 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self, ElseBranch, ExprKind, StmtKind};
 
-use super::{Frame, Slot};
+use super::{truth, BranchOrigin, Frame, Slot, PATH_NOTE};
 use crate::shapes::fact::Guard;
 use crate::shapes::value::{Shape, Value};
 
@@ -34,12 +34,18 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// iteration, run from any state of those ranks, keeps them: then by
     /// induction every iteration does. Otherwise the last iteration is run
     /// again with shapes of unknown rank.
+    ///
+    /// When the first iteration changes the shape of what the loop carries,
+    /// a second iteration runs from its values, under `again` (evaluated
+    /// after the first): a body that fails only from the second iteration
+    /// on (`h = cat([h, h], dim: 1)` then `h @ w`) fails there.
     pub(super) fn run_loop(
         &mut self,
         entered: Formula,
         range: TextRange,
         body_stmts: &[ast::Stmt],
-        mut body: impl FnMut(&mut Self, bool),
+        mut again: impl FnMut(&mut Self) -> Formula,
+        mut body: impl FnMut(&mut Self, Iteration),
     ) {
         if entered.as_const() == Some(false) {
             return;
@@ -49,15 +55,24 @@ impl<'f, 'a> Frame<'f, 'a> {
         let outer_guard = self.guard.clone();
         let mut assigned = HashSet::new();
         assigned_names(body_stmts, &mut assigned);
+        let origin = BranchOrigin {
+            at: range,
+            when_true: "the loop runs".to_owned(),
+            when_false: "the loop is skipped".to_owned(),
+        };
         self.branch(
             entered,
+            origin,
             |this| {
-                body(this, true);
+                body(this, Iteration::First);
                 this.returned = false;
+                if this.carried_values_changed(&assigned, &before_loop) {
+                    this.second_iteration(range, &mut again, &mut body);
+                }
                 let checkpoint = this.checkpoint();
                 let kept = this.freshen_scopes(&assigned, &before_loop, range, true);
                 let fresh = this.kept_dims(&kept);
-                body(this, false);
+                body(this, Iteration::Last);
                 let after = this.kept_dims(&kept);
                 let ranks_kept = kept
                     .iter()
@@ -70,7 +85,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 } else {
                     this.rollback(checkpoint);
                     this.freshen_scopes(&assigned, &before_loop, range, false);
-                    body(this, false);
+                    body(this, Iteration::Last);
                 }
                 this.returned = false;
             },
@@ -79,6 +94,49 @@ impl<'f, 'a> Frame<'f, 'a> {
         // A `return` inside a loop ends only the paths that enter the loop:
         // what follows the loop is still analysed.
         self.returned = before_returned;
+    }
+
+    /// Whether a variable the loop assigns has another value after the
+    /// first iteration than before it.
+    fn carried_values_changed(
+        &self,
+        assigned: &HashSet<String>,
+        before_loop: &[HashMap<String, Slot>],
+    ) -> bool {
+        self.scopes.iter().zip(before_loop).any(|(now, before)| {
+            now.iter()
+                .filter(|(name, _)| assigned.contains(*name))
+                .any(|(name, slot)| before.get(name).is_some_and(|b| b.value != slot.value))
+        })
+    }
+
+    /// The second iteration, from the first one's values, on the path where
+    /// the loop runs again. Its facts stay; its values are dropped (the
+    /// last iteration stands for it and every later one).
+    fn second_iteration(
+        &mut self,
+        range: TextRange,
+        again: &mut impl FnMut(&mut Self) -> Formula,
+        body: &mut impl FnMut(&mut Self, Iteration),
+    ) {
+        let condition = again(self);
+        if truth(&condition) == Some(false) {
+            return;
+        }
+        let scopes = self.scopes.clone();
+        let guard = self.guard.clone();
+        let known_ranks = self.known_ranks.clone();
+        let facts_before = self.facts.len();
+        self.guard.push(condition);
+        body(self, Iteration::Second);
+        for fact in &mut self.facts[facts_before..] {
+            fact.sides
+                .push((range, format!("{PATH_NOTE}the loop runs a second time")));
+        }
+        self.scopes = scopes;
+        self.guard = guard;
+        self.known_ranks = known_ranks;
+        self.returned = false;
     }
 
     /// Fresh values for the variables the loop assigns. With
@@ -213,6 +271,17 @@ impl<'f, 'a> Frame<'f, 'a> {
         self.known_ranks = checkpoint.known_ranks;
         self.returned = checkpoint.returned;
     }
+}
+
+/// Which iteration of a loop body is being run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Iteration {
+    /// From the values before the loop.
+    First,
+    /// From the first iteration's values, when they differ from those.
+    Second,
+    /// From fresh values: every iteration after the first.
+    Last,
 }
 
 /// The variables a loop body may change: the targets of its assignments

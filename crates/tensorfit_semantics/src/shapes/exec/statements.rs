@@ -8,7 +8,8 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self, ExprKind, Pattern, StmtKind};
 
-use super::{describe_type, truth, Frame, Slot};
+use super::loops::Iteration;
+use super::{describe_type, truth, BranchOrigin, Frame, Merge, Slot};
 use crate::shapes::conditions::ConditionRecord;
 use crate::shapes::describe::describe;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
@@ -139,8 +140,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                         reads_shapes: self.shape_reads > reads_before,
                     });
                 }
+                let text = describe(condition);
+                let origin = BranchOrigin {
+                    at: condition.range,
+                    when_true: format!("`{text}` is true"),
+                    when_false: format!("`{text}` is false"),
+                };
                 self.branch(
                     c,
+                    origin,
                     |this| this.block(&then_branch.stmts),
                     |this| match else_branch {
                         Some(ast::ElseBranch::Block(block)) => this.block(&block.stmts),
@@ -158,16 +166,19 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let s = self.int(start);
                 let e = self.int(end);
                 let entered = Formula::lt(&s, &e);
-                self.run_loop(entered, stmt.range, &body.stmts, |this, first| {
-                    let i = if first {
-                        s.clone()
-                    } else {
-                        let i = this.fresh_int();
-                        this.assume(
-                            Formula::and([Formula::le(&s, &i), Formula::lt(&i, &e)]),
-                            stmt.range,
-                        );
-                        i
+                let again = |_: &mut Self| Formula::lt(&Term::add(&s, &Term::int(1)), &e);
+                self.run_loop(entered, stmt.range, &body.stmts, again, |this, iteration| {
+                    let i = match iteration {
+                        Iteration::First => s.clone(),
+                        Iteration::Second => Term::add(&s, &Term::int(1)),
+                        Iteration::Last => {
+                            let i = this.fresh_int();
+                            this.assume(
+                                Formula::and([Formula::le(&s, &i), Formula::lt(&i, &e)]),
+                                stmt.range,
+                            );
+                            i
+                        }
                     };
                     this.scopes.push(HashMap::new());
                     if let Some(v) = variable {
@@ -179,7 +190,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             StmtKind::While { condition, body } => {
                 let entered = self.condition(condition);
-                self.run_loop(entered, stmt.range, &body.stmts, |this, _| {
+                let again = |this: &mut Self| this.condition(condition);
+                self.run_loop(entered, stmt.range, &body.stmts, again, |this, _| {
                     this.block(&body.stmts)
                 });
             }
@@ -239,9 +251,12 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     /// Runs both branches under their conditions and joins what follows.
+    /// `origin` names the two paths, for the errors about values merged
+    /// after them.
     pub(super) fn branch(
         &mut self,
         c: Formula,
+        origin: BranchOrigin,
         then: impl FnOnce(&mut Self),
         otherwise: impl FnOnce(&mut Self),
     ) {
@@ -279,6 +294,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             (false, false) => {
                 self.guard = before_guard;
                 let else_scopes = std::mem::take(&mut self.scopes);
+                self.note_merge(Merge {
+                    condition: c.clone(),
+                    origin,
+                });
                 self.scopes = self.join_scopes(&c, then_scopes, else_scopes);
             }
         }
@@ -469,28 +488,38 @@ impl<'f, 'a> Frame<'f, 'a> {
             return;
         };
         let shape = self.refine_shape(&shape);
-        let Some(actual) = shape.dims().map(<[Term]>::to_vec) else {
-            return;
+        // Dimensions before a segment `..s` are matched from the front,
+        // those after it from the back; the segment itself is not checked.
+        let segment = dims.iter().position(|d| matches!(d, ast::Dim::Segment { .. }));
+        let (front, back) = match segment {
+            Some(at) => (&dims[..at], &dims[at + 1..]),
+            None => (dims.as_slice(), &dims[..0]),
         };
-        let mut parts = vec![Formula::eq(
-            &Term::int(actual.len() as i64),
-            &Term::int(dims.len() as i64),
-        )];
-        if actual.len() == dims.len() {
-            for (dim, term) in dims.iter().zip(&actual) {
-                if let ast::Dim::Expr(expr) = dim {
-                    match &expr.kind {
-                        ExprKind::Name(name)
-                            if self.lookup(name).is_none()
-                                && self.analysis.program.constant(name).is_none() =>
-                        {
-                            self.bind(name, Value::Int(term.clone()), None);
-                        }
-                        _ => {
-                            let expected = self.int(expr);
-                            parts.push(Formula::eq(term, &expected));
-                        }
-                    }
+        let fixed = Term::int((front.len() + back.len()) as i64);
+        let mut parts = vec![match segment {
+            Some(_) => Formula::ge(&shape.rank(), &fixed),
+            None => Formula::eq(&shape.rank(), &fixed),
+        }];
+        let positions = (0..front.len() as i64).chain(-(back.len() as i64)..0);
+        for (dim, position) in front.iter().chain(back).zip(positions) {
+            let ast::Dim::Expr(expr) = dim else {
+                continue;
+            };
+            // Under a rank that differs, the dimension is meaningless; the
+            // rank part above already fails then.
+            let Some(term) = shape.dim(position) else {
+                continue;
+            };
+            match &expr.kind {
+                ExprKind::Name(name)
+                    if self.lookup(name).is_none()
+                        && self.analysis.program.constant(name).is_none() =>
+                {
+                    self.bind(name, Value::Int(term.clone()), None);
+                }
+                _ => {
+                    let expected = self.int(expr);
+                    parts.push(Formula::eq(&term, &expected));
                 }
             }
         }
@@ -501,7 +530,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             range,
             Explain::Shape {
                 subject: subject.to_owned(),
-                actual: Shape::known(actual),
+                actual: shape,
                 claimed,
                 claim,
             },
