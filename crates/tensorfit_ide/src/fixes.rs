@@ -100,7 +100,7 @@ fn migration_fixes(analysis: &FileAnalysis, migration: &Migration) -> Vec<Fix> {
             migration.example.is_none(),
         ));
     }
-    if let Some(example) = &migration.example {
+    if let Some(example) = migration.example_for_calls() {
         if without_whitespace(example) != without_whitespace(written) {
             fixes.push(annotate(
                 example,

@@ -97,6 +97,10 @@ fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> 
             &migration.example,
             tensorfit_ide::reason_text(&file.analysis, migration),
         ) {
+            (Some(example), _) if migration.call_shapes.len() > 1 => format!(
+                "a static annotation exists (e.g. {example}), but the calls pass {}",
+                migration.call_shapes.join(" and ")
+            ),
             (Some(example), _) => format!("a static annotation exists, e.g. {example}"),
             (None, Some(reason)) => format!("no static annotation: {reason}"),
             (None, None) => "whether a static annotation exists could not be determined".to_owned(),

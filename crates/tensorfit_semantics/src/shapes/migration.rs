@@ -38,11 +38,38 @@ pub struct Migration {
     pub reason: Vec<Requirement>,
     /// The rank the body forces, when the parameter's is not written.
     pub forced_rank: Option<i64>,
+    /// The different shapes the file's calls pass (those that fix every
+    /// dimension), in call order. With one, it is the example; with more,
+    /// no one static annotation fits every call, and none is offered as a
+    /// fix (it would add an error at the other calls).
+    pub call_shapes: Vec<String>,
 }
 
 impl Migration {
     pub fn is_static(&self) -> bool {
         self.example.is_some()
+    }
+
+    /// The static annotation that fits the function and every call of the
+    /// file, if there is one.
+    pub fn example_for_calls(&self) -> Option<&str> {
+        match self.call_shapes.as_slice() {
+            [] => self.example.as_deref(),
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+
+    /// Takes the calls' shapes into account: one shape passed by every call
+    /// is the example, so that the annotation proposed agrees with what the
+    /// program does (issue 22).
+    pub fn agree_with_calls(&mut self, shapes: Vec<String>) {
+        if let [one] = shapes.as_slice() {
+            if self.example.is_some() {
+                self.example = Some(one.clone());
+            }
+        }
+        self.call_shapes = shapes;
     }
 }
 
@@ -115,6 +142,7 @@ pub fn migrate(
         example: None,
         reason: Vec::new(),
         forced_rank,
+        call_shapes: Vec::new(),
     };
     if let Outcome::Unsat(core) = solver::check(&encoded, limits) {
         migration.reason = reason(analysis, facts, &encoded, &core);

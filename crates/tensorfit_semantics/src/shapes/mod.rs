@@ -532,6 +532,23 @@ pub fn assemble_findings(
             }
         }
     }
+    for migration in &mut findings.migrations {
+        // The parameter's binding is its name, where the migration's range
+        // also covers the type.
+        let Some(binding) = findings.bindings.iter().find(|b| {
+            b.range.start == migration.range.start
+                && b.name.as_deref() == Some(migration.parameter.as_str())
+        }) else {
+            continue;
+        };
+        let mut shapes: Vec<String> = Vec::new();
+        for call in &binding.at_calls {
+            if !shapes.contains(&call.shape) {
+                shapes.push(call.shape.clone());
+            }
+        }
+        migration.agree_with_calls(shapes);
+    }
     findings.bindings.sort_by_key(|b| b.range.start);
     findings.conditions.sort_by_key(|c| c.range);
     findings.migrations.sort_by_key(|m| m.range);

@@ -158,6 +158,7 @@ impl MapRanges for Migration {
             annotation: _,
             example: _,
             forced_rank: _,
+            call_shapes: _,
         } = self;
         range.map_ranges(map);
         type_range.map_ranges(map);
