@@ -79,7 +79,7 @@ async fn diagnostics_come_with_the_version_and_related_places() {
     client.open(MODEL).await;
     let diagnostics = client.diagnostics(1).await;
     expect![[r#"
-        11:11 [shape-mismatch] shape mismatch in matrix multiplication: y.shape[-1] = 5 but ones(4, 5).shape[-2] = 4
+        11:11 [shape-mismatch] shape mismatch in matrix multiplication ([3, 5] @ [4, 5]): y.shape[-1] = 5 but ones(4, 5).shape[-2] = 4
             10:9 `y` is defined here
     "#]]
     .assert_eq(&summary(&diagnostics));

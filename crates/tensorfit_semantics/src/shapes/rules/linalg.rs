@@ -46,11 +46,20 @@ fn matmul(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Value {
     } else {
         y[y.len() - 2].clone()
     };
+    // Both shapes in full where they are known, as PyTorch's "mat1 and mat2
+    // shapes cannot be multiplied (64x128 and 100x128)": a missing
+    // transpose shows at a glance.
+    let what = match (concrete(&x), concrete(&y)) {
+        (Some(sx), Some(sy)) => {
+            format!("shape mismatch in matrix multiplication ({sx} @ {sy})")
+        }
+        _ => "shape mismatch in matrix multiplication".to_owned(),
+    };
     require_equal(
         frame,
         &inner_a,
         &inner_b,
-        "shape mismatch in matrix multiplication",
+        &what,
         format!("{ta}.shape[-1]"),
         format!("{tb}.shape[{}]", if y.len() == 1 { "0" } else { "-2" }),
         range,
@@ -83,4 +92,13 @@ fn matmul(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Value {
         }
     };
     Value::Tensor(Shape::known(out))
+}
+
+/// `[64, 128]` when every dimension is a number.
+fn concrete(dims: &[Term]) -> Option<String> {
+    let numbers: Option<Vec<String>> = dims
+        .iter()
+        .map(|d| d.as_const().map(|n| n.to_string()))
+        .collect();
+    Some(format!("[{}]", numbers?.join(", ")))
 }
