@@ -57,10 +57,13 @@ pub fn slice_positions(
 mod tests {
     use super::*;
 
+    /// A sequence length, `start`, `stop`, `step` and the positions kept.
+    type Case = (i64, Option<i64>, Option<i64>, i64, &'static [i64]);
+
     /// Checked against CPython: `list(range(n))[a:b:c]`.
     #[test]
     fn agrees_with_python() {
-        let cases: &[(i64, Option<i64>, Option<i64>, i64, &[i64])] = &[
+        let cases: &[Case] = &[
             (5, None, None, 1, &[0, 1, 2, 3, 4]),
             (5, Some(1), Some(3), 1, &[1, 2]),
             (5, Some(-2), None, 1, &[3, 4]),

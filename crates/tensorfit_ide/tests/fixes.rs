@@ -376,7 +376,12 @@ fn no_fix_adds_an_error() {
     assert!(files.len() > 50, "the programs were not found");
     let loader = std::sync::Arc::new(tensorfit_ide::FsLoader::within([root.clone()]));
     let errors = |path: &Path, text: &str| {
-        let analysis = analyze_file(path, text.as_bytes(), loader.clone(), AnalysisOptions::default());
+        let analysis = analyze_file(
+            path,
+            text.as_bytes(),
+            loader.clone(),
+            AnalysisOptions::default(),
+        );
         let count = analysis
             .diagnostics()
             .iter()
@@ -397,7 +402,10 @@ fn no_fix_adds_an_error() {
             }
             let (_, after) = errors(path, &fixed);
             applied += 1;
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
             let known = (name, fix.title.as_str());
             let listed = KNOWN_TO_ADD_AN_ERROR.contains(&known);
             if after > before && listed {

@@ -491,9 +491,11 @@ impl Expr {
             ExprKind::Subscript { value, indices } => {
                 std::iter::once(&**value).chain(indices).collect()
             }
-            ExprKind::Slice { start, stop, step } => {
-                [start, stop, step].into_iter().flatten().map(|e| &**e).collect()
-            }
+            ExprKind::Slice { start, stop, step } => [start, stop, step]
+                .into_iter()
+                .flatten()
+                .map(|e| &**e)
+                .collect(),
             ExprKind::Field { value, .. } => vec![value],
             ExprKind::Unary { operand, .. } => vec![operand],
             ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],

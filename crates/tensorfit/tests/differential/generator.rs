@@ -516,7 +516,13 @@ impl Gen {
                 // stop that would leave nothing is left out.
                 let a = self.rng.below(2 * size as u64) as i64 - size;
                 let b = self.rng.below((2 * size + 5) as u64) as i64 - size - 2;
-                let clamp = |v: i64| if v < 0 { (v + size).max(0) } else { v.min(size) };
+                let clamp = |v: i64| {
+                    if v < 0 {
+                        (v + size).max(0)
+                    } else {
+                        v.min(size)
+                    }
+                };
                 if clamp(b) > clamp(a) {
                     out[d] = clamp(b) - clamp(a);
                     format!("{a}:{b}")

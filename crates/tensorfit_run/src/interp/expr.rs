@@ -349,20 +349,20 @@ impl Interpreter<'_> {
             (Value::Tuple(items) | Value::List(items), [IndexItem::At(_)]) => {
                 Ok(items[single(items.len())?].clone())
             }
-            (Value::Shape(dims), [IndexItem::Slice { start, stop, step }]) => Ok(Value::shape(
-                slice_sequence(dims, *start, *stop, *step)?,
-            )),
+            (Value::Shape(dims), [IndexItem::Slice { start, stop, step }]) => {
+                Ok(Value::shape(slice_sequence(dims, *start, *stop, *step)?))
+            }
             (Value::List(items), [IndexItem::Slice { start, stop, step }]) => Ok(Value::List(
                 Rc::new(slice_sequence(items, *start, *stop, *step)?),
             )),
             (Value::Tuple(items), [IndexItem::Slice { start, stop, step }]) => Ok(Value::Tuple(
                 Rc::new(slice_sequence(items, *start, *stop, *step)?),
             )),
-            (Value::Shape(_) | Value::Tuple(_) | Value::List(_), _) => Err(Failure::shape(format!(
-                "`{what}` is indexed by one Int or one slice"
-            ))),
+            (Value::Shape(_) | Value::Tuple(_) | Value::List(_), _) => Err(Failure::shape(
+                format!("`{what}` is indexed by one Int or one slice"),
+            )),
             (Value::Tensor(t), _) => {
-                let selected = index_tensor(t, indices, &what)?;
+                let selected = index_tensor(t, indices, what)?;
                 Ok(if selected.ndim() == 0 {
                     Value::Float(f64::from(selected.first().copied().unwrap_or_default()))
                 } else {

@@ -401,4 +401,3 @@ fn check_extents_of(index: &str, mine: &[&Occurrence]) -> Outcome<Option<i64>> {
     }
     Ok(Some(first.extent))
 }
-

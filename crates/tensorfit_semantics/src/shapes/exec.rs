@@ -256,7 +256,11 @@ impl<'f, 'a> Frame<'f, 'a> {
             for holds in [false, true] {
                 let mut branch = fact.on_branch(&merge.condition, holds);
                 let origin = &merge.origin;
-                let side = if holds { &origin.when_true } else { &origin.when_false };
+                let side = if holds {
+                    &origin.when_true
+                } else {
+                    &origin.when_false
+                };
                 branch.sides.push((origin.at, format!("{PATH_NOTE}{side}")));
                 let contradicts_path = branch
                     .guard
@@ -271,7 +275,10 @@ impl<'f, 'a> Frame<'f, 'a> {
 
     /// Values were merged on a condition: facts about them are split.
     pub(super) fn note_merge(&mut self, merge: Merge) {
-        let known = self.merged_on.iter().any(|m| m.condition == merge.condition);
+        let known = self
+            .merged_on
+            .iter()
+            .any(|m| m.condition == merge.condition);
         if merge.condition.as_const().is_none() && !known {
             self.merged_on.push(merge);
         }

@@ -11,7 +11,9 @@ use std::collections::{HashMap, HashSet};
 use tensorfit_base::TextRange;
 use tensorfit_solver::components::Partition;
 use tensorfit_solver::eliminate::{eliminate, Eliminated};
-use tensorfit_solver::{self as solver, time_cap, Fact as SolverFact, Forced, Formula, Outcome, Term};
+use tensorfit_solver::{
+    self as solver, time_cap, Fact as SolverFact, Forced, Formula, Outcome, Term,
+};
 
 use super::analysis::Analysis;
 use super::check;
@@ -304,9 +306,9 @@ impl<'x, 'a> PathView<'x, 'a> {
                     term.clone()
                 }
             }
-            Term::Add(parts) => parts
-                .iter()
-                .fold(Term::int(0), |sum, part| Term::add(&sum, &self.settle(part))),
+            Term::Add(parts) => parts.iter().fold(Term::int(0), |sum, part| {
+                Term::add(&sum, &self.settle(part))
+            }),
             Term::Mul(a, b) => Term::mul(&self.settle(a), &self.settle(b)),
             Term::Div(a, b) => Term::div(&self.settle(a), &self.settle(b)),
             Term::Rem(a, b) => Term::rem(&self.settle(a), &self.settle(b)),

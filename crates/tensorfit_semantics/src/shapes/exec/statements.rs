@@ -167,26 +167,32 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let e = self.int(end);
                 let entered = Formula::lt(&s, &e);
                 let again = |_: &mut Self| Formula::lt(&Term::add(&s, &Term::int(1)), &e);
-                self.run_loop(entered, stmt.range, &body.stmts, again, |this, iteration| {
-                    let i = match iteration {
-                        Iteration::First => s.clone(),
-                        Iteration::Second => Term::add(&s, &Term::int(1)),
-                        Iteration::Last => {
-                            let i = this.fresh_int();
-                            this.assume(
-                                Formula::and([Formula::le(&s, &i), Formula::lt(&i, &e)]),
-                                stmt.range,
-                            );
-                            i
+                self.run_loop(
+                    entered,
+                    stmt.range,
+                    &body.stmts,
+                    again,
+                    |this, iteration| {
+                        let i = match iteration {
+                            Iteration::First => s.clone(),
+                            Iteration::Second => Term::add(&s, &Term::int(1)),
+                            Iteration::Last => {
+                                let i = this.fresh_int();
+                                this.assume(
+                                    Formula::and([Formula::le(&s, &i), Formula::lt(&i, &e)]),
+                                    stmt.range,
+                                );
+                                i
+                            }
+                        };
+                        this.scopes.push(HashMap::new());
+                        if let Some(v) = variable {
+                            this.bind(&v.text, Value::Int(i), None);
                         }
-                    };
-                    this.scopes.push(HashMap::new());
-                    if let Some(v) = variable {
-                        this.bind(&v.text, Value::Int(i), None);
-                    }
-                    this.block(&body.stmts);
-                    this.scopes.pop();
-                });
+                        this.block(&body.stmts);
+                        this.scopes.pop();
+                    },
+                );
             }
             StmtKind::While { condition, body } => {
                 let entered = self.condition(condition);
@@ -490,7 +496,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         let shape = self.refine_shape(&shape);
         // Dimensions before a segment `..s` are matched from the front,
         // those after it from the back; the segment itself is not checked.
-        let segment = dims.iter().position(|d| matches!(d, ast::Dim::Segment { .. }));
+        let segment = dims
+            .iter()
+            .position(|d| matches!(d, ast::Dim::Segment { .. }));
         let (front, back) = match segment {
             Some(at) => (&dims[..at], &dims[at + 1..]),
             None => (dims.as_slice(), &dims[..0]),

@@ -121,7 +121,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             FactKind::Precondition,
             range,
             Explain::Text {
-                template: format!("index {i} is out of range for {subject}, which has {{}} dimensions"),
+                template: format!(
+                    "index {i} is out of range for {subject}, which has {{}} dimensions"
+                ),
                 terms: vec![shape.rank()],
             },
         );
@@ -140,7 +142,12 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         // PyTorch 1.13 accepts a second `...` (each skips the dimensions
         // no other index takes again); rare enough to leave unknown.
-        if indices.iter().filter(|i| matches!(i, Index::Ellipsis)).count() > 1 {
+        if indices
+            .iter()
+            .filter(|i| matches!(i, Index::Ellipsis))
+            .count()
+            > 1
+        {
             return Value::Unknown;
         }
         let consumed = indices.iter().filter(|i| i.consumes()).count();
@@ -161,7 +168,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             .iter()
             .position(|i| matches!(i, Index::Ellipsis))
             .unwrap_or(indices.len());
-        let (front, back) = (&indices[..split], &indices[(split + 1).min(indices.len())..]);
+        let (front, back) = (
+            &indices[..split],
+            &indices[(split + 1).min(indices.len())..],
+        );
         let front_taken = front.iter().filter(|i| i.consumes()).count();
         let back_taken = back.iter().filter(|i| i.consumes()).count();
         let mut position = 0i64;
@@ -290,5 +300,10 @@ fn sliced_items<T: Clone>(items: &[T], slice: &Index) -> Option<Vec<T>> {
     };
     let step = constant(step)?.unwrap_or(1);
     let positions = slice_positions(items.len() as i64, constant(start)?, constant(stop)?, step)?;
-    Some(positions.iter().map(|p| items[p as usize].clone()).collect())
+    Some(
+        positions
+            .iter()
+            .map(|p| items[p as usize].clone())
+            .collect(),
+    )
 }
