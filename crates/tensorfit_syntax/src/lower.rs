@@ -406,10 +406,12 @@ impl<'t> Lowerer<'t> {
                 },
                 "tensor_type" => TypeKind::Tensor {
                     dims: node.field("dimensions").map(|list| {
-                        named_children(list)
+                        let dims: Vec<Dim> = named_children(list)
                             .into_iter()
                             .map(|d| this.dim(d))
-                            .collect()
+                            .collect();
+                        this.at_most_one_segment(&dims);
+                        dims
                     }),
                 },
                 "tuple_type" => TypeKind::Tuple(
@@ -452,6 +454,28 @@ impl<'t> Lowerer<'t> {
                 }
             }
             _ => Dim::Expr(self.expr(node)),
+        }
+    }
+
+    /// A tensor type has at most one segment (LANGUAGE.md §2): with two,
+    /// which dimensions each takes is not determined.
+    fn at_most_one_segment(&mut self, dims: &[Dim]) {
+        let mut segments = dims.iter().filter_map(|d| match d {
+            Dim::Segment { name, range, .. } => Some((name, *range)),
+            _ => None,
+        });
+        let Some((first, _)) = segments.next() else {
+            return;
+        };
+        for (name, range) in segments {
+            self.diagnostics.push(Diagnostic::new(
+                Code::SyntaxError,
+                range,
+                format!(
+                    "a tensor type has at most one segment, but `..{}` follows `..{}`: which dimensions each would take is not determined",
+                    name.text, first.text
+                ),
+            ));
         }
     }
 
