@@ -707,6 +707,17 @@ mod tests {
 /// condition `c`. Deciding the choice splits a fact about it into one fact
 /// per branch, so that a failure on one path is not hidden by the other.
 impl Term {
+    /// Whether any choice (`ite`) occurs in the term.
+    pub fn has_choice(&self) -> bool {
+        match self {
+            Term::Ite(..) => true,
+            Term::Add(parts) => parts.iter().any(Term::has_choice),
+            Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => a.has_choice() || b.has_choice(),
+            Term::Dim(_, index) => index.has_choice(),
+            Term::Const(_) | Term::Var(_) | Term::Rank(_) => false,
+        }
+    }
+
     /// Whether a choice on `condition` occurs in the term.
     pub fn chooses_on(&self, condition: &Formula) -> bool {
         match self {

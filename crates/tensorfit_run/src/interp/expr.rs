@@ -334,20 +334,19 @@ impl Interpreter<'_> {
         indices: &[IndexItem],
     ) -> Outcome<Value> {
         let what = self.text(frame.file, value.range);
-        let single = |len: usize| -> Outcome<usize> {
-            let [IndexItem::At(i)] = indices else {
-                unreachable!("checked by the caller")
-            };
-            normalize_index(*i, len).ok_or_else(|| {
+        let position = |i: i64, len: usize| -> Outcome<usize> {
+            normalize_index(i, len).ok_or_else(|| {
                 Failure::shape(format!(
                     "index {i} is out of range for `{what}`, which has {len} items"
                 ))
             })
         };
         match (base, indices) {
-            (Value::Shape(dims), [IndexItem::At(_)]) => Ok(Value::Int(dims[single(dims.len())?])),
-            (Value::Tuple(items) | Value::List(items), [IndexItem::At(_)]) => {
-                Ok(items[single(items.len())?].clone())
+            (Value::Shape(dims), [IndexItem::At(i)]) => {
+                Ok(Value::Int(dims[position(*i, dims.len())?]))
+            }
+            (Value::Tuple(items) | Value::List(items), [IndexItem::At(i)]) => {
+                Ok(items[position(*i, items.len())?].clone())
             }
             (Value::Shape(dims), [IndexItem::Slice { start, stop, step }]) => {
                 Ok(Value::shape(slice_sequence(dims, *start, *stop, *step)?))

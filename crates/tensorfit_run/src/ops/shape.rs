@@ -327,42 +327,6 @@ fn split(args: &Args, name: &str) -> Outcome<Value> {
     Ok(Value::Tuple(Rc::new(parts)))
 }
 
-pub enum Selected {
-    Scalar(f32),
-    Tensor(Tensor),
-}
-
-/// `t[i, j]`: the leading dimensions selected (negative counts from the
-/// end), bounds-checked.
-pub fn select_elements(t: &Tensor, positions: &[i64], what: &str) -> Outcome<Selected> {
-    if positions.len() > t.ndim() {
-        return Err(Failure::shape(format!(
-            "`{what}` has rank {} but is indexed with {} indices",
-            t.ndim(),
-            positions.len()
-        )));
-    }
-    let mut index = Vec::with_capacity(positions.len());
-    for (dim, p) in positions.iter().enumerate() {
-        let size = t.shape()[dim] as i64;
-        let at = if *p < 0 { p + size } else { *p };
-        if !(0..size).contains(&at) {
-            return Err(Failure::shape(format!(
-                "index {p} is out of bounds for dimension {dim} of `{what}`, whose size is {size}"
-            )));
-        }
-        index.push(at as usize);
-    }
-    if positions.len() == t.ndim() {
-        return Ok(Selected::Scalar(t[IxDyn(&index)]));
-    }
-    let mut view = t.view();
-    for at in &index {
-        view = view.index_axis_move(Axis(0), *at);
-    }
-    Ok(Selected::Tensor(view.to_owned()))
-}
-
 /// Reversed along each of `dims`.
 fn flip(t: &Tensor, dims: &[i64]) -> Outcome<Tensor> {
     let mut axes = Vec::new();

@@ -240,35 +240,38 @@ impl<'f, 'a> Frame<'f, 'a> {
     fn push_fact(&mut self, fact: Fact) {
         let mut pending = vec![(fact, 0)];
         while let Some((fact, splits)) = pending.pop() {
-            let condition = (fact.kind != FactKind::Assumption && splits < MAX_BRANCH_SPLITS)
+            let splittable = fact.kind != FactKind::Assumption && splits < MAX_BRANCH_SPLITS;
+            let merge = splittable
                 .then(|| {
                     self.merged_on
                         .iter()
                         .find(|m| fact.formula.chooses_on(&m.condition))
-                        .cloned()
                 })
-                .flatten();
-            let Some(merge) = condition else {
+                .flatten()
+                .cloned();
+            let Some(Merge { condition, origin }) = merge else {
                 self.learn(&fact.formula);
                 self.facts.push(fact);
                 continue;
             };
             for holds in [false, true] {
-                let mut branch = fact.on_branch(&merge.condition, holds);
-                let origin = &merge.origin;
+                // A path that took the other side already cannot take this one.
+                let other_side = if holds {
+                    Formula::not(&condition)
+                } else {
+                    condition.clone()
+                };
+                let mut branch = fact.on_branch(&condition, holds);
+                if fact.guard.contains(&other_side) || branch.formula == Formula::truth(true) {
+                    continue;
+                }
                 let side = if holds {
                     &origin.when_true
                 } else {
                     &origin.when_false
                 };
                 branch.sides.push((origin.at, format!("{PATH_NOTE}{side}")));
-                let contradicts_path = branch
-                    .guard
-                    .iter()
-                    .any(|g| *g == Formula::not(&branch.guard[branch.guard.len() - 1]));
-                if branch.formula != Formula::truth(true) && !contradicts_path {
-                    pending.push((branch, splits + 1));
-                }
+                pending.push((branch, splits + 1));
             }
         }
     }

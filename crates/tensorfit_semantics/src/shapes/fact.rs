@@ -3,6 +3,8 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Fact as SolverFact, Formula, Term};
 
+use super::value::Shape;
+
 /// A path condition: the conjunction of the branch conditions (already
 /// negated for `else` branches) under which a fact must hold.
 pub type Guard = Vec<Formula>;
@@ -84,29 +86,7 @@ impl Fact {
     /// This fact on the path where `condition` is `holds`: the values
     /// merged on the condition take that branch's value.
     pub fn on_branch(&self, condition: &Formula, holds: bool) -> Fact {
-        let term = |t: &Term| t.decide(condition, holds);
-        let explain = match &self.explain {
-            Explain::Equal { what, left, right } => Explain::Equal {
-                what: what.clone(),
-                left: (left.0.clone(), term(&left.1)),
-                right: (right.0.clone(), term(&right.1)),
-            },
-            Explain::Shape {
-                subject,
-                actual,
-                claimed,
-                claim,
-            } => Explain::Shape {
-                subject: subject.clone(),
-                actual: actual.map_terms(&term),
-                claimed: claimed.clone(),
-                claim: claim.clone(),
-            },
-            Explain::Text { template, terms } => Explain::Text {
-                template: template.clone(),
-                terms: terms.iter().map(term).collect(),
-            },
-        };
+        let explain = self.explain.rewritten(&mut Decide { condition, holds });
         let mut guard = self.guard.clone();
         guard.push(if holds {
             condition.clone()
@@ -119,6 +99,56 @@ impl Fact {
             explain,
             ..self.clone()
         }
+    }
+}
+
+/// A rewriting of the terms an explanation shows: a call's substitution,
+/// a branch's decided choices.
+pub trait Rewrite {
+    fn term(&mut self, term: &Term) -> Term;
+
+    /// Each dimension the shape spells out, by default.
+    fn shape(&mut self, shape: &Shape) -> Shape {
+        shape.map_terms(&mut |t| self.term(t))
+    }
+}
+
+impl Explain {
+    pub fn rewritten(&self, rewrite: &mut dyn Rewrite) -> Explain {
+        match self {
+            Explain::Equal { what, left, right } => Explain::Equal {
+                what: what.clone(),
+                left: (left.0.clone(), rewrite.term(&left.1)),
+                right: (right.0.clone(), rewrite.term(&right.1)),
+            },
+            Explain::Shape {
+                subject,
+                actual,
+                claimed,
+                claim,
+            } => Explain::Shape {
+                subject: subject.clone(),
+                actual: rewrite.shape(actual),
+                claimed: claimed.clone(),
+                claim: claim.clone(),
+            },
+            Explain::Text { template, terms } => Explain::Text {
+                template: template.clone(),
+                terms: terms.iter().map(|t| rewrite.term(t)).collect(),
+            },
+        }
+    }
+}
+
+/// The choices on `condition` decided as `holds` ([`Term::decide`]).
+struct Decide<'c> {
+    condition: &'c Formula,
+    holds: bool,
+}
+
+impl Rewrite for Decide<'_> {
+    fn term(&mut self, term: &Term) -> Term {
+        term.decide(self.condition, self.holds)
     }
 }
 

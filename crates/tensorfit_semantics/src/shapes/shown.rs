@@ -252,7 +252,7 @@ impl<'x, 'a> PathView<'x, 'a> {
         let resolved = self.resolve(dim);
         // A choice the path decides (the clamping of a slice `x[1:]` of a
         // dimension the facts keep at least 1) is shown as the branch taken.
-        let resolved = if solve && has_choice(&resolved) && !time_cap::is_up() {
+        let resolved = if solve && resolved.has_choice() && !time_cap::is_up() {
             self.settle(&resolved)
         } else {
             resolved
@@ -314,14 +314,5 @@ impl<'x, 'a> PathView<'x, 'a> {
             Term::Rem(a, b) => Term::rem(&self.settle(a), &self.settle(b)),
             Term::Const(_) | Term::Var(_) | Term::Rank(_) | Term::Dim(..) => term.clone(),
         }
-    }
-}
-
-fn has_choice(term: &Term) -> bool {
-    match term {
-        Term::Ite(..) => true,
-        Term::Add(parts) => parts.iter().any(has_choice),
-        Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => has_choice(a) || has_choice(b),
-        Term::Const(_) | Term::Var(_) | Term::Rank(_) | Term::Dim(..) => false,
     }
 }

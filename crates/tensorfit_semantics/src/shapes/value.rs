@@ -221,9 +221,9 @@ impl Shape {
     }
 
     /// The shape with `f` applied to each dimension it spells out.
-    pub fn map_terms(&self, f: &dyn Fn(&Term) -> Term) -> Shape {
+    pub fn map_terms(&self, f: &mut dyn FnMut(&Term) -> Term) -> Shape {
         Shape {
-            head: self.head.iter().map(f).collect(),
+            head: self.head.iter().map(&mut *f).collect(),
             rest: self.rest.as_ref().map(|rest| Rest {
                 tail: rest.tail.iter().map(f).collect(),
                 ..rest.clone()

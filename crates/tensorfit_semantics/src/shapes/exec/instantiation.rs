@@ -11,11 +11,12 @@ use tensorfit_syntax::ast::{self};
 
 use super::{Frame, ShapeRecord, Slot, MAX_RECORDS, MAX_RECORD_DEPTH};
 use crate::shapes::analysis::Summary;
-use crate::shapes::fact::{CallSite, Explain, Fact, FactKind, Guard};
+use crate::shapes::fact::{CallSite, Explain, Fact, FactKind, Guard, Rewrite};
 use crate::shapes::limits::{self, LimitKind};
 use crate::shapes::rules::{self, Args};
 use crate::shapes::substitution::Substitution;
 use crate::shapes::value::{Instance, Shape, Value};
+use crate::shapes::vars::VarGen;
 
 impl<'f, 'a> Frame<'f, 'a> {
     /// `Struct(args)`: evaluates the fields from the parameters.
@@ -147,28 +148,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 self.facts.truncate(facts_before);
                 return Value::Unknown;
             }
-            let explain = match &fact.explain {
-                Explain::Equal { what, left, right } => Explain::Equal {
-                    what: what.clone(),
-                    left: (left.0.clone(), substitution.term(&left.1, vars)),
-                    right: (right.0.clone(), substitution.term(&right.1, vars)),
-                },
-                Explain::Shape {
-                    subject,
-                    actual,
-                    claimed,
-                    claim,
-                } => Explain::Shape {
-                    subject: subject.clone(),
-                    actual: substitution.shape(actual, vars),
-                    claimed: claimed.clone(),
-                    claim: claim.clone(),
-                },
-                Explain::Text { template, terms } => Explain::Text {
-                    template: template.clone(),
-                    terms: terms.iter().map(|t| substitution.term(t, vars)).collect(),
-                },
-            };
+            let explain = fact.explain.rewritten(&mut AtCall {
+                substitution: &mut substitution,
+                vars,
+            });
             let mut via = vec![call_site.clone()];
             via.extend(fact.via.iter().cloned());
             if formula == Formula::truth(true) || !self.is_new(fact.kind, &guard, &formula) {
@@ -487,5 +470,21 @@ impl<'f, 'a> Frame<'f, 'a> {
                 },
             );
         }
+    }
+}
+
+/// A callee's explanation as it reads at a call.
+struct AtCall<'s> {
+    substitution: &'s mut Substitution,
+    vars: &'s VarGen,
+}
+
+impl Rewrite for AtCall<'_> {
+    fn term(&mut self, term: &Term) -> Term {
+        self.substitution.term(term, self.vars)
+    }
+
+    fn shape(&mut self, shape: &Shape) -> Shape {
+        self.substitution.shape(shape, self.vars)
     }
 }

@@ -55,13 +55,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             Value::Shape(shape) => match indices.as_slice() {
                 [Index::At(i)] => self.index_shape(shape, i, &subject, range),
-                [slice @ Index::Slice { .. }] => match shape.dims() {
-                    Some(dims) => match sliced_items(dims, slice) {
-                        Some(kept) => Value::Shape(Shape::known(kept)),
-                        None => Value::Unknown,
-                    },
-                    None => Value::Unknown,
-                },
+                [slice @ Index::Slice { .. }] => shape
+                    .dims()
+                    .and_then(|dims| sliced_items(dims, slice))
+                    .map_or(Value::Unknown, |kept| Value::Shape(Shape::known(kept))),
                 _ => Value::Unknown,
             },
             Value::List(items) | Value::Tuple(items) => match indices.as_slice() {
@@ -92,12 +89,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Ellipsis => Index::Ellipsis,
             ExprKind::NewAxis => Index::NewAxis,
             ExprKind::Slice { start, stop, step } => {
-                let mut bound = |part: &Option<Box<ast::Expr>>| {
-                    part.as_ref().map(|e| match self.expr(e) {
-                        Value::Int(t) => t,
-                        _ => self.fresh_int(),
-                    })
-                };
+                let mut bound =
+                    |part: &Option<Box<ast::Expr>>| part.as_deref().map(|e| self.int(e));
                 Index::Slice {
                     start: bound(start),
                     stop: bound(stop),
