@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{
-    CalleeSummary, CycleView, Environment, FunctionOutcome, ItemIndex, LimitKind, RecursiveGroups,
-    Summary, SummarySource,
+    CalleeSummary, ClaimPart, CycleView, Environment, FunctionOutcome, ItemIndex, LimitKind,
+    RecursiveGroups, Summary, SummarySource,
 };
 use tensorfit_syntax::{ast, Parse};
 
@@ -154,7 +154,58 @@ pub fn imported_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>>
 /// file-wide questions need, in placed offsets.
 #[salsa::tracked(returns(ref), cycle_result = function_outcome_in_cycle)]
 pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
-    analyse(db, id, false)
+    analyse(db, id, false, &[])
+}
+
+/// What the function's own report is made of (its diagnostics, shapes,
+/// holes and migrations): its outcome, or, when some of its claims fail at
+/// calls, its analysis again without assuming them (see
+/// [`tensorfit_semantics::claims_refuted_at_calls`]).
+pub fn own_view<'db>(db: &'db dyn Db, id: FunctionId<'db>) -> &'db FunctionOutcome {
+    if refuted_claims(db, id).is_empty() {
+        function_outcome(db, id)
+    } else {
+        function_view(db, id)
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+fn function_view(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
+    analyse(db, id, false, refuted_claims(db, id))
+}
+
+/// The function's claims that fail for a call made anywhere in its file,
+/// in placed offsets: re-run after any edit of the file, and backdated, so
+/// that the view is analysed again only when they change.
+#[salsa::tracked(returns(ref))]
+fn refuted_claims(db: &dyn Db, id: FunctionId<'_>) -> Vec<ClaimPart> {
+    let file = id.file(db);
+    let parts = refuted_claims_in(db, file);
+    tensorfit_semantics::claims_refuted_at_calls(id.key(db), &parts.iter().collect::<Vec<_>>())
+}
+
+/// Every entry point's refuted claims of others (the only part of their
+/// outcomes read), decoded to placed offsets.
+#[salsa::tracked(returns(ref))]
+fn refuted_claims_in(db: &dyn Db, file: SourceFile) -> Vec<FunctionOutcome> {
+    let part = |outcome: &FunctionOutcome| FunctionOutcome {
+        refuted_claims: outcome.refuted_claims.clone(),
+        ..FunctionOutcome::default()
+    };
+    let mut parts: Vec<FunctionOutcome> = entry_keys(db, file)
+        .iter()
+        .map(|key| part(function_outcome(db, FunctionId::new(db, file, key.clone()))))
+        .collect();
+    parts.extend(
+        script_groups(db, file)
+            .iter()
+            .map(|group| part(script_outcome(db, *group))),
+    );
+    parts
+        .into_iter()
+        .filter(|part| !part.refuted_claims.is_empty())
+        .map(|part| decoded(db, file, part))
+        .collect()
 }
 
 /// What the other functions of a cycle of calls see of one of them: its
@@ -163,10 +214,15 @@ pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
 /// not anchored: typing in it re-solves the few others of its cycle.
 #[salsa::tracked(returns(clone))]
 fn cycle_base_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>> {
-    analyse(db, id, true).summary
+    analyse(db, id, true, &[]).summary
 }
 
-fn analyse(db: &dyn Db, id: FunctionId<'_>, base: bool) -> FunctionOutcome {
+fn analyse(
+    db: &dyn Db,
+    id: FunctionId<'_>,
+    base: bool,
+    not_assumed: &[ClaimPart],
+) -> FunctionOutcome {
     let file = id.file(db);
     let key = id.key(db);
     let Some(definition) = function_definition(db, id) else {
@@ -187,11 +243,11 @@ fn analyse(db: &dyn Db, id: FunctionId<'_>, base: bool) -> FunctionOutcome {
             tensorfit_semantics::analyse_function_in_interface(
                 interface(db, file),
                 item_index(db, file),
-                definition,
+                (key, definition),
                 Environment::new(&prelude, imports),
-                key,
                 options,
                 &source,
+                not_assumed,
             )
         })
     });

@@ -13,8 +13,7 @@ use tensorfit_semantics::{Environment, FunctionOutcome, LimitHit, ShapeFindings}
 
 use crate::items::{self, interface, layout};
 use crate::queries::{
-    decoded, entry_keys, function_outcome, script_groups, script_outcome, solving, FunctionId,
-    ScriptGroup,
+    decoded, entry_keys, own_view, script_groups, script_outcome, solving, FunctionId, ScriptGroup,
 };
 use crate::{relocate, Db, SourceFile};
 
@@ -80,7 +79,7 @@ fn entries<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<FunctionId<'db>> {
 pub fn file_limits(db: &dyn Db, file: SourceFile) -> Vec<LimitHit> {
     let mut limits: Vec<LimitHit> = entries(db, file)
         .into_iter()
-        .flat_map(|id| function_outcome(db, id).limits.iter().cloned())
+        .flat_map(|id| own_view(db, id).limits.iter().cloned())
         .collect();
     for group in script_groups(db, file).iter() {
         limits.extend(script_outcome(db, *group).limits.iter().cloned());
@@ -101,7 +100,7 @@ fn diagnostics_part(outcome: &FunctionOutcome) -> FunctionOutcome {
 
 #[salsa::tracked(returns(ref))]
 fn placed_diagnostics_of(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
-    decoded(db, id.file(db), diagnostics_part(function_outcome(db, id)))
+    decoded(db, id.file(db), diagnostics_part(own_view(db, id)))
 }
 
 #[salsa::tracked(returns(ref))]
@@ -137,7 +136,7 @@ fn shape_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
 fn placed_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
     let outcome = FunctionOutcome {
         summary: None,
-        ..function_outcome(db, id).clone()
+        ..own_view(db, id).clone()
     };
     decoded(db, id.file(db), outcome)
 }

@@ -449,3 +449,50 @@ fn typing_in_a_body_resolves_the_names_of_that_piece_alone() {
     );
     assert_eq!(host.db().name_resolutions() - before, 6);
 }
+
+/// A claim that fails for a call of a function is not assumed in the
+/// function's own view (its shapes and holes), which is analysed once
+/// more; when the calls change so that it holds, the view is the outcome
+/// again. Edits elsewhere that leave it refuted analyse nothing again.
+#[test]
+fn a_claim_refuted_by_a_call_is_not_assumed_in_its_function() {
+    const CLAIMED: &str = "\
+fn pooled(x: Tensor[n, 5, h, w]) -> Tensor {
+    let m = max_pool2d(x, kernel_size: 4) |-> [n, 5, 16, 16]
+    return flatten(m, start_dim: 1)
+}
+
+let out = pooled(zeros([2, 5, 32, 32]))
+";
+    let flattened = |report: &FileReport| -> String {
+        report
+            .findings
+            .bindings
+            .iter()
+            .find(|b| b.name.as_deref() == Some("m"))
+            .expect("m is shown")
+            .shape
+            .clone()
+    };
+    let (mut host, file) = open(CLAIMED);
+    let refuted = report(&host, file);
+    assert_eq!(flattened(&refuted), "Tensor[n, 5, h / 4, w / 4]");
+    assert_eq!(
+        refuted.diagnostics.len(),
+        2,
+        "the claim and the call: {:#?}",
+        refuted.diagnostics
+    );
+    // The summary and the view.
+    assert_eq!(host.db().function_checks(), 2);
+    let (checks, _) = checks_for(&mut host, |h| edit(h, "let out", "out", "result"));
+    assert_eq!(checks, 0, "the claim is refuted as before");
+    let (checks, _) = checks_for(&mut host, |h| edit(h, "let result", "32, 32", "64, 64"));
+    assert_eq!(
+        checks, 0,
+        "the outcome is the view again, kept from the start"
+    );
+    let holds = report(&host, file);
+    assert_eq!(flattened(&holds), "Tensor[n, 5, 16, 16]");
+    assert!(holds.diagnostics.is_empty(), "{:#?}", holds.diagnostics);
+}

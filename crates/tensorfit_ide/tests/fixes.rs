@@ -344,10 +344,6 @@ fn claims_hold_once_written() {
 /// the test fails when one of them stops adding an error (remove it then),
 /// so this list only shrinks. It must be empty when issue 22 is resolved.
 const KNOWN_TO_ADD_AN_ERROR: &[(&str, &str)] = &[
-    // A `|->` claim that fails at a call is still trusted inside its
-    // function, which then wants the hole at another value.
-    ("03_tfp_model.tensor", "Fill the hole with 320"),
-    ("quickstart.tensor", "Fill the hole with 320"),
     // The static example is searched for one path of a `Bool` parameter,
     // not for every path.
     (

@@ -30,10 +30,11 @@ pub use recursion::{CalleeSummary, CycleView, RecursiveGroups};
 pub use script_groups::independent_groups;
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,
-    assemble_diagnostics, assemble_findings, check_shapes, check_shapes_whole_script, entry_keys,
-    file_time, CallShape, DecidedCondition, EntryReport, FunctionOutcome, HolePath, HoleSolution,
-    ItemIndex, LimitHit, LimitKind, MapRanges, Migration, Place, Requirement, ShapeFindings,
-    ShapeInfo, ShapeOptions, ShapeReport, Summary, SummarySource,
+    assemble_diagnostics, assemble_findings, check_shapes, check_shapes_whole_script,
+    claims_refuted_at_calls, entry_keys, file_time, CallShape, ClaimPart, DecidedCondition,
+    EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex, LimitHit, LimitKind,
+    MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport,
+    Summary, SummarySource,
 };
 pub use signature::{
     argument_names, bind, BindProblem, Binding, Parameter, Signature, SignatureParam, Source,

@@ -214,6 +214,17 @@ impl Term {
     }
 
     pub fn div(a: &Term, b: &Term) -> Term {
+        // ⌊⌊x / k⌋ / c⌋ = ⌊x / (k·c)⌋ for positive k and c and every
+        // integer x: two poolings by 2 read as one by 4.
+        if let (Term::Div(x, k), Some(c)) = (a, b.as_const().filter(|c| *c > 0)) {
+            if let Some(kc) = k
+                .as_const()
+                .filter(|k| *k > 0)
+                .and_then(|k| k.checked_mul(c))
+            {
+                return Term::div(x, &Term::Const(kc));
+            }
+        }
         match (a, b) {
             (Term::Const(x), Term::Const(y)) => match floor_div(*x, *y) {
                 Some(q) => Term::Const(q),
@@ -803,6 +814,21 @@ impl Formula {
 #[cfg(test)]
 mod choice_tests {
     use super::*;
+
+    #[test]
+    fn nested_floor_divisions_by_constants_are_one() {
+        let x = Term::var(1);
+        let twice = Term::div(&Term::div(&x, &Term::int(2)), &Term::int(2));
+        assert_eq!(twice, Term::div(&x, &Term::int(4)));
+        // The identity holds for negative numerators too, as floors.
+        for n in -40..40 {
+            let nested = floor_div(floor_div(n, 3).unwrap(), 5);
+            assert_eq!(nested, floor_div(n, 15), "{n}");
+        }
+        // A divisor that is not a positive constant is kept.
+        let by_var = Term::div(&Term::div(&x, &Term::var(2)), &Term::int(2));
+        assert!(matches!(by_var, Term::Div(..)));
+    }
 
     #[test]
     fn deciding_a_choice_takes_its_branch_everywhere() {

@@ -12,7 +12,7 @@ use super::check;
 use super::conditions::{self, DecidedCondition};
 use super::exec::{Frame, ShapeRecord};
 use super::fact::{Fact, FactKind};
-use super::holes::{self, HolePath, Place};
+use super::holes::{self, ClaimPart, HolePath, Place};
 use super::limits::{self, LimitKind, SummaryDepth};
 use super::migration::{self, Migration};
 use super::program::{FunctionRef, Program};
@@ -93,6 +93,13 @@ pub struct Analysis<'a> {
     pub hole_paths: RefCell<Vec<HolePath>>,
     /// Where errors were reported, in any entry point.
     pub set_aside_places: RefCell<HashSet<Place>>,
+    /// The claims (parts, see [`Fact::part`]) of called functions that
+    /// failed for a call made here.
+    pub refuted_claims: RefCell<HashSet<ClaimPart>>,
+    /// The entry point's own claims that are checked but not assumed: those
+    /// that fail for some call of it (LANGUAGE.md §5, "a failed claim is
+    /// not assumed afterwards").
+    pub not_assumed: HashSet<ClaimPart>,
     /// The migrations of the file's functions' parameters.
     pub migrations: RefCell<Vec<Migration>>,
     /// The bounds this analysis reached.
@@ -119,6 +126,8 @@ impl<'a> Analysis<'a> {
             hole_paths: RefCell::new(Vec::new()),
             limits_hit: RefCell::new(BTreeSet::new()),
             set_aside_places: RefCell::new(HashSet::new()),
+            refuted_claims: RefCell::new(HashSet::new()),
+            not_assumed: HashSet::new(),
             migrations: RefCell::new(Vec::new()),
         }
     }
@@ -153,6 +162,16 @@ impl<'a> Analysis<'a> {
 
     /// What later questions (holes) need of a checked entry point.
     fn remember(&self, facts: &[Fact], outcome: &check::EntryOutcome) {
+        // Kept even without questions: the callee's own diagnostics
+        // depend on them.
+        self.refuted_claims.borrow_mut().extend(
+            outcome
+                .set_aside
+                .iter()
+                .map(|i| &facts[*i])
+                .filter(|fact| fact.kind == FactKind::Claim && !fact.via.is_empty())
+                .map(|fact| ((fact.function.clone(), fact.range), fact.part)),
+        );
         if !self.questions {
             return;
         }

@@ -212,12 +212,36 @@ impl<'f, 'a> Frame<'f, 'a> {
         range: TextRange,
         explain: Explain,
     ) {
+        self.require_part(formula, kind, range, explain, 0);
+    }
+
+    /// A claim stated in parts (see [`Fact::part`]), each its own fact.
+    pub fn require_claim(&mut self, parts: Vec<Formula>, range: TextRange, explain: Explain) {
+        for (part, formula) in parts.into_iter().enumerate() {
+            self.require_part(
+                formula,
+                FactKind::Claim,
+                range,
+                explain.clone(),
+                part as u32,
+            );
+        }
+    }
+
+    fn require_part(
+        &mut self,
+        formula: Formula,
+        kind: FactKind,
+        range: TextRange,
+        explain: Explain,
+        part: u32,
+    ) {
         let kind = if self.assume_only {
             FactKind::Assumption
         } else {
             kind
         };
-        if formula == Formula::truth(true) {
+        if formula == Formula::truth(true) || self.not_assumed(kind, range, part) {
             return;
         }
         let fact = Fact {
@@ -229,8 +253,21 @@ impl<'f, 'a> Frame<'f, 'a> {
             sides: self.sides_of(&explain),
             explain,
             via: self.via_context.clone(),
+            part,
         };
         self.push_fact(fact);
+    }
+
+    /// A claim of the entry point that fails for some call of it: checked
+    /// at those calls (where it is reported), and not assumed here, where
+    /// it would decide shapes and holes the calls contradict.
+    fn not_assumed(&self, kind: FactKind, range: TextRange, part: u32) -> bool {
+        kind == FactKind::Claim
+            && self.via_context.is_empty()
+            && self
+                .analysis
+                .not_assumed
+                .contains(&((self.function.clone(), range), part))
     }
 
     /// States a fact. One about a value merged after an `if` is stated per

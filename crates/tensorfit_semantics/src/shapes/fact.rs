@@ -80,6 +80,10 @@ pub struct Fact {
     pub via: Vec<CallSite>,
     /// Where the values the fact talks about were defined (same function).
     pub sides: Vec<(TextRange, String)>,
+    /// Which part of its statement the fact is: a shape claim is stated
+    /// one fact per part (its rank, each dimension), so that a call that
+    /// refutes one dimension leaves the others assumed. 0 for the rest.
+    pub part: u32,
 }
 
 impl Fact {

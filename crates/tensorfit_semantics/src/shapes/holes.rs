@@ -25,6 +25,9 @@ use super::vars::is_hole;
 /// Where a fact is stated: the function (`None`: the script) and the place.
 pub type Place = (Option<String>, TextRange);
 
+/// One part of a claim (see [`Fact::part`]) at its place.
+pub type ClaimPart = (Place, u32);
+
 /// The facts of one path that can run, kept because some mention a hole.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HolePath {

@@ -35,7 +35,7 @@ use crate::module_scope::ResolvedImport;
 
 pub use analysis::{EntryReport, Summary, SummarySource};
 pub use conditions::DecidedCondition;
-pub use holes::{HolePath, HoleSolution, Place};
+pub use holes::{ClaimPart, HolePath, HoleSolution, Place};
 pub use limits::{file_time, LimitHit, LimitKind};
 pub use migration::{Migration, Requirement};
 pub use program::ItemIndex;
@@ -112,6 +112,10 @@ pub struct FunctionOutcome {
     pub hole_paths: Vec<HolePath>,
     /// Where errors were reported, left out of hole solving.
     pub set_aside: Vec<Place>,
+    /// The claims of called functions that fail for a call made here: the
+    /// called function's own view does not assume them
+    /// ([`claims_refuted_at_calls`]).
+    pub refuted_claims: Vec<ClaimPart>,
     /// The holes the analysis evaluated.
     pub holes: BTreeMap<TextRange, VarId>,
     /// The bounds the analysis reached (what it left unchecked).
@@ -126,38 +130,44 @@ pub fn analyse_function(
     key: &str,
     options: ShapeOptions,
     source: &dyn SummarySource,
+    not_assumed: &[ClaimPart],
 ) -> FunctionOutcome {
     let program = program::Program::new(file, Environment::builtin(imports));
-    analyse_in(program, key, options, source)
+    analyse_in(program, key, options, source, not_assumed)
 }
 
 /// [`analyse_function`] for a file whose function bodies are stripped (an
-/// interface), indexed once for all its functions: `definition` is the
-/// function `key` with its body.
+/// interface), indexed once for all its functions: `function` is the key
+/// of the function and its definition, body included.
 pub fn analyse_function_in_interface(
     interface: &ast::SourceFile,
     index: Arc<ItemIndex>,
-    definition: &ast::Function,
+    (key, definition): (&str, &ast::Function),
     environment: Environment<'_>,
-    key: &str,
     options: ShapeOptions,
     source: &dyn SummarySource,
+    not_assumed: &[ClaimPart],
 ) -> FunctionOutcome {
     let program = program::Program::indexed(interface, index, environment, Some((key, definition)));
-    analyse_in(program, key, options, source)
+    analyse_in(program, key, options, source, not_assumed)
 }
 
+/// `not_assumed`: the function's claims that fail for some call of it
+/// ([`claims_refuted_at_calls`]); its own view is analysed without
+/// assuming them. Its summary, for its callers, is analysed with none.
 fn analyse_in(
     program: program::Program<'_>,
     key: &str,
     options: ShapeOptions,
     source: &dyn SummarySource,
+    not_assumed: &[ClaimPart],
 ) -> FunctionOutcome {
     let Some(function) = program.by_key(key) else {
         return FunctionOutcome::default();
     };
-    let analysis =
+    let mut analysis =
         analysis::Analysis::new(program, options.limits, options.questions, Some(source));
+    analysis.not_assumed = not_assumed.iter().cloned().collect();
     let summary = limits::within_entry_time(
         options.limits,
         |kind| analysis.hit(kind),
@@ -193,6 +203,8 @@ fn outcome_of(analysis: analysis::Analysis<'_>, summary: Option<Arc<Summary>>) -
     let holes = analysis.holes_by_range();
     let mut set_aside: Vec<Place> = analysis.set_aside_places.take().into_iter().collect();
     set_aside.sort();
+    let mut refuted_claims: Vec<ClaimPart> = analysis.refuted_claims.take().into_iter().collect();
+    refuted_claims.sort();
     let function = analysis
         .reports
         .borrow()
@@ -215,8 +227,26 @@ fn outcome_of(analysis: analysis::Analysis<'_>, summary: Option<Arc<Summary>>) -
         migrations: analysis.migrations.take(),
         hole_paths: analysis.hole_paths.take(),
         set_aside,
+        refuted_claims,
         holes,
     }
+}
+
+/// The claims of the function `key` that fail for some call of it, made
+/// in any of `outcomes` (the file's functions and script). A failed claim
+/// is not assumed afterwards (LANGUAGE.md §5): the function's own view
+/// (its shapes, holes, migrations and the errors of its body) is analysed
+/// again without them, while its callers keep the summary that checks them.
+pub fn claims_refuted_at_calls(key: &str, outcomes: &[&FunctionOutcome]) -> Vec<ClaimPart> {
+    let mut claims: Vec<ClaimPart> = outcomes
+        .iter()
+        .flat_map(|o| &o.refuted_claims)
+        .filter(|((function, _), _)| function.as_deref() == Some(key))
+        .cloned()
+        .collect();
+    claims.sort();
+    claims.dedup();
+    claims
 }
 
 /// The names of the functions and methods [`analyse_function`] takes, in
@@ -289,12 +319,13 @@ fn check_shapes_in_groups(
                 )
             })
             .collect();
+        let views = memo.views(&script);
         let outcomes = memo.outcomes.borrow();
         let mut all: Vec<&FunctionOutcome> = memo
             .order
             .borrow()
             .iter()
-            .filter_map(|key| outcomes.get(key)?.as_ref())
+            .filter_map(|key| views.get(key).or(outcomes.get(key)?.as_ref()))
             .collect();
         all.extend(&script);
         assemble(file, imports, &all, options)
@@ -339,6 +370,37 @@ impl<'f> Memo<'f> {
         }
     }
 
+    /// The functions' own views where they differ from their outcomes:
+    /// those with claims that fail at calls, analysed again without
+    /// assuming them (see [`claims_refuted_at_calls`]).
+    fn views(&self, script: &[FunctionOutcome]) -> HashMap<String, FunctionOutcome> {
+        let refuted: Vec<(String, Vec<ClaimPart>)> = {
+            let outcomes = self.outcomes.borrow();
+            let mut all: Vec<&FunctionOutcome> = outcomes.values().flatten().collect();
+            all.extend(script);
+            self.order
+                .borrow()
+                .iter()
+                .map(|key| (key.clone(), claims_refuted_at_calls(key, &all)))
+                .filter(|(_, claims)| !claims.is_empty())
+                .collect()
+        };
+        refuted
+            .into_iter()
+            .map(|(key, claims)| {
+                let view = analyse_function(
+                    self.file,
+                    self.imports,
+                    &key,
+                    self.options,
+                    &self.view(&key, false),
+                    &claims,
+                );
+                (key, view)
+            })
+            .collect()
+    }
+
     fn base_summary(&self, key: &str) -> Option<Arc<Summary>> {
         if let Some(known) = self.bases.borrow().get(key) {
             return known.clone();
@@ -349,6 +411,7 @@ impl<'f> Memo<'f> {
             key,
             self.options,
             &self.view(key, true),
+            &[],
         );
         self.bases
             .borrow_mut()
@@ -369,6 +432,7 @@ impl SummarySource for Memo<'_> {
             key,
             self.options,
             &self.view(key, false),
+            &[],
         );
         let summary = outcome.summary.clone();
         self.outcomes

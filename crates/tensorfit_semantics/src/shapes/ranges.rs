@@ -61,6 +61,7 @@ impl MapRanges for Fact {
             kind: _,
             function: _,
             explain: _,
+            part: _,
         } = self;
         range.map_ranges(map);
         via.map_ranges(map);
@@ -190,6 +191,7 @@ impl MapRanges for FunctionOutcome {
             migrations,
             hole_paths,
             set_aside,
+            refuted_claims,
             holes,
             summary: _,
             limits: _,
@@ -198,6 +200,9 @@ impl MapRanges for FunctionOutcome {
         migrations.map_ranges(map);
         hole_paths.map_ranges(map);
         for (_, range) in set_aside {
+            range.map_ranges(map);
+        }
+        for ((_, range), _) in refuted_claims {
             range.map_ranges(map);
         }
         *holes = std::mem::take(holes)

@@ -274,9 +274,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                 parts.push(Formula::eq(&actual, &expected));
             }
         }
-        self.require(
-            Formula::and(parts),
-            FactKind::Claim,
+        self.require_claim(
+            parts,
             range,
             Explain::Shape {
                 subject,

@@ -166,6 +166,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 explain,
                 via,
                 sides: fact.sides.clone(),
+                part: fact.part,
             });
         }
         self.instantiate_records(summary, &mut substitution, &call_site);

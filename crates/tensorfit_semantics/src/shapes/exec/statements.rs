@@ -532,9 +532,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
         }
         let claimed = describe_type(ty);
-        self.require(
-            Formula::and(parts),
-            FactKind::Claim,
+        self.require_claim(
+            parts,
             range,
             Explain::Shape {
                 subject: subject.to_owned(),
