@@ -383,6 +383,40 @@ fn counterexample(
     Some((assignment.join(" and "), of_terms.to_vec()))
 }
 
+/// Where the layer whose argument the failing fact compares is
+/// constructed, with the argument's value that would fit when the rest of
+/// the contradiction forces one: `fc1` is constructed here: in_features =
+/// 2304 would fit.
+fn construction_note(
+    analysis: &Analysis<'_>,
+    fact: &Fact,
+    rest: &[SolverFact],
+) -> Option<(TextRange, String)> {
+    let construction = fact.construction.as_ref()?;
+    let Explain::Equal { left, right, .. } = &fact.explain else {
+        return None;
+    };
+    let (argument, other) = if construction.argument_on_right {
+        (right, left)
+    } else {
+        (left, right)
+    };
+    let here = format!("`{}` is constructed here", construction.layer);
+    let fits =
+        other
+            .1
+            .as_const()
+            .or_else(|| match solver::forced(rest, &other.1, analysis.limits) {
+                Forced::Value(value) => Some(value),
+                _ => None,
+            });
+    let note = match fits {
+        Some(value) => format!("{here}: {} = {value} would fit", argument.0),
+        None => here,
+    };
+    Some((construction.range, note))
+}
+
 fn report(
     analysis: &Analysis<'_>,
     fact: &Fact,
@@ -392,8 +426,9 @@ fn report(
 ) {
     let message = explain(analysis, &fact.explain, rest);
     let code = Code::ShapeMismatch;
+    let construction = construction_note(analysis, fact, rest);
     let with_sides = |mut diagnostic: Diagnostic| {
-        for (range, note) in &fact.sides {
+        for (range, note) in fact.sides.iter().chain(&construction) {
             diagnostic = diagnostic.with_related(*range, note.clone());
         }
         diagnostic
@@ -423,6 +458,9 @@ fn report(
                     fact.function.as_deref().unwrap_or("?")
                 ),
             );
+            if let Some((range, note)) = &construction {
+                diagnostic = diagnostic.with_related(*range, note.clone());
+            }
         }
         // Each inner call is in the body of the callee before it; only
         // those in this file can be pointed at (an imported function's

@@ -21,7 +21,7 @@ use tensorfit_syntax::ast;
 use super::analysis::Analysis;
 use super::conditions::ConditionRecord;
 use super::describe::describe;
-use super::fact::{CallSite, Explain, Fact, FactKind, Guard};
+use super::fact::{CallSite, Construction, Explain, Fact, FactKind, Guard};
 use super::limits::{self, LimitKind};
 use super::value::{Shape, Value};
 
@@ -136,6 +136,19 @@ pub struct Frame<'f, 'a> {
     /// loop (`ite(c, a, b)`): a fact about such a value is stated once per
     /// branch ([`Frame::push_fact`]).
     merged_on: Vec<Merge>,
+    /// The layer being applied, where the program constructs it.
+    layer_site: Option<LayerSite>,
+}
+
+/// A layer a call applies, and where the program constructs it (a struct
+/// field, a `let`): an error about one of its constructor's arguments
+/// points there.
+#[derive(Clone, Debug)]
+pub(super) struct LayerSite {
+    pub name: String,
+    pub constructed: TextRange,
+    /// The constructor's arguments, by parameter name.
+    pub parameters: Vec<String>,
 }
 
 /// A condition values were merged on, and how to name its two sides in a
@@ -197,6 +210,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             assumed: HashSet::new(),
             steps: 0,
             argument_problems: Vec::new(),
+            layer_site: None,
             out_of_time: false,
             merged_on: Vec::new(),
         }
@@ -251,6 +265,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             range,
             function: self.function.clone(),
             sides: self.sides_of(&explain),
+            construction: self.construction_of(&explain),
             explain,
             via: self.via_context.clone(),
             part,
@@ -333,6 +348,42 @@ impl<'f, 'a> Frame<'f, 'a> {
 
     /// The definitions of the variables an explanation names (`x` in
     /// `x.shape[1]`), in this function.
+    /// The construction of the layer being applied, when one side of the
+    /// equality `explain` states is one of its constructor's arguments
+    /// (`in_features`, `normalized_shape[0]`) and not a name of the code.
+    fn construction_of(&self, explain: &Explain) -> Option<Construction> {
+        let site = self.layer_site.as_ref()?;
+        let Explain::Equal { left, right, .. } = explain else {
+            return None;
+        };
+        let is_argument = |text: &str| {
+            let name = leading_name(text);
+            site.parameters.iter().any(|p| *p == name) && self.lookup(name).is_none()
+        };
+        let argument_on_right = match (is_argument(&left.0), is_argument(&right.0)) {
+            (false, true) => true,
+            (true, false) => false,
+            _ => return None,
+        };
+        Some(Construction {
+            range: site.constructed,
+            layer: site.name.clone(),
+            argument_on_right,
+        })
+    }
+
+    /// Runs `apply` with `site` as the layer being applied.
+    pub(super) fn applying_layer<R>(
+        &mut self,
+        site: Option<LayerSite>,
+        apply: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        let outer = std::mem::replace(&mut self.layer_site, site);
+        let result = apply(self);
+        self.layer_site = outer;
+        result
+    }
+
     fn sides_of(&self, explain: &Explain) -> Vec<(TextRange, String)> {
         let texts: Vec<&str> = match explain {
             Explain::Equal { left, right, .. } => vec![&left.0, &right.0],
@@ -341,11 +392,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         };
         let mut sides = Vec::new();
         for text in texts {
-            let name: String = text
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            let Some(slot) = self.lookup(&name) else {
+            let name = leading_name(text);
+            let Some(slot) = self.lookup(name) else {
                 continue;
             };
             let Some(defined) = slot.defined else {
@@ -590,4 +638,12 @@ pub fn shapes_equal(x: &Shape, y: &Shape) -> Option<Formula> {
         parts.push(Formula::eq(&other.dim(i as i64)?, t));
     }
     Some(Formula::and(parts))
+}
+
+/// The name a described value starts with: `z` of `z.shape[-1]`.
+fn leading_name(text: &str) -> &str {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(text.len());
+    &text[..end]
 }

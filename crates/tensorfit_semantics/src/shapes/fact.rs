@@ -80,10 +80,27 @@ pub struct Fact {
     pub via: Vec<CallSite>,
     /// Where the values the fact talks about were defined (same function).
     pub sides: Vec<(TextRange, String)>,
+    /// The layer construction whose argument one side of the fact is
+    /// (`in_features` of `fc1 = Linear(4096, 128)`): the line to change.
+    pub construction: Option<Construction>,
     /// Which part of its statement the fact is: a shape claim is stated
     /// one fact per part (its rank, each dimension), so that a call that
     /// refutes one dimension leaves the others assumed. 0 for the rest.
     pub part: u32,
+}
+
+/// Where a layer whose constructor argument a fact compares is
+/// constructed, so that the error can point there with the value that
+/// would fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Construction {
+    /// The field or `let` that holds the layer.
+    pub range: TextRange,
+    /// Its name: `fc1`.
+    pub layer: String,
+    /// Whether the argument is the right side of an [`Explain::Equal`]
+    /// (the other side's value is what would fit).
+    pub argument_on_right: bool,
 }
 
 impl Fact {

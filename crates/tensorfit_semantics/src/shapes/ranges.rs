@@ -62,9 +62,13 @@ impl MapRanges for Fact {
             function: _,
             explain: _,
             part: _,
+            construction,
         } = self;
         range.map_ranges(map);
         via.map_ranges(map);
+        if let Some(construction) = construction {
+            construction.range.map_ranges(map);
+        }
         for (range, _) in sides {
             range.map_ranges(map);
         }

@@ -10,7 +10,7 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::Term;
 use tensorfit_syntax::ast::{self, ExprKind, FieldName};
 
-use super::{Deferred, Frame};
+use super::{Deferred, Frame, LayerSite};
 use crate::shapes::describe::describe;
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
@@ -40,7 +40,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Name(name) => {
                 if let Some(slot) = self.lookup(name) {
                     let target = slot.value.clone();
-                    return self.call_value(&target, args, call.range, text);
+                    let site = slot.defined.and_then(|at| layer_site(&target, name, at));
+                    return self.applying_layer(site, |frame| {
+                        frame.call_value(&target, args, call.range, text)
+                    });
                 }
                 let program = &self.analysis.program;
                 if let Some(function) = program.function(name) {
@@ -102,7 +105,12 @@ impl<'f, 'a> Frame<'f, 'a> {
                             .member(&method.text)
                             .cloned()
                             .unwrap_or(Value::Unknown);
-                        self.call_value(&member, args, call.range, text)
+                        let site = self
+                            .field_range(&instance.struct_name, &method.text)
+                            .and_then(|at| layer_site(&member, &method.text, at));
+                        self.applying_layer(site, |frame| {
+                            frame.call_value(&member, args, call.range, text)
+                        })
                     }
                     _ => match self.analysis.program.prelude_op(&method.text) {
                         Some(contract) => {
@@ -157,6 +165,13 @@ impl<'f, 'a> Frame<'f, 'a> {
             },
             _ => Value::Unknown,
         }
+    }
+
+    /// Where the struct `name` of this file declares its field `field`.
+    fn field_range(&self, name: &str, field: &str) -> Option<TextRange> {
+        let (def, local) = self.analysis.program.struct_def(name)?;
+        let field = def.fields.iter().find(|f| f.name.text == field)?;
+        local.then_some(field.range)
     }
 
     /// Calling a value: a layer applies its rule, an instance its `forward`.
@@ -428,4 +443,16 @@ impl<'f, 'a> Frame<'f, 'a> {
         };
         self.instantiate(&summary, call, bound)
     }
+}
+
+/// The site of `value` if it is a layer, held by `name` defined at `at`.
+fn layer_site(value: &Value, name: &str, at: TextRange) -> Option<LayerSite> {
+    let Value::Layer(layer) = value else {
+        return None;
+    };
+    Some(LayerSite {
+        name: name.to_owned(),
+        constructed: at,
+        parameters: layer.args.iter().map(|(p, _)| p.clone()).collect(),
+    })
 }

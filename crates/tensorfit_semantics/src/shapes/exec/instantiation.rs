@@ -167,6 +167,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 via,
                 sides: fact.sides.clone(),
                 part: fact.part,
+                construction: fact.construction.clone(),
             });
         }
         self.instantiate_records(summary, &mut substitution, &call_site);

@@ -305,15 +305,18 @@ pub fn broadcast(
                 } else if p == one {
                     q
                 } else {
-                    let position = i as i64 - n as i64;
+                    // Each side's own dimension, and the result's as
+                    // PyTorch counts it ("at non-singleton dimension 1").
+                    let (ka, kb) = (i + x.len() - n, i + y.len() - n);
                     frame.require(
                         Formula::or([Formula::eq(&p, &q), Formula::eq(&p, &one), Formula::eq(&q, &one)]),
                         FactKind::Precondition,
                         range,
                         Explain::Text {
                             template: format!(
-                                "cannot broadcast `{}` with `{}`: dimension {position} is {{}} in one and {{}} in the other",
-                                texts.0, texts.1
+                                "cannot broadcast `{a}` with `{b}` at dimension {i}: {a}.shape[{ka}] = {{}} but {b}.shape[{kb}] = {{}}",
+                                a = texts.0,
+                                b = texts.1
                             ),
                             terms: vec![p.clone(), q.clone()],
                         },
