@@ -137,12 +137,26 @@ impl<'f, 'a> Frame<'f, 'a> {
             return Value::Unknown;
         }
         let vars = &self.analysis.vars;
+        // The paths (as this call takes them) on which a precondition of
+        // the callee (its own, or an operation's contract) is false for
+        // this call's arguments: PyTorch raises there, so what the callee
+        // states after it, on those paths, never runs; its values would be
+        // those of a tensor the operation refused. (A failed claim is the
+        // analysis's, not PyTorch's: the code after it still runs, and
+        // still answers holes.)
+        let mut raised: Vec<Guard> = Vec::new();
         for fact in &summary.facts {
             let Some(guard) = self.guard_at_call(&fact.guard, &mut substitution) else {
                 // A branch this call never takes (e.g. on a struct's Bool).
                 continue;
             };
+            if raised.iter().any(|at| at.iter().all(|g| guard.contains(g))) {
+                continue;
+            }
             let formula = substitution.formula(&fact.formula, vars);
+            if formula.as_const() == Some(false) && fact.kind == FactKind::Precondition {
+                raised.push(guard.clone());
+            }
             if limits::formula_too_large(&formula) {
                 self.analysis.hit(LimitKind::TermSize);
                 self.facts.truncate(facts_before);
@@ -171,6 +185,11 @@ impl<'f, 'a> Frame<'f, 'a> {
             });
         }
         self.instantiate_records(summary, &mut substitution, &call_site);
+        if raised.contains(&self.guard) {
+            // The call raises whatever path the callee takes: it has no
+            // result to go on with.
+            return Value::Unknown;
+        }
         self.refine(result)
     }
 

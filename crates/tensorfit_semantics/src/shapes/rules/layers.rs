@@ -392,7 +392,9 @@ pub fn call_layer(
             } else {
                 &[4]
             };
-            require_rank(frame, &shape, ranks, &layer.kind, &text, range);
+            if !require_rank(frame, &shape, ranks, &layer.kind, &text, range) {
+                return Value::Unknown;
+            }
             if let (Value::Int(features), Some(channels)) = (arg("num_features"), shape.dim(1)) {
                 require_equal(
                     frame,

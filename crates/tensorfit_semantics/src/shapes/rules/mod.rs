@@ -208,6 +208,10 @@ fn product(dims: &[Term]) -> Term {
 }
 
 /// Requires `shape` to have one of `ranks`.
+/// Requires the rank to be one of `ranks`; false when it is a number that
+/// is not: the operation then has no result to go on with (a shape made of
+/// the wrong dimensions would fail again further on, for the same mistake).
+#[must_use]
 fn require_rank(
     frame: &mut dyn RuleContext,
     shape: &Shape,
@@ -215,7 +219,7 @@ fn require_rank(
     op: &str,
     text: &str,
     range: TextRange,
-) {
+) -> bool {
     let rank = shape.rank();
     let allowed: Vec<String> = ranks.iter().map(i64::to_string).collect();
     require(
@@ -233,6 +237,7 @@ fn require_rank(
         ),
         vec![rank.clone()],
     );
+    rank.as_const().is_none_or(|r| ranks.contains(&r))
 }
 
 /// Requires the channel dimension (at `index`) to be `in_channels`; false

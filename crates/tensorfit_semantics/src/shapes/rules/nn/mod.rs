@@ -121,7 +121,9 @@ pub(super) fn apply(
         "batch_norm" => {
             let input = frame.refine_shape(&args.shape("input")?);
             let text = args.text("input");
-            require_rank(frame, &input, &[2, 3, 4, 5], name, &text, range);
+            if !require_rank(frame, &input, &[2, 3, 4, 5], name, &text, range) {
+                return Some(Value::Unknown);
+            }
             if let (Some(channels), Some(stats)) = (
                 input.dim(1),
                 args.shape("running_mean").and_then(|s| s.dim(0)),
@@ -296,8 +298,7 @@ impl Conv<'_> {
             return Value::Unknown;
         }
         let ranks = spatial_ranks(self.spatial);
-        require_rank(frame, &input, &ranks, self.op, text, range);
-        if input.rank().as_const().is_some_and(|r| !ranks.contains(&r)) {
+        if !require_rank(frame, &input, &ranks, self.op, text, range) {
             return Value::Unknown;
         }
         let channel_index = -(self.spatial as i64) - 1;
@@ -389,14 +390,16 @@ impl<'s> Pool<'s> {
         ) {
             return Value::Unknown;
         }
-        require_rank(
+        if !require_rank(
             frame,
             &input,
             &spatial_ranks(self.spatial),
             self.op,
             text,
             range,
-        );
+        ) {
+            return Value::Unknown;
+        }
         let mut out = Vec::new();
         for k in 0..self.spatial {
             let position = k as i64 - self.spatial as i64;
@@ -447,7 +450,9 @@ pub(super) fn adaptive_pool(
 ) -> Value {
     let spatial = spatial_dims(op);
     let input = frame.refine_shape(input);
-    require_rank(frame, &input, &spatial_ranks(spatial), op, text, range);
+    if !require_rank(frame, &input, &spatial_ranks(spatial), op, text, range) {
+        return Value::Unknown;
+    }
     let sizes: Vec<Term> = match output_size {
         Value::Int(t) => vec![t.clone(); spatial],
         Value::Tuple(items) | Value::List(items) if items.len() == spatial => items
@@ -551,7 +556,9 @@ impl Transposed<'_> {
                 vec![pad.clone(), stride.clone(), dilation.clone()],
             );
         }
-        require_rank(frame, &input, &[3, 4], self.op, text, range);
+        if !require_rank(frame, &input, &[3, 4], self.op, text, range) {
+            return Value::Unknown;
+        }
         if !require_channels(frame, &input, -3, &self.in_channels, self.op, text, range) {
             return Value::Unknown;
         }

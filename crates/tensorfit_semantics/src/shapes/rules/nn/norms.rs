@@ -72,7 +72,9 @@ pub(in super::super) fn instance_norm(
 ) -> Value {
     let spatial = spatial_dims(op);
     let input = frame.refine_shape(input);
-    require_rank(frame, &input, &spatial_ranks(spatial), op, text, range);
+    if !require_rank(frame, &input, &spatial_ranks(spatial), op, text, range) {
+        return Value::Unknown;
+    }
     let channel = -(spatial as i64) - 1;
     if let (true, Some(features), Some(actual)) = (affine, features, input.dim(channel)) {
         require_equal(
