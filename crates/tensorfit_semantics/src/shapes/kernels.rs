@@ -296,25 +296,34 @@ impl Frame<'_, '_> {
     ) {
         let shape = self.refine_shape(shape);
         let Some(dims) = shape.dims().map(<[Term]>::to_vec) else {
-            // Unknown rank: nothing to check, nothing learnt.
+            // Unknown rank: the number of indices is the rank PyTorch's
+            // indexing would need, a fact for the callers (and for a
+            // migration's example); the extents learn nothing.
             indices.incomplete = true;
+            let range = names_range(names);
+            self.require(
+                Formula::eq(&shape.rank(), &Term::int(names.len() as i64)),
+                FactKind::Precondition,
+                range,
+                Explain::Text {
+                    template: format!(
+                        "`{text}` has rank {{}} but is indexed with {}",
+                        count_indices(names.len())
+                    ),
+                    terms: vec![shape.rank()],
+                },
+            );
             return;
         };
         if dims.len() != names.len() {
             // Its indices learn nothing from it.
             indices.incomplete = true;
-            let ranges: Vec<TextRange> = names.iter().flatten().map(|n| n.1).collect();
-            let range = TextRange::new(
-                ranges.first().map_or(0, |r| r.start as usize),
-                ranges.last().map_or(0, |r| r.end as usize),
-            );
             self.refuse(
-                range,
+                names_range(names),
                 format!(
-                    "`{text}` has rank {} but is indexed with {} {}",
+                    "`{text}` has rank {} but is indexed with {}",
                     dims.len(),
-                    names.len(),
-                    if names.len() == 1 { "index" } else { "indices" }
+                    count_indices(names.len())
                 ),
             );
             return;
@@ -380,6 +389,19 @@ impl Frame<'_, '_> {
             },
         );
     }
+}
+
+/// The span of a tensor's index names, for a message about all of them.
+fn names_range(names: &[Option<(String, TextRange)>]) -> TextRange {
+    let ranges: Vec<TextRange> = names.iter().flatten().map(|n| n.1).collect();
+    TextRange::new(
+        ranges.first().map_or(0, |r| r.start as usize),
+        ranges.last().map_or(0, |r| r.end as usize),
+    )
+}
+
+fn count_indices(n: usize) -> String {
+    format!("{n} {}", if n == 1 { "index" } else { "indices" })
 }
 
 /// Warnings for the extent equalities of this entry point's own kernels

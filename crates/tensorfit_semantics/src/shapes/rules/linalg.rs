@@ -6,7 +6,10 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::Term;
 
 use super::products;
-use super::{broadcast, dims_of, refuse, require_equal, Args, RuleContext, Shape, Value};
+use super::{
+    broadcast, dims_of, refuse, require_equal, require_rank_at_least, Args, RuleContext, Shape,
+    Value,
+};
 
 /// The rule of `name`, one of this family's operations.
 pub(super) fn apply(
@@ -34,6 +37,19 @@ fn matmul(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Value {
     };
     let (ta, tb) = (args.text("input"), args.text("other"));
     let (Some(x), Some(y)) = (dims_of(frame, &a), dims_of(frame, &b)) else {
+        // What holds whatever the ranks turn out to be: neither is a
+        // scalar (a fact for the callers and for a migration's example).
+        for (shape, text) in [(&a, &ta), (&b, &tb)] {
+            require_rank_at_least(
+                frame,
+                shape,
+                1,
+                range,
+                format!(
+                    "`matmul` needs tensors with at least one dimension, but `{text}` has {{}}"
+                ),
+            );
+        }
         return Value::Tensor(frame.fresh_shape());
     };
     if x.is_empty() || y.is_empty() {
