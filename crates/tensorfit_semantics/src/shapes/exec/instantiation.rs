@@ -108,6 +108,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         let mut substitution = Substitution::default();
         substitution.internal = (summary.first_var..summary.end_var).collect();
         substitution.names = Some(summary.var_names.clone());
+        let arguments_from = self.facts.len();
         for (name, placeholder) in &summary.params {
             let Some((_, actual, text)) = bound.iter().find(|(n, _, _)| n == name) else {
                 continue;
@@ -121,6 +122,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                 callee,
                 range,
             );
+        }
+        let refused = self.facts[arguments_from..]
+            .iter()
+            .any(|f| f.kind == FactKind::Precondition && f.formula.as_const() == Some(false));
+        if refused {
+            // An argument that cannot be what the parameter's type says:
+            // the call is that one error, with no body run and no result
+            // (one mistake, one error).
+            return Value::Unknown;
         }
         if !self.step((summary.facts.len() + summary.records.len()) as u64) {
             return Value::Unknown;
