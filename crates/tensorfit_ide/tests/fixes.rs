@@ -340,23 +340,6 @@ fn claims_hold_once_written() {
     assert!(claimed >= 50, "only {claimed} claims were written");
 }
 
-/// Fixes known to add an error, by file name and title, each with why:
-/// the test fails when one of them stops adding an error (remove it then),
-/// so this list only shrinks. It must be empty when issue 22 is resolved.
-const KNOWN_TO_ADD_AN_ERROR: &[(&str, &str)] = &[
-    // The static example is searched for one path of a `Bool` parameter,
-    // not for every path.
-    (
-        "04_tfp_integration.tensor",
-        "Annotate `x` with the static shape Tensor[3, 3]",
-    ),
-    // The example ignores the facts on a line set aside for another error.
-    (
-        "index_notation.tensor",
-        "Annotate `x` with the static shape Tensor[]",
-    ),
-];
-
 /// The property of issue 22: applying any offered fix (quick fix or
 /// rewrite) to any program of the suite, the examples or the corpus never
 /// adds an error. Each fix is applied alone to the original text and the
@@ -385,7 +368,7 @@ fn no_fix_adds_an_error() {
             .count();
         (analysis, count)
     };
-    let (mut applied, mut problems, mut seen_known) = (0, Vec::new(), Vec::new());
+    let (mut applied, mut problems) = (0, Vec::new());
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable");
         let (analysis, before) = errors(path, &text);
@@ -398,16 +381,7 @@ fn no_fix_adds_an_error() {
             }
             let (_, after) = errors(path, &fixed);
             applied += 1;
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            let listed = KNOWN_TO_ADD_AN_ERROR
-                .iter()
-                .find(|(file, title)| *file == name && *title == fix.title);
-            if let (true, Some(known)) = (after > before, listed) {
-                seen_known.push(known);
-            } else if after > before {
+            if after > before {
                 problems.push(format!(
                     "{}: `{}` takes the errors from {before} to {after}",
                     path.display(),
@@ -419,18 +393,6 @@ fn no_fix_adds_an_error() {
     eprintln!("{applied} fixes applied to {} programs", files.len());
     assert!(applied > 20, "too few fixes were tried: {applied}");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
-    // A listed file that was not checked (the shared corpus is absent in
-    // a plain clone) cannot be seen.
-    let checked = |name: &str| {
-        files
-            .iter()
-            .any(|p| p.file_name().is_some_and(|f| f == name))
-    };
-    for known @ (file, title) in KNOWN_TO_ADD_AN_ERROR {
-        if checked(file) && !seen_known.contains(&known) {
-            panic!("`{title}` in {file} no longer adds an error: remove it from the list");
-        }
-    }
 }
 
 fn collect_programs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {

@@ -175,6 +175,49 @@ pub fn model(facts: &[Fact], terms: &[Term], limits: Limits) -> Option<Vec<i64>>
     }
 }
 
+/// The lexicographically least values of `terms` (each at least `floor`)
+/// in a model of the facts: the same answer whatever model the solver
+/// happens to find first, which depends on the queries its context saw
+/// before (an example shown to the user must not change with an unrelated
+/// edit). Each term in turn is lowered by bisection below the value of the
+/// last model, the earlier ones fixed to their least values. Past
+/// `MAX_LOWERING_QUERIES` the last model is the answer.
+pub fn least_model(facts: &[Fact], terms: &[Term], floor: i64, limits: Limits) -> Option<Vec<i64>> {
+    const MAX_LOWERING_QUERIES: usize = 48;
+    let mut best = model(facts, terms, limits)?;
+    let mut asked: Vec<Fact> = facts.to_vec();
+    let mut queries = 0;
+    for i in 0..terms.len() {
+        let (mut low, mut high) = (floor, best[i]);
+        // Invariant: a model with terms[i] == high exists; none below low.
+        while low < high && queries < MAX_LOWERING_QUERIES {
+            queries += 1;
+            let middle = low + (high - low) / 2;
+            asked.push(Fact {
+                id: u32::MAX,
+                formula: Formula::le(&terms[i], &Term::int(middle)),
+            });
+            let lowered = model(&asked, terms, limits);
+            asked.pop();
+            match lowered {
+                Some(values) => {
+                    high = values[i];
+                    best = values;
+                }
+                None => low = middle + 1,
+            }
+        }
+        if low < high {
+            return Some(best); // out of queries: the last model
+        }
+        asked.push(Fact {
+            id: u32::MAX,
+            formula: Formula::eq(&terms[i], &Term::int(high)),
+        });
+    }
+    Some(best)
+}
+
 /// Whether the facts force `term` to one value.
 pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
     let Some(values) = model(facts, std::slice::from_ref(term), limits) else {
@@ -311,6 +354,32 @@ mod tests {
             forced(&facts, &free, Limits::default()),
             Forced::Varies(_)
         ));
+    }
+
+    #[test]
+    fn least_models_are_lexicographically_least() {
+        let (a, b) = (Term::var(1), Term::var(2));
+        // a * b == 12 (non-linear: Z3 picks a model), a >= 3, b >= 2.
+        let facts = vec![
+            fact(0, Formula::eq(&Term::mul(&a, &b), &Term::int(12))),
+            fact(1, Formula::ge(&a, &Term::int(3))),
+            fact(2, Formula::ge(&b, &Term::int(2))),
+        ];
+        let terms = [a.clone(), b.clone()];
+        assert_eq!(
+            least_model(&facts, &terms, 1, Limits::default()),
+            Some(vec![3, 4])
+        );
+        // Listed the other way, the least is taken for b first.
+        assert_eq!(
+            least_model(&facts, &[b, a], 1, Limits::default()),
+            Some(vec![2, 6])
+        );
+        let contradictory = vec![fact(0, Formula::ge(&Term::int(0), &Term::int(1)))];
+        assert_eq!(
+            least_model(&contradictory, &terms, 1, Limits::default()),
+            None
+        );
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub struct Analysis<'a> {
     /// The claims (parts, see [`Fact::part`]) of called functions that
     /// failed for a call made here.
     pub refuted_claims: RefCell<HashSet<ClaimPart>>,
+    /// The calls made here that fail a precondition of the called function
+    /// (not only a claim of it): they show no shape a parameter may have.
+    pub failed_calls: RefCell<HashSet<TextRange>>,
     /// The entry point's own claims that are checked but not assumed: those
     /// that fail for some call of it (LANGUAGE.md §5, "a failed claim is
     /// not assumed afterwards").
@@ -127,6 +130,7 @@ impl<'a> Analysis<'a> {
             limits_hit: RefCell::new(BTreeSet::new()),
             set_aside_places: RefCell::new(HashSet::new()),
             refuted_claims: RefCell::new(HashSet::new()),
+            failed_calls: RefCell::new(HashSet::new()),
             not_assumed: HashSet::new(),
             migrations: RefCell::new(Vec::new()),
         }
@@ -171,6 +175,14 @@ impl<'a> Analysis<'a> {
                 .map(|i| &facts[*i])
                 .filter(|fact| fact.kind == FactKind::Claim && !fact.via.is_empty())
                 .map(|fact| ((fact.function.clone(), fact.range), fact.part)),
+        );
+        self.failed_calls.borrow_mut().extend(
+            outcome
+                .set_aside
+                .iter()
+                .map(|i| &facts[*i])
+                .filter(|fact| fact.kind != FactKind::Claim)
+                .filter_map(|fact| fact.via.first().map(|call| call.range)),
         );
         if !self.questions {
             return;
@@ -237,7 +249,7 @@ impl<'a> Analysis<'a> {
             return None;
         };
         self.summaries.borrow_mut().insert(key.clone(), None);
-        let (summary, mut migrations) = self.summarise(function);
+        let (summary, mut migrations, paths) = self.summarise(function);
         let summary = Arc::new(summary);
         self.summaries
             .borrow_mut()
@@ -252,15 +264,27 @@ impl<'a> Analysis<'a> {
                 continue;
             };
             let ranks = migration::candidate_ranks(placeholder, migration.forced_rank);
-            self.question(|| migration::find_example(self, function, &summary, migration, &ranks));
+            self.question(|| {
+                let example = migration::ExampleQuery {
+                    function,
+                    summary: &summary,
+                    placeholder,
+                    paths: &paths,
+                };
+                migration::find_example(self, &example, migration, &ranks)
+            });
         }
         self.migrations.borrow_mut().extend(migrations);
         Some(summary)
     }
 
-    /// The function's summary, and the migrations of its parameters still
-    /// without examples.
-    fn summarise(&self, function: FunctionRef<'a>) -> (Summary, Vec<Migration>) {
+    /// The function's summary, the migrations of its parameters still
+    /// without examples, and its own paths, which an example must keep
+    /// holding ([`migration::paths`]).
+    fn summarise(
+        &self,
+        function: FunctionRef<'a>,
+    ) -> (Summary, Vec<Migration>, Vec<migration::PathFacts>) {
         let key = function.key();
         let first_var = self.vars.now();
         let mut frame = Frame::new(self, Some(key.clone()));
@@ -330,13 +354,14 @@ impl<'a> Analysis<'a> {
                 end_var,
                 var_names: Arc::new(self.vars.names_between(first_var, end_var)),
             };
-            return (summary, Vec::new());
+            return (summary, Vec::new(), Vec::new());
         }
         let precondition = frame.precondition_facts.unwrap_or(frame.facts.len());
         let facts = std::mem::take(&mut frame.facts);
         let mut outcome = check::check_entry(self, &facts, precondition);
         self.remember(&facts, &outcome);
         let mut migrations = Vec::new();
+        let mut paths = Vec::new();
         let records = if function.local {
             let (warnings, unproven) =
                 super::kernels::bound_warnings(self, &facts, &outcome, &frame.kernel_bounds);
@@ -369,6 +394,9 @@ impl<'a> Analysis<'a> {
                         .flatten()
                 })
                 .collect();
+            if !migrations.is_empty() {
+                paths = migration::paths(&facts, &outcome);
+            }
             let preconditions =
                 super::preconditions::describe(self, function, &facts, &outcome.set_aside);
             self.reports.borrow_mut().push(EntryReport {
@@ -401,7 +429,7 @@ impl<'a> Analysis<'a> {
             end_var,
             var_names: Arc::new(self.vars.names_between(first_var, end_var)),
         };
-        (summary, migrations)
+        (summary, migrations, paths)
     }
 
     /// Checks the script body (top-level statements).

@@ -9,14 +9,16 @@
 //! including those reported as errors: an annotation must make them hold.
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Outcome, Term};
+use tensorfit_solver::{self as solver, Fact as SolverFact, Forced, Formula, Outcome, Term};
 use tensorfit_syntax::ast;
 
 use super::analysis::{Analysis, Summary};
+use super::check;
 use super::display;
 use super::exec::Frame;
 use super::fact::{as_implications, Explain, Fact, FactKind};
 use super::program::FunctionRef;
+use super::substitution::Substitution;
 use super::value::{Shape, Value};
 
 /// Ranks tried for the example of a parameter of unknown rank, at most.
@@ -150,6 +152,15 @@ pub fn migrate(
     Some(migration)
 }
 
+/// What an example is searched against: the function, its summary, the
+/// parameter's placeholder in it, and the function's own error-free paths.
+pub struct ExampleQuery<'q, 'a> {
+    pub function: FunctionRef<'a>,
+    pub summary: &'q Summary,
+    pub placeholder: &'q Value,
+    pub paths: &'q [PathFacts],
+}
+
 /// Finds a concrete annotation for a migration whose function's own facts
 /// can hold: the function's summary is instantiated with the parameter of
 /// each candidate rank (fresh positive dimensions), the others left
@@ -157,38 +168,33 @@ pub fn migrate(
 /// requires. Instantiating, rather than reading the function's own facts,
 /// also applies what was deferred until the rank is known (`reshape`'s
 /// element count, for instance).
+///
+/// One model chooses one path (a `Bool` parameter's value, say), but an
+/// annotation is for every call: each path of the function whose branch
+/// conditions do not read the parameter's shape (which an annotation could
+/// make dead instead) must keep holding, so each is required too, with its
+/// own copy of every variable but the parameter's dimensions (a `Bool` may
+/// be true on one path and false on another). When no one shape satisfies
+/// them all, there is no example: any annotation would add an error on
+/// some path (a path that fails already would fail once more, for the
+/// annotation's dimensions).
 pub fn find_example(
     analysis: &Analysis<'_>,
-    function: FunctionRef<'_>,
-    summary: &Summary,
+    query: &ExampleQuery<'_, '_>,
     migration: &mut Migration,
     ranks: &[i64],
 ) {
     if !migration.reason.is_empty() {
         return;
     }
+    let required: Vec<&PathFacts> = query
+        .paths
+        .iter()
+        .filter(|path| !chooses_on(path, query.placeholder))
+        .collect();
     for &rank in ranks {
-        let mut frame = Frame::new(analysis, None);
-        let dims: Vec<Term> = (0..rank)
-            .map(|_| frame.fresh_dim(migration.range))
-            .collect();
-        let bound: Vec<(String, Value, String)> = summary
-            .params
-            .iter()
-            .map(|(name, placeholder)| {
-                let value = if *name == migration.parameter {
-                    Value::Tensor(Shape::known(dims.clone()))
-                } else {
-                    placeholder.clone()
-                };
-                (name.clone(), value, name.clone())
-            })
-            .collect();
-        frame.call_summary(function, bound, migration.range, &migration.parameter);
-        let encoded = as_implications(frame.facts.iter().enumerate());
-        if let Some(values) = solver::model(&encoded, &dims, analysis.limits) {
-            let shown: Vec<String> = values.iter().map(i64::to_string).collect();
-            migration.example = Some(format!("Tensor[{}]", shown.join(", ")));
+        if let Some(example) = example_of_rank(analysis, query, migration, rank, &required) {
+            migration.example = Some(example);
             return;
         }
     }
@@ -199,12 +205,159 @@ pub fn find_example(
     };
     migration.reason.push(Requirement {
         subject: None,
-        text: format!(
-            "no shape {tried} satisfies what `{}` requires of it",
-            migration.function
-        ),
+        text: match required.is_empty() {
+            true => format!(
+                "no shape {tried} satisfies what `{}` requires of it",
+                migration.function
+            ),
+            false => format!(
+                "no shape {tried} satisfies every path of `{}`",
+                migration.function
+            ),
+        },
         at: migration.range,
     });
+}
+
+/// A static shape of `rank` for the parameter that the summary's call
+/// accepts and that keeps each of `paths` satisfiable.
+fn example_of_rank(
+    analysis: &Analysis<'_>,
+    query: &ExampleQuery<'_, '_>,
+    migration: &Migration,
+    rank: i64,
+    paths: &[&PathFacts],
+) -> Option<String> {
+    let mut frame = Frame::new(analysis, None);
+    let dims: Vec<Term> = (0..rank)
+        .map(|_| frame.fresh_dim(migration.range))
+        .collect();
+    let bound: Vec<(String, Value, String)> = query
+        .summary
+        .params
+        .iter()
+        .map(|(name, placeholder)| {
+            let value = if *name == migration.parameter {
+                Value::Tensor(Shape::known(dims.clone()))
+            } else {
+                placeholder.clone()
+            };
+            (name.clone(), value, name.clone())
+        })
+        .collect();
+    frame.call_summary(query.function, bound, migration.range, &migration.parameter);
+    let mut encoded = as_implications(frame.facts.iter().enumerate());
+    for path in paths {
+        let formula = path_with_dims(analysis, &path.formula, query.placeholder, &dims)?;
+        let id = encoded.len() as u32;
+        encoded.push(SolverFact { id, formula });
+    }
+    let values = solver::least_model(&encoded, &dims, 1, analysis.limits)?;
+    let shown: Vec<String> = values.iter().map(i64::to_string).collect();
+    Some(format!("Tensor[{}]", shown.join(", ")))
+}
+
+/// One path of a function's own facts that can run: its branch
+/// conditions, and them with every fact that holds on it (those of an
+/// error set aside).
+#[derive(Clone, Debug)]
+pub struct PathFacts {
+    guard: Vec<Formula>,
+    formula: Formula,
+}
+
+/// The paths of a function's own facts that can run. Only for a function
+/// with more than one path; with one, the summary's model is already a
+/// model of it.
+pub fn paths(facts: &[Fact], outcome: &check::EntryOutcome) -> Vec<PathFacts> {
+    if outcome.consistent.len() < 2 {
+        return Vec::new();
+    }
+    outcome
+        .consistent
+        .iter()
+        .map(|(path, holding)| PathFacts {
+            guard: path.clone(),
+            formula: Formula::and(
+                path.iter()
+                    .cloned()
+                    .chain(holding.iter().map(|i| facts[*i].formula.clone())),
+            ),
+        })
+        .collect()
+}
+
+/// Whether a path's branch conditions read the parameter's shape: then an
+/// annotation may make the path dead, which is as good as making it hold,
+/// and the path is not required of the example.
+fn chooses_on(path: &PathFacts, placeholder: &Value) -> bool {
+    let Value::Tensor(shape) = placeholder else {
+        return false;
+    };
+    let mut vars = std::collections::HashSet::new();
+    let mut collect = |term: &Term| {
+        term.visit_atoms(&mut |atom| match atom {
+            Term::Var(v) | Term::Rank(v) | Term::Dim(v, _) => {
+                vars.insert(*v);
+            }
+            _ => {}
+        })
+    };
+    shape.head.iter().for_each(&mut collect);
+    if let Some(rest) = &shape.rest {
+        rest.tail.iter().for_each(&mut collect);
+    }
+    vars.extend(shape.rest.as_ref().map(|rest| rest.base));
+    let mut reads = false;
+    for literal in &path.guard {
+        literal.visit_atoms(&mut |atom| {
+            if let Term::Var(v) | Term::Rank(v) | Term::Dim(v, _) = atom {
+                reads |= vars.contains(v);
+            }
+        });
+    }
+    reads
+}
+
+/// A copy of `path` apart from every other (fresh variables), with the
+/// parameter's placeholder replaced by `dims`; `None` when the placeholder
+/// spells out another rank.
+fn path_with_dims(
+    analysis: &Analysis<'_>,
+    path: &Formula,
+    placeholder: &Value,
+    dims: &[Term],
+) -> Option<Formula> {
+    let Value::Tensor(shape) = placeholder else {
+        return None;
+    };
+    let var = |term: &Term| match term {
+        Term::Var(v) => Some(*v),
+        _ => None,
+    };
+    let keep = dims.iter().filter_map(var).collect();
+    let mut copy = Substitution::apart_from(keep);
+    let (head, tail) = match &shape.rest {
+        None if shape.head.len() != dims.len() => return None,
+        None => (dims, &[][..]),
+        // A parameter's opaque part is its whole shape or a segment's,
+        // never a slice of another.
+        Some(rest) if rest.skip_front != 0 || rest.skip_back != 0 => return None,
+        Some(rest) if shape.head.len() + rest.tail.len() > dims.len() => return None,
+        Some(rest) => {
+            let (head, others) = dims.split_at(shape.head.len());
+            let (middle, tail) = others.split_at(others.len() - rest.tail.len());
+            copy.shapes.insert(rest.base, Shape::known(middle.to_vec()));
+            (head, tail)
+        }
+    };
+    let spelt = shape.rest.iter().flat_map(|rest| &rest.tail);
+    for (term, dim) in shape.head.iter().zip(head).chain(spelt.zip(tail)) {
+        if let Some(v) = var(term) {
+            copy.ints.insert(v, dim.clone());
+        }
+    }
+    Some(copy.formula(path, &analysis.vars))
 }
 
 /// The ranks to try for a parameter's example: its rank when known.

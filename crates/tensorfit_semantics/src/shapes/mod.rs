@@ -116,6 +116,8 @@ pub struct FunctionOutcome {
     /// called function's own view does not assume them
     /// ([`claims_refuted_at_calls`]).
     pub refuted_claims: Vec<ClaimPart>,
+    /// The calls made here that fail a precondition of the called function.
+    pub failed_calls: Vec<TextRange>,
     /// The holes the analysis evaluated.
     pub holes: BTreeMap<TextRange, VarId>,
     /// The bounds the analysis reached (what it left unchecked).
@@ -205,6 +207,8 @@ fn outcome_of(analysis: analysis::Analysis<'_>, summary: Option<Arc<Summary>>) -
     set_aside.sort();
     let mut refuted_claims: Vec<ClaimPart> = analysis.refuted_claims.take().into_iter().collect();
     refuted_claims.sort();
+    let mut failed_calls: Vec<TextRange> = analysis.failed_calls.take().into_iter().collect();
+    failed_calls.sort();
     let function = analysis
         .reports
         .borrow()
@@ -228,6 +232,7 @@ fn outcome_of(analysis: analysis::Analysis<'_>, summary: Option<Arc<Summary>>) -
         hole_paths: analysis.hole_paths.take(),
         set_aside,
         refuted_claims,
+        failed_calls,
         holes,
     }
 }
@@ -596,6 +601,12 @@ pub fn assemble_findings(
             }
         }
     }
+    // A call that fails a precondition does not show a shape the parameter
+    // may have (one that refutes only a claim does: the claim is wrong).
+    let failing: HashSet<TextRange> = outcomes
+        .iter()
+        .flat_map(|o| o.failed_calls.iter().copied())
+        .collect();
     for migration in &mut findings.migrations {
         // The parameter's binding is its name, where the migration's range
         // also covers the type.
@@ -607,6 +618,9 @@ pub fn assemble_findings(
         };
         let mut shapes: Vec<String> = Vec::new();
         for call in &binding.at_calls {
+            if call.calls.iter().any(|c| failing.contains(c)) {
+                continue;
+            }
             if !shapes.contains(&call.shape) {
                 shapes.push(call.shape.clone());
             }

@@ -196,6 +196,7 @@ impl MapRanges for FunctionOutcome {
             hole_paths,
             set_aside,
             refuted_claims,
+            failed_calls,
             holes,
             summary: _,
             limits: _,
@@ -207,6 +208,9 @@ impl MapRanges for FunctionOutcome {
             range.map_ranges(map);
         }
         for ((_, range), _) in refuted_claims {
+            range.map_ranges(map);
+        }
+        for range in failed_calls {
             range.map_ranges(map);
         }
         *holes = std::mem::take(holes)
