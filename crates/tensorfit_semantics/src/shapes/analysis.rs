@@ -263,15 +263,18 @@ impl<'a> Analysis<'a> {
             else {
                 continue;
             };
-            let ranks = migration::candidate_ranks(placeholder, migration.forced_rank);
+            let mut ranks = migration::candidate_ranks(placeholder, migration.forced_rank);
+            let query = migration::ExampleQuery {
+                function,
+                summary: &summary,
+                placeholder,
+                paths: &paths,
+            };
             self.question(|| {
-                let example = migration::ExampleQuery {
-                    function,
-                    summary: &summary,
-                    placeholder,
-                    paths: &paths,
-                };
-                migration::find_example(self, &example, migration, &ranks)
+                if let Some(rank) = migration::determine_rank(self, &query, migration, &ranks) {
+                    ranks = vec![rank];
+                }
+                migration::find_example(self, &query, migration, &ranks)
             });
         }
         self.migrations.borrow_mut().extend(migrations);

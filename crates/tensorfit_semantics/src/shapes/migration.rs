@@ -123,16 +123,7 @@ pub fn migrate(
         None => shape.clone(),
     };
     let annotation = match shape.dims() {
-        Some(dims) => {
-            let shown: Vec<String> = solver::forced_many(&encoded, dims, limits)
-                .into_iter()
-                .map(|forced| match forced {
-                    Forced::Value(v) => v.to_string(),
-                    _ => "?".to_owned(),
-                })
-                .collect();
-            format!("Tensor[{}]", shown.join(", "))
-        }
+        Some(dims) => annotation(&encoded, dims, limits),
         None => "Tensor".to_owned(),
     };
     let mut migration = Migration {
@@ -219,15 +210,15 @@ pub fn find_example(
     });
 }
 
-/// A static shape of `rank` for the parameter that the summary's call
-/// accepts and that keeps each of `paths` satisfiable.
-fn example_of_rank(
+/// The summary called with the parameter given `rank` fresh positive
+/// dimensions (the others left as they are): the call's facts, and the
+/// dimensions.
+fn called_with_rank(
     analysis: &Analysis<'_>,
     query: &ExampleQuery<'_, '_>,
     migration: &Migration,
     rank: i64,
-    paths: &[&PathFacts],
-) -> Option<String> {
+) -> (Vec<SolverFact>, Vec<Term>) {
     let mut frame = Frame::new(analysis, None);
     let dims: Vec<Term> = (0..rank)
         .map(|_| frame.fresh_dim(migration.range))
@@ -246,7 +237,19 @@ fn example_of_rank(
         })
         .collect();
     frame.call_summary(query.function, bound, migration.range, &migration.parameter);
-    let mut encoded = as_implications(frame.facts.iter().enumerate());
+    (as_implications(frame.facts.iter().enumerate()), dims)
+}
+
+/// A static shape of `rank` for the parameter that the summary's call
+/// accepts and that keeps each of `paths` satisfiable.
+fn example_of_rank(
+    analysis: &Analysis<'_>,
+    query: &ExampleQuery<'_, '_>,
+    migration: &Migration,
+    rank: i64,
+    paths: &[&PathFacts],
+) -> Option<String> {
+    let (mut encoded, dims) = called_with_rank(analysis, query, migration, rank);
     for path in paths {
         let formula = path_with_dims(analysis, &path.formula, query.placeholder, &dims)?;
         let id = encoded.len() as u32;
@@ -255,6 +258,54 @@ fn example_of_rank(
     let values = solver::least_model(&encoded, &dims, 1, analysis.limits)?;
     let shown: Vec<String> = values.iter().map(i64::to_string).collect();
     Some(format!("Tensor[{}]", shown.join(", ")))
+}
+
+/// For a parameter whose rank the function's own facts leave open: the
+/// one rank the summary accepts, if only one of `ranks` is (an operation
+/// deferred until the rank is known states it only when called: `permute(x,
+/// 0, 2, 1)` needs rank 3), with the annotation its call determines
+/// (`Tensor[?, 32, ?]` when a `Linear(32, …)` follows). Ranks past the
+/// last tried are taken not to be accepted: no operation needs them.
+pub fn determine_rank(
+    analysis: &Analysis<'_>,
+    query: &ExampleQuery<'_, '_>,
+    migration: &mut Migration,
+    ranks: &[i64],
+) -> Option<i64> {
+    if !migration.reason.is_empty() || migration.forced_rank.is_some() || ranks.len() < 2 {
+        return None;
+    }
+    let mut accepted = None;
+    for &rank in ranks {
+        let (encoded, dims) = called_with_rank(analysis, query, migration, rank);
+        // Unknown counts as accepted: the rank is then not determined.
+        if matches!(
+            solver::check_unminimized(&encoded, analysis.limits),
+            Outcome::Unsat(_)
+        ) {
+            continue;
+        }
+        if accepted.is_some() {
+            return None;
+        }
+        accepted = Some((rank, encoded, dims));
+    }
+    let (rank, encoded, dims) = accepted?;
+    migration.forced_rank = Some(rank);
+    migration.annotation = annotation(&encoded, &dims, analysis.limits);
+    Some(rank)
+}
+
+/// `Tensor[?, 32, ?]`: the dimensions the facts force, the others `?`.
+fn annotation(encoded: &[SolverFact], dims: &[Term], limits: solver::Limits) -> String {
+    let shown: Vec<String> = solver::forced_many(encoded, dims, limits)
+        .into_iter()
+        .map(|forced| match forced {
+            Forced::Value(v) => v.to_string(),
+            _ => "?".to_owned(),
+        })
+        .collect();
+    format!("Tensor[{}]", shown.join(", "))
 }
 
 /// One path of a function's own facts that can run: its branch
