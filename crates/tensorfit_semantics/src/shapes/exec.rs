@@ -28,6 +28,7 @@ use super::value::{Shape, Value};
 mod calls;
 mod expressions;
 mod instantiation;
+mod learnt;
 mod loops;
 mod rule_context;
 mod statements;
@@ -95,7 +96,7 @@ pub struct Frame<'f, 'a> {
     /// Facts of this kind are recorded as assumptions instead (used while
     /// evaluating a struct's fields for a method's `self`).
     assume_only: bool,
-    known_ranks: HashMap<u32, i64>,
+    learnt: learnt::Learnt,
     pub records: Vec<ShapeRecord>,
     /// Inside a struct's field initialisers: their expressions belong to
     /// the struct, not to the function that builds the instance.
@@ -195,7 +196,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             opening: true,
             precondition_facts: None,
             assume_only: false,
-            known_ranks: HashMap::new(),
+            learnt: learnt::Learnt::default(),
             records: Vec::new(),
             constructing: 0,
             conditions: Vec::new(),
@@ -302,7 +303,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 .flatten()
                 .cloned();
             let Some(Merge { condition, origin }) = merge else {
-                self.learn(&fact.formula);
+                self.learn(&fact);
                 self.facts.push(fact);
                 continue;
             };
@@ -430,29 +431,23 @@ impl<'f, 'a> Frame<'f, 'a> {
         );
     }
 
-    /// Remembers ranks fixed on this path, to spell out opaque shapes.
-    fn learn(&mut self, formula: &Formula) {
-        let parts: Vec<&Formula> = match formula {
-            Formula::And(parts) => parts.iter().collect(),
-            other => vec![other],
-        };
-        for part in parts {
-            if let Formula::IsZero(Term::Add(terms)) = part {
-                if let [Term::Rank(base), Term::Const(c)] = terms.as_slice() {
-                    // A rank past the bound stays opaque (Shape::refine).
-                    match c.checked_neg().and_then(limits::spelt_rank) {
-                        Some(rank) => {
-                            self.known_ranks.insert(*base, rank);
-                        }
-                        None => self.analysis.hit(LimitKind::Rank),
-                    }
-                }
-            }
+    /// Remembers what this path fixes, to spell out shapes
+    /// ([`learnt::Learnt`]); values only from facts of this very path (a
+    /// callee's fact may hold on a branch of its own only).
+    fn learn(&mut self, fact: &Fact) {
+        let on_this_path = fact.guard == self.guard;
+        if let learnt::Lesson::RankTooLarge = self.learnt.learn(&fact.formula, on_this_path) {
+            self.analysis.hit(LimitKind::Rank);
         }
     }
 
+    /// `term` with the integers this path has fixed spelt out.
+    pub fn known(&self, term: &Term) -> Term {
+        self.learnt.known(term)
+    }
+
     pub fn refine_shape(&self, shape: &Shape) -> Shape {
-        shape.refine(&|base| self.known_ranks.get(&base).copied())
+        shape.refine(&|base| self.learnt.ranks.get(&base).copied())
     }
 
     fn refine(&self, value: Value) -> Value {

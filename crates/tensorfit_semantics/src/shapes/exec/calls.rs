@@ -144,7 +144,9 @@ impl<'f, 'a> Frame<'f, 'a> {
     ) -> Value {
         match target {
             Value::Layer(layer) => {
-                rules::call_layer(self, layer, vec![(input, text.to_owned())], range)
+                let from = self.facts.len();
+                let value = rules::call_layer(self, layer, vec![(input, text.to_owned())], range);
+                self.unless_refused(from, value)
             }
             Value::Instance(instance) => match self
                 .analysis
@@ -189,7 +191,9 @@ impl<'f, 'a> Frame<'f, 'a> {
                     .map(|a| (self.expr(&a.value), describe(&a.value)))
                     .collect();
                 let inputs = self.bind_layer_inputs(&layer.kind, args, values, range);
-                rules::call_layer(self, layer, inputs, range)
+                let from = self.facts.len();
+                let value = rules::call_layer(self, layer, inputs, range);
+                self.unless_refused(from, value)
             }
             Value::Instance(instance) => match self
                 .analysis
@@ -370,8 +374,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         // the shape; a rule that cannot tell (an argument not modelled)
         // leaves it to the contract.
         if op.is_some_and(|op| op.shape == crate::registry::ShapeBy::Rule) {
+            let from = self.facts.len();
             if let Some(value) = rules::apply(self, name, &args, range) {
-                return value;
+                return self.unless_refused(from, value);
             }
         }
         // A layer constructor returns its own type: `Conv2d(...) -> Conv2d`.
@@ -393,6 +398,23 @@ impl<'f, 'a> Frame<'f, 'a> {
             local: false,
         };
         self.call_summary(function, args.into_triples(), range, name)
+    }
+
+    /// An operation's result, or nothing when one of its requirements
+    /// stated since fact `from` is false on this very path whatever the
+    /// values: PyTorch raises there, and a shape computed from the refused
+    /// input would only fail again further on, for the same mistake (one
+    /// mistake, one error).
+    fn unless_refused(&self, from: usize, value: Value) -> Value {
+        let refused = self.facts[from.min(self.facts.len())..].iter().any(|fact| {
+            fact.kind == crate::shapes::fact::FactKind::Precondition
+                && fact.guard == self.guard
+                && fact.formula.as_const() == Some(false)
+        });
+        match refused {
+            true => Value::Unknown,
+            false => value,
+        }
     }
 
     pub(in crate::shapes) fn has_opaque_tensor(&self, bound: &[(String, Value, String)]) -> bool {

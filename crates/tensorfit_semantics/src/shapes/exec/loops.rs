@@ -21,7 +21,7 @@ pub(super) struct Checkpoint {
     returns: usize,
     scopes: Vec<HashMap<String, Slot>>,
     guard: Guard,
-    known_ranks: HashMap<u32, i64>,
+    learnt: super::learnt::Learnt,
     returned: bool,
 }
 
@@ -125,7 +125,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         let scopes = self.scopes.clone();
         let guard = self.guard.clone();
-        let known_ranks = self.known_ranks.clone();
+        let learnt = self.learnt.clone();
         let facts_before = self.facts.len();
         self.guard.push(condition);
         body(self, Iteration::Second);
@@ -135,7 +135,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         self.scopes = scopes;
         self.guard = guard;
-        self.known_ranks = known_ranks;
+        self.learnt = learnt;
         self.returned = false;
     }
 
@@ -254,7 +254,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             returns: self.returns.len(),
             scopes: self.scopes.clone(),
             guard: self.guard.clone(),
-            known_ranks: self.known_ranks.clone(),
+            learnt: self.learnt.clone(),
             returned: self.returned,
         }
     }
@@ -268,7 +268,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         self.returns.truncate(checkpoint.returns);
         self.scopes = checkpoint.scopes;
         self.guard = checkpoint.guard;
-        self.known_ranks = checkpoint.known_ranks;
+        self.learnt = checkpoint.learnt;
         self.returned = checkpoint.returned;
     }
 }

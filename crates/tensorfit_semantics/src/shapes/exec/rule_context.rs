@@ -18,6 +18,10 @@ impl RuleContext for Frame<'_, '_> {
         Frame::refine_shape(self, shape)
     }
 
+    fn known(&self, term: &Term) -> Term {
+        Frame::known(self, term)
+    }
+
     fn fresh_int(&self) -> Term {
         Frame::fresh_int(self)
     }

@@ -273,19 +273,19 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         let before_scopes = self.scopes.clone();
         let before_guard = self.guard.clone();
-        let before_ranks = self.known_ranks.clone();
+        let before_learnt = self.learnt.clone();
 
         self.guard.push(c.clone());
         then(self);
         let then_scopes = std::mem::replace(&mut self.scopes, before_scopes);
         let then_returned = std::mem::replace(&mut self.returned, false);
-        self.known_ranks = before_ranks.clone();
+        self.learnt = before_learnt.clone();
 
         self.guard = before_guard.clone();
         self.guard.push(Formula::not(&c));
         otherwise(self);
         let else_returned = self.returned;
-        self.known_ranks = before_ranks;
+        self.learnt = before_learnt;
 
         match (then_returned, else_returned) {
             (true, true) => self.returned = true,

@@ -39,6 +39,10 @@ pub trait RuleContext {
     fn require(&mut self, formula: Formula, kind: FactKind, range: TextRange, explain: Explain);
     /// `shape` with the ranks the path has learnt filled in.
     fn refine_shape(&self, shape: &Shape) -> Shape;
+    /// `term` with the integers the path has fixed (`where d == 3 * k`)
+    /// spelt out: for rules whose result's structure depends on a value
+    /// (how many parts a `split` makes).
+    fn known(&self, term: &Term) -> Term;
     /// A new unknown integer.
     fn fresh_int(&self) -> Term;
     /// A new unknown dimension (positive).

@@ -429,7 +429,9 @@ fn split(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange)
         name,
         range,
     )?;
-    let total = dims[d].clone();
+    // The dimension and the part size as far as the path fixes them: the
+    // number of parts is the tuple's arity, which destructuring needs.
+    let total = frame.known(&dims[d]);
     let known = total.as_const();
     // The sizes of the parts: by arithmetic when the dimension is known;
     // when it is symbolic, only where it is a known multiple of the part
@@ -442,12 +444,15 @@ fn split(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange)
             "chunks"
         }),
     ) {
-        ("split", Value::Int(size)) => match (known, size.as_const()) {
-            (Some(total), Some(size)) if size > 0 => (0..total)
-                .step_by(size as usize)
-                .map(|start| Term::int(size.min(total - start)))
-                .collect(),
-            _ => match total.multiple_of(size) {
+        ("split", Value::Int(size)) => match (known, frame.known(size)) {
+            (Some(total), size) if size.as_const().is_some_and(|s| s > 0) => {
+                let size = size.as_const().unwrap_or(1);
+                (0..total)
+                    .step_by(size as usize)
+                    .map(|start| Term::int(size.min(total - start)))
+                    .collect()
+            }
+            (_, size) => match total.multiple_of(&size) {
                 Some(parts) if parts > 0 => vec![size.clone(); parts as usize],
                 _ => return Some(Value::Unknown),
             },
@@ -470,7 +475,7 @@ fn split(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange)
             sections
         }
         ("chunk", Value::Int(chunks)) => {
-            let chunks = chunks.as_const().filter(|c| *c > 0)?;
+            let chunks = frame.known(chunks).as_const().filter(|c| *c > 0)?;
             match known {
                 Some(total) => {
                     let size = (total + chunks - 1) / chunks;
