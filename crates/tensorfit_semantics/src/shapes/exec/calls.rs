@@ -87,14 +87,16 @@ impl<'f, 'a> Frame<'f, 'a> {
                             // `self.m(...)` is the name checks' (they know
                             // `self`'s struct); any other receiver's struct
                             // only the analysis knows.
-                            if !matches!(value.kind, ExprKind::SelfValue) {
-                                self.check_method_arguments(
+                            if !matches!(value.kind, ExprKind::SelfValue)
+                                && !self.check_method_arguments(
                                     &instance.struct_name,
                                     &method.text,
                                     &function.function.params,
                                     args,
                                     call.range,
-                                );
+                                )
+                            {
+                                return Value::Unknown;
                             }
                             let mut bound =
                                 vec![("self".to_owned(), receiver.clone(), "self".to_owned())];
@@ -201,13 +203,17 @@ impl<'f, 'a> Frame<'f, 'a> {
                 .method(&instance.struct_name, "forward")
             {
                 Some(forward) => {
-                    self.check_method_arguments(
+                    let fits = self.check_method_arguments(
                         &instance.struct_name,
                         "forward",
                         &forward.function.params,
                         args,
                         range,
                     );
+                    if !fits {
+                        // Python raises a TypeError: the call has no result.
+                        return Value::Unknown;
+                    }
                     let mut bound = vec![("self".to_owned(), target.clone(), "self".to_owned())];
                     bound.extend(self.bind_args(&forward.function.params, None, args));
                     self.call_summary(forward, bound, range, text)
@@ -228,7 +234,7 @@ impl<'f, 'a> Frame<'f, 'a> {
 
     /// The arguments of a method called through an instance (`m(x)` calls
     /// `M.forward`) against its parameters; what does not fit is reported
-    /// at the end of the entry point, as for layers.
+    /// at the end of the entry point, as for layers. Whether they fit.
     fn check_method_arguments(
         &mut self,
         struct_name: &str,
@@ -236,13 +242,15 @@ impl<'f, 'a> Frame<'f, 'a> {
         params: &[ast::Param],
         args: &[ast::Arg],
         range: TextRange,
-    ) {
+    ) -> bool {
         let signature = Signature::from_params(format!("{struct_name}.{method}"), params);
         let mut problems = Vec::new();
         signature.check_call(0, args, range, &mut problems);
+        let fits = problems.is_empty();
         for diagnostic in problems {
             self.note_argument_problem(diagnostic);
         }
+        fits
     }
 
     /// A layer call's arguments in the order of the layer's `forward`
