@@ -98,6 +98,7 @@ pub struct Analysis<'a> {
     pub refuted_claims: RefCell<HashSet<ClaimPart>>,
     /// The calls made here that fail a precondition of the called function
     /// (not only a claim of it): they show no shape a parameter may have.
+    /// Only with questions (migrations read them).
     pub failed_calls: RefCell<HashSet<TextRange>>,
     /// The entry point's own claims that are checked but not assumed: those
     /// that fail for some call of it (LANGUAGE.md §5, "a failed claim is
@@ -176,6 +177,9 @@ impl<'a> Analysis<'a> {
                 .filter(|fact| fact.kind == FactKind::Claim && !fact.via.is_empty())
                 .map(|fact| ((fact.function.clone(), fact.range), fact.part)),
         );
+        if !self.questions {
+            return;
+        }
         self.failed_calls.borrow_mut().extend(
             outcome
                 .set_aside
@@ -184,9 +188,6 @@ impl<'a> Analysis<'a> {
                 .filter(|fact| fact.kind != FactKind::Claim)
                 .filter_map(|fact| fact.via.first().map(|call| call.range)),
         );
-        if !self.questions {
-            return;
-        }
         self.set_aside_places.borrow_mut().extend(
             outcome
                 .set_aside

@@ -347,8 +347,6 @@ impl<'f, 'a> Frame<'f, 'a> {
         kind != FactKind::Assumption || self.assumed.insert((guard.clone(), formula.clone()))
     }
 
-    /// The definitions of the variables an explanation names (`x` in
-    /// `x.shape[1]`), in this function.
     /// The construction of the layer being applied, when one side of the
     /// equality `explain` states is one of its constructor's arguments
     /// (`in_features`, `normalized_shape[0]`) and not a name of the code.
@@ -385,6 +383,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         result
     }
 
+    /// The definitions of the variables an explanation names (`x` in
+    /// `x.shape[1]`), in this function.
     fn sides_of(&self, explain: &Explain) -> Vec<(TextRange, String)> {
         let texts: Vec<&str> = match explain {
             Explain::Equal { left, right, .. } => vec![&left.0, &right.0],
@@ -439,6 +439,19 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let learnt::Lesson::RankTooLarge = self.learnt.learn(&fact.formula, on_this_path) {
             self.analysis.hit(LimitKind::Rank);
         }
+    }
+
+    /// Whether a requirement stated since fact `from` is false on this
+    /// very path whatever the values: PyTorch raises there (an operation
+    /// refusing its input, an argument that cannot have its parameter's
+    /// type), so the call has no result to go on with (one mistake, one
+    /// error).
+    pub(super) fn refused_since(&self, from: usize) -> bool {
+        self.facts[from.min(self.facts.len())..].iter().any(|fact| {
+            fact.kind == FactKind::Precondition
+                && fact.guard == self.guard
+                && fact.formula.as_const() == Some(false)
+        })
     }
 
     /// `term` with the integers this path has fixed spelt out.

@@ -144,7 +144,8 @@ pub fn migrate(
 }
 
 /// What an example is searched against: the function, its summary, the
-/// parameter's placeholder in it, and the function's own error-free paths.
+/// parameter's placeholder in it, and the function's own paths that can
+/// run ([`paths`]).
 pub struct ExampleQuery<'q, 'a> {
     pub function: FunctionRef<'a>,
     pub summary: &'q Summary,

@@ -408,18 +408,11 @@ impl<'f, 'a> Frame<'f, 'a> {
         self.call_summary(function, args.into_triples(), range, name)
     }
 
-    /// An operation's result, or nothing when one of its requirements
-    /// stated since fact `from` is false on this very path whatever the
-    /// values: PyTorch raises there, and a shape computed from the refused
-    /// input would only fail again further on, for the same mistake (one
-    /// mistake, one error).
+    /// An operation's result, or nothing when it refused its input
+    /// ([`Frame::refused_since`]): a shape computed from the refused input
+    /// would only fail again further on, for the same mistake.
     fn unless_refused(&self, from: usize, value: Value) -> Value {
-        let refused = self.facts[from.min(self.facts.len())..].iter().any(|fact| {
-            fact.kind == crate::shapes::fact::FactKind::Precondition
-                && fact.guard == self.guard
-                && fact.formula.as_const() == Some(false)
-        });
-        match refused {
+        match self.refused_since(from) {
             true => Value::Unknown,
             false => value,
         }

@@ -123,13 +123,9 @@ impl<'f, 'a> Frame<'f, 'a> {
                 range,
             );
         }
-        let refused = self.facts[arguments_from..]
-            .iter()
-            .any(|f| f.kind == FactKind::Precondition && f.formula.as_const() == Some(false));
-        if refused {
+        if self.refused_since(arguments_from) {
             // An argument that cannot be what the parameter's type says:
-            // the call is that one error, with no body run and no result
-            // (one mistake, one error).
+            // the call is that one error, with no body run.
             return Value::Unknown;
         }
         if !self.step((summary.facts.len() + summary.records.len()) as u64) {

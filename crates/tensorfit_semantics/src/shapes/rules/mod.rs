@@ -211,10 +211,9 @@ fn product(dims: &[Term]) -> Term {
     dims.iter().fold(Term::int(1), |p, d| Term::mul(&p, d))
 }
 
-/// Requires `shape` to have one of `ranks`.
-/// Requires the rank to be one of `ranks`; false when it is a number that
-/// is not: the operation then has no result to go on with (a shape made of
-/// the wrong dimensions would fail again further on, for the same mistake).
+/// Requires `shape` to have one of `ranks`; false when its rank is a number
+/// that is not: the rule then stops, stating nothing more about dimensions
+/// that do not exist (and the call has no result, `Frame::unless_refused`).
 #[must_use]
 fn require_rank(
     frame: &mut dyn RuleContext,
