@@ -11,7 +11,8 @@ usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-
        tensorfit --version
 
   lsp          run the language server on stdin/stdout (see docs/server.md)
-  check        check .tensor files (directories are searched recursively)
+  check        check .tensor files and PyTorch .py files (directories are
+               searched recursively; .py files that import torch)
   --format     human (default): rustc-style report; json: see docs/cli.md;
                sarif: SARIF 2.1.0; github: GitHub Actions annotations
   --shapes     human format: also list the shape of every tensor binding

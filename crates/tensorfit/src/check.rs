@@ -95,8 +95,9 @@ fn workspace_roots(paths: &[PathBuf]) -> Vec<PathBuf> {
     roots
 }
 
-/// The files named, and every `*.tensor` file below the directories named,
-/// in a stable order. Symbolic links below a directory are not followed:
+/// The files named, and below the directories named every `*.tensor` file
+/// and every `*.py` file that imports PyTorch (a Django view or a plain
+/// script is not read: PYTHON.md), in a stable order. Symbolic links below a directory are not followed:
 /// they could lead out of the tree or into a loop.
 fn collect_files(paths: &[PathBuf], errors: &mut Vec<String>) -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -138,10 +139,25 @@ fn walk_dir(
         }
         if entry.is_dir() {
             walk_dir(&entry, files, seen_dirs, errors);
-        } else if entry.extension().is_some_and(|ext| ext == "tensor") {
+        } else if entry.extension().is_some_and(|ext| ext == "tensor") || is_torch_python(&entry) {
             files.push(entry);
         }
     }
+}
+
+/// A `.py` file that imports `torch` (read up to tensorfit's size limit;
+/// a larger one is named anyway, for the check to report).
+fn is_torch_python(path: &Path) -> bool {
+    if path.extension().is_none_or(|ext| ext != "py") {
+        return false;
+    }
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if meta.len() > tensorfit_db::MAX_SOURCE_BYTES {
+        return true;
+    }
+    std::fs::read_to_string(path).is_ok_and(|text| tensorfit_python::imports_torch(&text))
 }
 
 fn display_path(path: &Path) -> String {

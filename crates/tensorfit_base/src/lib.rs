@@ -7,6 +7,7 @@
 
 mod diagnostic;
 mod heap;
+mod language;
 mod line_index;
 mod python_slice;
 mod stack;
@@ -14,6 +15,7 @@ mod text_range;
 
 pub use diagnostic::{Code, Diagnostic, Related, Severity};
 pub use heap::{count_heap, live_heap_bytes, CountingAllocator};
+pub use language::Language;
 pub use line_index::{LineIndex, Position};
 pub use python_slice::{slice_positions, SlicePositions};
 pub use stack::{with_analysis_stack, ANALYSIS_STACK_BYTES};

@@ -12,6 +12,7 @@ use tensorfit_base::Position;
 use tensorfit_semantics::{Prelude, ShapeOptions};
 use tree_sitter::{InputEdit, Point, Tree};
 
+use crate::front_end;
 use crate::{Database, Db, FileLoader, SourceFile, SyntaxTree};
 
 /// An edit as editors send them: replace the text between two positions
@@ -63,7 +64,8 @@ impl Host {
     /// Opens a document, or replaces all of its text.
     pub fn set_text(&mut self, path: &Path, text: &str) -> SourceFile {
         let rope = Rope::from_str(text);
-        let tree = tensorfit_syntax::parse_tree(text, None);
+        let language = front_end::language_of(path);
+        let tree = front_end::parse_tree(language, text, None);
         let existing = self.file(path);
         let file = match existing.or_else(|| self.db.stored_file(path)) {
             Some(file) => {
@@ -94,12 +96,13 @@ impl Host {
     /// Applies editor changes in order to an open document, reparsing
     /// incrementally. `None` (and nothing changes) when it is not open.
     pub fn apply_changes(&mut self, path: &Path, changes: &[TextChange]) -> Option<SourceFile> {
+        let language = front_end::language_of(path);
         let document = self.open.get_mut(path)?;
         for change in changes {
             match change.range {
                 None => {
                     document.rope = Rope::from_str(&change.text);
-                    document.tree = tensorfit_syntax::parse_tree(&change.text, None);
+                    document.tree = front_end::parse_tree(language, &change.text, None);
                 }
                 Some((start, end)) => {
                     let start = byte_offset(&document.rope, start);
@@ -116,13 +119,13 @@ impl Host {
             }
         }
         let text = document.rope.to_string();
-        let incremental = tensorfit_syntax::parse_tree(&text, Some(&document.tree));
+        let incremental = front_end::parse_tree(language, &text, Some(&document.tree));
         // Around a syntax error, tree-sitter's recovery can differ between
         // an incremental parse (which reuses the old tree's nodes) and a
         // fresh one, so the diagnostics would depend on the editing history
         // rather than on the text. A text with an error is parsed afresh.
         document.tree = if incremental.root_node().has_error() {
-            tensorfit_syntax::parse_tree(&text, None)
+            front_end::parse_tree(language, &text, None)
         } else {
             incremental
         };
@@ -193,6 +196,7 @@ impl Host {
         if self.is_open(path) {
             return;
         }
+        let language = front_end::language_of(path);
         let known = self.db.known_file(path);
         let text = match change {
             DiskChange::Deleted => None,
@@ -201,7 +205,7 @@ impl Host {
         match (known, text) {
             (Some(file), Some(text)) => {
                 if **file.text(&self.db) != *text {
-                    let tree = tensorfit_syntax::parse_tree(&text, None);
+                    let tree = front_end::parse_tree(language, &text, None);
                     self.replace_text(file, &text, tree);
                 }
             }
@@ -209,7 +213,7 @@ impl Host {
             (None, Some(text)) => {
                 let revived = self.db.stored_file(path);
                 if let Some(file) = revived {
-                    let tree = tensorfit_syntax::parse_tree(&text, None);
+                    let tree = front_end::parse_tree(language, &text, None);
                     self.replace_text(file, &text, tree);
                     self.db.set_present(path, true);
                 }
@@ -221,7 +225,7 @@ impl Host {
             (Some(file), None) => {
                 // The text is dropped with the file; the input stays for
                 // the path (see `Database::files`).
-                self.replace_text(file, "", tensorfit_syntax::parse_tree("", None));
+                self.replace_text(file, "", front_end::parse_tree(language, "", None));
                 self.db.set_present(path, false);
                 self.bump_file_system();
             }

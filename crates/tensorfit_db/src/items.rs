@@ -12,6 +12,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use tensorfit_base::{Diagnostic, TextRange};
+use tensorfit_python::ModuleContext;
 use tensorfit_semantics::{Environment, NameScope, ResolvedImport};
 use tensorfit_syntax::{ast, LoweredPiece, Outline};
 
@@ -22,7 +23,16 @@ use crate::{Db, SourceFile};
 /// The file's items and statements, read off its tree.
 #[salsa::tracked(returns(ref))]
 pub fn outline(db: &dyn Db, file: SourceFile) -> Outline {
-    tensorfit_syntax::outline(&file.tree(db).0, file.text(db))
+    crate::front_end::outline(file.language(db), &file.tree(db).0, file.text(db))
+}
+
+/// What every piece of a Python file needs from the rest of it (its
+/// imports and top-level names); `None` for a Tensor file. Equal across
+/// edits that change neither, so that they lower no other piece again.
+#[salsa::tracked(returns(ref))]
+pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext>> {
+    crate::front_end::module_context(file.language(db), &file.tree(db).0, file.text(db))
+        .map(Arc::new)
 }
 
 /// Where each piece is placed (see [`Layout`]).
@@ -72,6 +82,8 @@ pub enum PieceSource {
         text: String,
         base: usize,
         places: Vec<(usize, usize)>,
+        /// For a Python piece, what it needs from the rest of the file.
+        context: Option<Arc<ModuleContext>>,
     },
     /// A piece with a syntax error, lowered from the file's tree at once
     /// (see [`tensorfit_syntax::lower_piece`] for why).
@@ -84,6 +96,7 @@ pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
     let layout = layout(db, file);
     let text = file.text(db);
     let tree = &file.tree(db).0;
+    let context = module_context(db, file);
     let place = |at: usize| layout.place(at).unwrap_or(at);
     outline(db, file)
         .pieces
@@ -101,7 +114,7 @@ pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
                 })
                 .collect();
             let source = if piece.broken {
-                PieceSource::Broken(Arc::new(tensorfit_syntax::lower_piece_in(
+                PieceSource::Broken(Arc::new(crate::front_end::lower_piece_in(
                     tree,
                     text,
                     piece.range,
@@ -113,6 +126,7 @@ pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
                     text: text[piece.range.as_usize()].to_owned(),
                     base,
                     places,
+                    context: context.clone(),
                 }
             };
             let key = piece.item.as_ref().map_or("", |head| &head.key);
@@ -125,9 +139,12 @@ pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
 #[salsa::tracked(returns(ref))]
 pub fn lowered<'db>(db: &'db dyn Db, piece: Piece<'db>) -> LoweredPiece {
     match piece.source(db) {
-        PieceSource::Text { text, base, places } => {
-            tensorfit_syntax::lower_piece(text, *base, places)
-        }
+        PieceSource::Text {
+            text,
+            base,
+            places,
+            context,
+        } => crate::front_end::lower_piece(text, *base, places, context.as_deref()),
         PieceSource::Broken(lowered) => LoweredPiece::clone(lowered),
     }
 }
@@ -175,6 +192,7 @@ pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
             .collect(),
         script: Vec::new(),
         holes: Vec::new(),
+        language: file.language(db),
     }
 }
 
@@ -294,7 +312,8 @@ struct Scope(Arc<NameScope>, Vec<Diagnostic>);
 /// declarations of the file and its imports, change.
 #[salsa::tracked(returns(ref))]
 fn piece_name_diagnostics<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<Diagnostic> {
-    if lowered(db, piece).file.items.is_empty() {
+    // On Python, names are the Python server's to check (PYTHON.md §6).
+    if lowered(db, piece).file.items.is_empty() || piece.file(db).language(db).is_python() {
         return Vec::new();
     }
     db.count_name_resolution();
@@ -303,6 +322,7 @@ fn piece_name_diagnostics<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<Diagno
         items: lowered(db, piece).file.items.clone(),
         script: Vec::new(),
         holes: Vec::new(),
+        language: file.language(db),
     };
     tensorfit_semantics::check_names_in(
         &name_scope(db, file).0,
@@ -314,11 +334,15 @@ fn piece_name_diagnostics<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<Diagno
 
 #[salsa::tracked(returns(ref))]
 fn script_name_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    if file.language(db).is_python() {
+        return Vec::new();
+    }
     db.count_name_resolution();
     let statements = ast::SourceFile {
         items: Vec::new(),
         script: script(db, file).clone(),
         holes: Vec::new(),
+        language: file.language(db),
     };
     tensorfit_semantics::check_names_in(
         &name_scope(db, file).0,
@@ -332,7 +356,10 @@ fn script_name_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
 /// offsets.
 #[salsa::tracked(returns(ref))]
 pub fn placed_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    let mut diagnostics = name_scope(db, file).1.clone();
+    let mut diagnostics = match file.language(db).is_python() {
+        true => Vec::new(),
+        false => name_scope(db, file).1.clone(),
+    };
     for piece in pieces(db, file) {
         diagnostics.extend(lowered(db, *piece).diagnostics.iter().cloned());
         diagnostics.extend(piece_name_diagnostics(db, *piece).iter().cloned());
@@ -344,5 +371,5 @@ pub fn placed_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
 /// The syntax errors of the file, in text offsets.
 #[salsa::tracked(returns(ref))]
 pub fn syntax_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
-    tensorfit_syntax::syntax_errors(&file.tree(db).0, file.text(db))
+    crate::front_end::syntax_errors(file.language(db), &file.tree(db).0, file.text(db))
 }

@@ -18,6 +18,7 @@
 //! (clones of the database), which a new edit cancels.
 
 mod anchors;
+pub mod front_end;
 mod host;
 mod imports;
 pub mod items;
@@ -71,6 +72,13 @@ pub struct SourceFile {
     pub text: Arc<str>,
     #[returns(ref)]
     pub tree: SyntaxTree,
+}
+
+impl SourceFile {
+    /// The file's language, from its path.
+    pub fn language(self, db: &dyn Db) -> tensorfit_base::Language {
+        front_end::language_of(self.path(db))
+    }
 }
 
 /// The prelude every file sees. An input, so that a change of prelude
@@ -224,7 +232,8 @@ impl Database {
     /// that an import finds again before the watcher says it was created:
     /// a query cannot set an input, so it gets a new one).
     pub(crate) fn add_file(&self, path: PathBuf, text: Arc<str>) -> SourceFile {
-        let tree = SyntaxTree(Arc::new(tensorfit_syntax::parse_tree(&text, None)));
+        let language = front_end::language_of(&path);
+        let tree = SyntaxTree(Arc::new(front_end::parse_tree(language, &text, None)));
         let file = SourceFile::new(self, path.clone(), text, tree);
         if let Ok(mut files) = self.files.lock() {
             files.insert(

@@ -19,7 +19,7 @@ use crate::{Db, SourceFile};
 /// The file's syntax tree in text offsets, and its syntax diagnostics.
 #[salsa::tracked(returns(ref))]
 pub fn parse(db: &dyn Db, file: SourceFile) -> Parse {
-    tensorfit_syntax::lower_tree(&file.tree(db).0, file.text(db))
+    crate::front_end::lower_tree(file.language(db), &file.tree(db).0, file.text(db))
 }
 
 /// Lines and UTF-16 columns of the file's text, shared by every request

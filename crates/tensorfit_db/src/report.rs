@@ -182,8 +182,19 @@ fn assemble_findings_of(db: &dyn Db, file: SourceFile) -> ShapeFindings {
 /// without assembling again.
 #[salsa::tracked(returns(clone))]
 pub fn findings(db: &dyn Db, file: SourceFile) -> Arc<ShapeFindings> {
-    Arc::new(relocate::findings(
-        assembled_findings(db, file).clone(),
-        layout(db, file),
-    ))
+    let mut findings = relocate::findings(assembled_findings(db, file).clone(), layout(db, file));
+    if file.language(db).is_python() {
+        python_findings(&mut findings);
+    }
+    Arc::new(findings)
+}
+
+/// What is shown of a Python file's findings: not the temporaries the front
+/// end made for destructuring, and no migrations yet, since an annotation
+/// in the file's own style (jaxtyping or none) is not written yet.
+fn python_findings(findings: &mut ShapeFindings) {
+    findings
+        .bindings
+        .retain(|b| !b.name.as_deref().is_some_and(|n| n.starts_with('$')));
+    findings.migrations.clear();
 }

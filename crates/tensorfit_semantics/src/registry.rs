@@ -221,6 +221,28 @@ pub fn operation(name: &str) -> Option<&'static Operation> {
         .copied()
 }
 
+/// The operation a qualified PyTorch name calls (`torch.cat`,
+/// `torch.nn.functional.relu`, `torch.nn.Linear`), for the Python front
+/// end. Tensor methods (`Tensor.view`) are called on a value, not by name,
+/// so they are not looked up here.
+pub fn operation_by_pytorch_name(qualified: &str) -> Option<&'static Operation> {
+    static BY_PYTORCH_NAME: OnceLock<HashMap<String, &'static Operation>> = OnceLock::new();
+    BY_PYTORCH_NAME
+        .get_or_init(|| {
+            OPERATIONS
+                .iter()
+                .flat_map(|op| {
+                    op.pytorch
+                        .iter()
+                        .filter(|ns| **ns != Namespace::Tensor)
+                        .map(move |ns| (format!("{}{}", ns.prefix(), op.pytorch_name), op))
+                })
+                .collect()
+        })
+        .get(qualified)
+        .copied()
+}
+
 /// Whether the rule of `name` needs its tensor arguments' ranks, given
 /// whether the call infers a size (`-1` in a shape).
 pub fn needs_known_ranks(name: &str, infers_a_size: bool) -> bool {

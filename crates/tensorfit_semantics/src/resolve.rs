@@ -1226,7 +1226,8 @@ impl<'a> Walker<'a, '_> {
             | ExprKind::UnknownDim
             | ExprKind::Ellipsis
             | ExprKind::NewAxis
-            | ExprKind::Missing => {}
+            | ExprKind::Missing
+            | ExprKind::Unknown(_) => {}
             ExprKind::Slice { .. } => {
                 for part in e.children() {
                     self.expr(part);

@@ -211,7 +211,8 @@ impl Names<'_> {
             | ast::ExprKind::UnknownDim
             | ast::ExprKind::Ellipsis
             | ast::ExprKind::NewAxis
-            | ast::ExprKind::Missing => {}
+            | ast::ExprKind::Missing
+            | ast::ExprKind::Unknown(_) => {}
         }
     }
 }

@@ -4,7 +4,7 @@
 //! the user has not typed yet is `ExprKind::Missing`, a name that is absent
 //! is `None`. Later layers never look at tree-sitter.
 
-use tensorfit_base::TextRange;
+use tensorfit_base::{Language, TextRange};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SourceFile {
@@ -14,6 +14,9 @@ pub struct SourceFile {
     pub script: Vec<Stmt>,
     /// Every shape hole `__` of the file, in source order.
     pub holes: Vec<TextRange>,
+    /// The front end that read the file. Read only by what must speak the
+    /// file's language: the name checks (silent on Python) and messages.
+    pub language: Language,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -367,6 +370,10 @@ pub enum ExprKind {
     },
     /// Text that is missing or could not be parsed (already diagnosed).
     Missing,
+    /// A value the front end does not model (PYTHON.md: a name, attribute,
+    /// package or operation tensorfit does not know), with the reason hover
+    /// gives. The analysis knows nothing about it and reports nothing.
+    Unknown(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -519,7 +526,8 @@ impl Expr {
             | ExprKind::UnknownDim
             | ExprKind::Ellipsis
             | ExprKind::NewAxis
-            | ExprKind::Missing => Vec::new(),
+            | ExprKind::Missing
+            | ExprKind::Unknown(_) => Vec::new(),
         }
     }
 

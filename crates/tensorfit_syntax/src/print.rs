@@ -107,6 +107,8 @@ fn write_expr(p: &mut Printer, e: &ast::Expr, context: Prec) {
         ExprKind::Hole => p.out.push_str("__"),
         ExprKind::UnknownDim => p.out.push('?'),
         ExprKind::Missing => p.out.push_str(MISSING),
+        // Shown where a message quotes it: the reason is hover's to give.
+        ExprKind::Unknown(_) => p.out.push_str("<unknown>"),
         ExprKind::List(elements) => {
             p.out.push('[');
             write_list(p, elements);

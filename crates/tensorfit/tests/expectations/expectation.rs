@@ -49,11 +49,22 @@ pub enum HoleValue {
     Range(i64, Option<i64>),
 }
 
-pub fn parse_file(source: &str) -> Vec<Expectation> {
+/// The comment that starts an expectation: `//~`, or `#~` in Python
+/// (PYTHON.md §7).
+pub fn marker_for(path: &std::path::Path) -> &'static str {
+    match path.extension().is_some_and(|e| e == "py") {
+        true => "#~",
+        false => "//~",
+    }
+}
+
+pub fn parse_file(source: &str, marker: &str) -> Vec<Expectation> {
     let mut expectations = Vec::new();
     for (line, text) in source.lines().enumerate() {
-        let Some(at) = text.find("//~") else { continue };
-        for part in text[at + 3..].split(" ; ") {
+        let Some(at) = text.find(marker) else {
+            continue;
+        };
+        for part in text[at + marker.len()..].split(" ; ") {
             let part = part.trim();
             if part.is_empty() {
                 continue;

@@ -1,7 +1,7 @@
 //! Runs every `.tensor` file of the shared corpus, `tests/programs/` and
-//! `examples/models/`
-//! through `tensorfit check --format json` and compares the report with the
-//! file's `//~` expectations (docs/testing.md).
+//! `examples/models/`, and every `.py` file of `tests/python/`, through
+//! `tensorfit check --format json` and compares the report with the file's
+//! `//~` (Python: `#~`) expectations (docs/testing.md).
 //!
 //! Expectations that a later issue will satisfy are listed in
 //! `tests/pending.txt`; a listed expectation that starts to hold fails the
@@ -47,7 +47,8 @@ fn main() {
                 .replace('\\', "/");
             let name = format!("{label}/{relative}");
             let source = std::fs::read_to_string(&file).unwrap_or_default();
-            for expectation in expectation::parse_file(&source) {
+            let marker = expectation::marker_for(&file);
+            for expectation in expectation::parse_file(&source, marker) {
                 all_keys.push(pending::Key::new(
                     &name,
                     expectation.line,
@@ -92,7 +93,7 @@ fn check_file(path: &Path, source: &str, pending: &pending::FilePending) -> Resu
         .into());
     }
     let report = report::Report::from_json(&output.stdout)?;
-    let expectations = expectation::parse_file(source);
+    let expectations = expectation::parse_file(source, expectation::marker_for(path));
     let has_errors = report.diagnostics.iter().any(|d| d.severity == "error");
     if has_errors != (code == Some(1)) {
         return Err(format!("exit code {code:?} does not agree with the reported errors").into());
@@ -120,10 +121,12 @@ fn test_roots(root: &Path) -> Vec<(&'static str, Option<PathBuf>)> {
         .unwrap_or_else(|| root.join("../shared/corpus"));
     let programs = root.join("tests/programs");
     let models = root.join("examples/models");
+    let python = root.join("tests/python");
     vec![
         ("corpus", corpus.is_dir().then_some(corpus)),
         ("programs", programs.is_dir().then_some(programs)),
         ("models", models.is_dir().then_some(models)),
+        ("python", python.is_dir().then_some(python)),
     ]
 }
 
@@ -138,7 +141,7 @@ fn tensor_files(dir: &Path) -> Vec<PathBuf> {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "tensor") {
+            } else if path.extension().is_some_and(|e| e == "tensor" || e == "py") {
                 files.push(path);
             }
         }

@@ -133,6 +133,7 @@ impl Interpreter<'_> {
             }
             ExprKind::Reduction { .. } => self.reduction(frame, e),
             ExprKind::Missing => Err(Failure::program("the program is incomplete here")),
+            ExprKind::Unknown(why) => Err(Failure::program(format!("cannot run a value tensorfit does not model: {why}"))),
         }
     }
 

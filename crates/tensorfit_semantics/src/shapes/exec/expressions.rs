@@ -56,7 +56,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Bool(v) => Value::Bool(Formula::truth(*v)),
             ExprKind::Str(s) => Value::Str(s.clone()),
             ExprKind::Hole => Value::Int(Term::var(self.analysis.hole(expr.range))),
-            ExprKind::UnknownDim | ExprKind::Missing | ExprKind::Reduction { .. } => Value::Unknown,
+            ExprKind::UnknownDim
+            | ExprKind::Missing
+            | ExprKind::Unknown(_)
+            | ExprKind::Reduction { .. } => Value::Unknown,
             ExprKind::List(items) => Value::List(items.iter().map(|i| self.expr(i)).collect()),
             ExprKind::Tuple(items) => Value::Tuple(items.iter().map(|i| self.expr(i)).collect()),
             ExprKind::Call { callee, args } => self.call(expr, callee, args),

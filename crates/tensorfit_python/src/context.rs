@@ -1,0 +1,243 @@
+//! What every piece of a Python file needs to know about the rest of it:
+//! the names its imports bind, and the names its top level defines.
+//!
+//! Pieces are lowered one by one (see the crate's docs), but what
+//! `nn.Linear` or `Block` means depends on the imports and definitions
+//! elsewhere in the file. This table is read off the tree's top level only,
+//! so it is cheap to make at every edit and equal across edits that touch
+//! no import or top-level name.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use tree_sitter::{Node, Tree};
+
+use crate::lower::syntax::{child_by_field, named_children, text_of};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ModuleContext {
+    /// Each name an import binds, with the dotted path it stands for:
+    /// `nn` → `torch.nn`, `F` → `torch.nn.functional`, `Conv2d` →
+    /// `torch.nn.Conv2d`, `Bottleneck` → `.blocks.Bottleneck`.
+    pub imported: BTreeMap<String, String>,
+    /// Functions defined at the top level.
+    pub functions: BTreeSet<String>,
+    /// Classes that are modules (`nn.Module` or another module class among
+    /// their bases), lowered to structs.
+    pub modules: BTreeSet<String>,
+    /// Top-level names assigned once, to a value made of literals and other
+    /// such constants: lowered to constants that functions can read, as
+    /// Python functions read module globals.
+    pub constants: BTreeSet<String>,
+    /// Every other name assigned at the top level (the script's variables).
+    pub script_names: BTreeSet<String>,
+}
+
+impl ModuleContext {
+    /// The dotted path an imported name stands for.
+    pub fn import_of(&self, name: &str) -> Option<&str> {
+        self.imported.get(name).map(String::as_str)
+    }
+
+    /// Whether any import reaches into PyTorch.
+    pub fn imports_torch(&self) -> bool {
+        self.imported
+            .values()
+            .any(|path| path == "torch" || path.starts_with("torch."))
+    }
+
+    /// Whether `name` is a top-level definition of the file that the
+    /// lowered tree keeps under its own name.
+    pub fn is_item(&self, name: &str) -> bool {
+        self.functions.contains(name)
+            || self.modules.contains(name)
+            || self.constants.contains(name)
+    }
+}
+
+/// The context of a parsed file.
+pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
+    let mut context = ModuleContext::default();
+    let root = tree.root_node();
+    let top: Vec<Node<'_>> = named_children(root);
+    // Classes first: a module class may derive from one defined below it.
+    let mut classes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut assigned: BTreeMap<String, (usize, bool)> = BTreeMap::new();
+    for node in &top {
+        collect_imports(*node, text, &mut context.imported);
+        let definition = match node.kind() {
+            "decorated_definition" => child_by_field(*node, "definition"),
+            _ => Some(*node),
+        };
+        if let Some(definition) = definition {
+            match definition.kind() {
+                "function_definition" => {
+                    if let Some(name) = child_by_field(definition, "name") {
+                        context.functions.insert(text_of(name, text).to_owned());
+                    }
+                }
+                "class_definition" => {
+                    if let Some(name) = child_by_field(definition, "name") {
+                        classes.push((text_of(name, text).to_owned(), bases(definition, text)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if node.kind() == "expression_statement" {
+            for statement in named_children(*node) {
+                if statement.kind() == "assignment" {
+                    count_assignment(statement, text, &mut assigned);
+                }
+            }
+        }
+    }
+    // A class is a module if a base is `torch.nn.Module` (or any layer of
+    // `torch.nn`), or a module class of the file: repeat until no change.
+    loop {
+        let before = context.modules.len();
+        for (name, bases) in &classes {
+            let is_module = bases.iter().any(|base| {
+                let resolved = resolve_dotted(base, &context.imported);
+                resolved.starts_with("torch.nn.") || context.modules.contains(base)
+            });
+            if is_module {
+                context.modules.insert(name.clone());
+            }
+        }
+        if context.modules.len() == before {
+            break;
+        }
+    }
+    for (name, (count, constant)) in assigned {
+        if count == 1 && constant && !context.is_item(&name) {
+            context.constants.insert(name);
+        } else {
+            context.script_names.insert(name);
+        }
+    }
+    context
+}
+
+/// `nn.Module` → `torch.nn.Module` through the imports.
+pub(crate) fn resolve_dotted(dotted: &str, imported: &BTreeMap<String, String>) -> String {
+    let (head, rest) = match dotted.split_once('.') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (dotted, None),
+    };
+    match (imported.get(head), rest) {
+        (Some(path), Some(rest)) => format!("{path}.{rest}"),
+        (Some(path), None) => path.clone(),
+        (None, _) => dotted.to_owned(),
+    }
+}
+
+fn bases(class: Node<'_>, text: &str) -> Vec<String> {
+    let Some(list) = child_by_field(class, "superclasses") else {
+        return Vec::new();
+    };
+    named_children(list)
+        .into_iter()
+        .filter(|b| matches!(b.kind(), "identifier" | "attribute"))
+        .map(|b| {
+            text_of(b, text)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect()
+        })
+        .collect()
+}
+
+fn collect_imports(node: Node<'_>, text: &str, imported: &mut BTreeMap<String, String>) {
+    match node.kind() {
+        // `import torch`, `import torch.nn as nn`, `import torch.nn` (binds
+        // `torch`).
+        "import_statement" => {
+            for name in named_children(node) {
+                match name.kind() {
+                    "dotted_name" => {
+                        let dotted = text_of(name, text);
+                        let head = dotted.split('.').next().unwrap_or(dotted).trim();
+                        imported.insert(head.to_owned(), head.to_owned());
+                    }
+                    "aliased_import" => {
+                        if let (Some(path), Some(alias)) =
+                            (child_by_field(name, "name"), child_by_field(name, "alias"))
+                        {
+                            imported.insert(text_of(alias, text).to_owned(), dotted(path, text));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // `from torch import nn`, `from torch.nn import functional as F`,
+        // `from .blocks import Bottleneck`.
+        "import_from_statement" => {
+            let Some(module) = child_by_field(node, "module_name") else {
+                return;
+            };
+            let module = dotted(module, text);
+            let mut cursor = node.walk();
+            for name in node.children_by_field_name("name", &mut cursor) {
+                let (path, alias) = match name.kind() {
+                    "aliased_import" => {
+                        match (child_by_field(name, "name"), child_by_field(name, "alias")) {
+                            (Some(path), Some(alias)) => (dotted(path, text), text_of(alias, text)),
+                            _ => continue,
+                        }
+                    }
+                    _ => (dotted(name, text), text_of(name, text)),
+                };
+                let separator = if module.ends_with('.') { "" } else { "." };
+                imported.insert(alias.to_owned(), format!("{module}{separator}{path}"));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn dotted(node: Node<'_>, text: &str) -> String {
+    text_of(node, text)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect()
+}
+
+/// Counts a top-level `name = value`, and whether the value is a constant
+/// (literals and arithmetic only).
+fn count_assignment(node: Node<'_>, text: &str, assigned: &mut BTreeMap<String, (usize, bool)>) {
+    let Some(left) = child_by_field(node, "left") else {
+        return;
+    };
+    let constant = child_by_field(node, "right").is_some_and(is_constant);
+    if left.kind() == "identifier" {
+        let entry = assigned
+            .entry(text_of(left, text).to_owned())
+            .or_insert((0, constant));
+        entry.0 += 1;
+        entry.1 &= constant;
+    } else {
+        for name in crate::lower::locals::pattern_names(left, text) {
+            let entry = assigned.entry(name).or_insert((0, false));
+            entry.0 += 1;
+            entry.1 = false;
+        }
+    }
+}
+
+/// Literals and arithmetic of literals: what a module-level constant such
+/// as `N_EMBD = 768` or `HIDDEN = 4 * 768` holds.
+fn is_constant(node: Node<'_>) -> bool {
+    match node.kind() {
+        "integer" | "float" | "true" | "false" => true,
+        "unary_operator" => child_by_field(node, "argument").is_some_and(is_constant),
+        "binary_operator" => {
+            child_by_field(node, "left").is_some_and(is_constant)
+                && child_by_field(node, "right").is_some_and(is_constant)
+        }
+        "parenthesized_expression" => named_children(node)
+            .first()
+            .is_some_and(|n| is_constant(*n)),
+        _ => false,
+    }
+}

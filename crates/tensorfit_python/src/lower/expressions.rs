@@ -1,0 +1,650 @@
+//! Expressions (PYTHON.md §3): names through the file's imports, calls with
+//! keyword arguments and `...` holes, attribute chains, subscripts and
+//! slices, arithmetic and comparisons. What is not modelled is `Unknown`
+//! with the reason hover gives.
+
+use tensorfit_base::TextRange;
+use tensorfit_syntax::ast::*;
+use tree_sitter::Node;
+
+use super::syntax::{child_by_field, named_children};
+use super::{Lowerer, ScopeKind};
+use crate::context::resolve_dotted;
+use crate::torch_names::{self, Resolved, SHAPE_KEEPING_METHODS};
+
+impl Lowerer<'_> {
+    pub(super) fn expr(&mut self, node: Node<'_>) -> Expr {
+        if self.depth >= super::MAX_DEPTH {
+            return self.unknown(node, "it is nested deeper than tensorfit follows");
+        }
+        self.depth += 1;
+        let expr = self.expr_inner(node);
+        self.depth -= 1;
+        expr
+    }
+
+    pub(super) fn unknown(&self, node: Node<'_>, why: &str) -> Expr {
+        Expr {
+            kind: ExprKind::Unknown(why.to_owned()),
+            range: self.range(node),
+        }
+    }
+
+    fn expr_inner(&mut self, node: Node<'_>) -> Expr {
+        let range = self.range(node);
+        let make = |kind: ExprKind| Expr { kind, range };
+        match node.kind() {
+            "identifier" => self.identifier(node),
+            "integer" => match python_int(self.text(node)) {
+                Some(value) => make(ExprKind::Int(value)),
+                None => self.unknown(node, "the number is not an `int` tensorfit represents"),
+            },
+            "float" => {
+                let text = self.text(node).replace('_', "");
+                match text.ends_with(['j', 'J']) {
+                    true => self.unknown(node, "complex numbers are not modelled"),
+                    false => make(ExprKind::Float(text)),
+                }
+            }
+            "true" => make(ExprKind::Bool(true)),
+            "false" => make(ExprKind::Bool(false)),
+            // The prelude's "no value", the default of optional parameters.
+            "none" => make(ExprKind::Name("None".to_owned())),
+            "string" | "concatenated_string" => match self.string_literal(node) {
+                Some(text) => make(ExprKind::Str(text)),
+                None => self.unknown(node, "formatted strings are not modelled"),
+            },
+            "parenthesized_expression" => match named_children(node).first() {
+                Some(inner) if inner.kind() != "yield" => self.expr(*inner),
+                _ => self.unknown(node, "the expression is not modelled"),
+            },
+            "tuple" | "expression_list" | "list" => {
+                let elements = named_children(node);
+                if elements.iter().any(|e| e.kind().contains("splat")) {
+                    return self.unknown(node, "a sequence unpacked with `*` is not followed yet");
+                }
+                let elements = elements.into_iter().map(|e| self.expr(e)).collect();
+                match node.kind() {
+                    "list" => make(ExprKind::List(elements)),
+                    _ => make(ExprKind::Tuple(elements)),
+                }
+            }
+            "attribute" => self.attribute(node),
+            "call" => self.call(node),
+            "subscript" => self.subscript(node),
+            "binary_operator" => {
+                let (Some(left), Some(right), Some(operator)) = (
+                    child_by_field(node, "left"),
+                    child_by_field(node, "right"),
+                    child_by_field(node, "operator"),
+                ) else {
+                    return self.unknown(node, "the expression is incomplete");
+                };
+                let operator = self.text(operator);
+                let lhs = self.expr(left);
+                let rhs = self.expr(right);
+                self.binary_value(operator, lhs, rhs, range)
+            }
+            "unary_operator" => {
+                let (Some(argument), Some(operator)) = (
+                    child_by_field(node, "argument"),
+                    child_by_field(node, "operator"),
+                ) else {
+                    return self.unknown(node, "the expression is incomplete");
+                };
+                let operand = self.expr(argument);
+                match self.text(operator) {
+                    "-" => make(ExprKind::Unary {
+                        op: UnaryOp::Neg,
+                        operand: Box::new(operand),
+                    }),
+                    "+" => operand,
+                    _ => self.unknown(node, "bitwise operators are not modelled"),
+                }
+            }
+            "not_operator" => match child_by_field(node, "argument") {
+                Some(argument) => {
+                    let operand = self.expr(argument);
+                    make(ExprKind::Unary {
+                        op: UnaryOp::Not,
+                        operand: Box::new(operand),
+                    })
+                }
+                None => self.unknown(node, "the expression is incomplete"),
+            },
+            "boolean_operator" => {
+                let (Some(left), Some(right), Some(operator)) = (
+                    child_by_field(node, "left"),
+                    child_by_field(node, "right"),
+                    child_by_field(node, "operator"),
+                ) else {
+                    return self.unknown(node, "the expression is incomplete");
+                };
+                let op = match self.text(operator) {
+                    "and" => BinaryOp::And,
+                    _ => BinaryOp::Or,
+                };
+                let lhs = self.expr(left);
+                let rhs = self.expr(right);
+                make(ExprKind::Binary {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                })
+            }
+            "comparison_operator" => self.comparison(node),
+            _ => self.unknown(node, "this kind of expression is not modelled"),
+        }
+    }
+
+    /// `+ - * / // % @` (`**` and the bitwise operators are not modelled).
+    pub(super) fn binary_value(
+        &mut self,
+        operator: &str,
+        lhs: Expr,
+        rhs: Expr,
+        range: TextRange,
+    ) -> Expr {
+        let op = match operator {
+            "+" => BinaryOp::Add,
+            "-" => BinaryOp::Sub,
+            "*" => BinaryOp::Mul,
+            // On `int`s the Tensor language's `/` floors, which is `//`.
+            // Python's `/` of two `int`s is a float, which no shape takes:
+            // read as `/` it gives the same tensors, and the same size where
+            // the division is exact, as `int(a / b)` is written for.
+            "/" | "//" => BinaryOp::Div,
+            "%" => BinaryOp::Rem,
+            "@" => BinaryOp::MatMul,
+            _ => {
+                return Expr {
+                    kind: ExprKind::Unknown(format!("the operator `{operator}` is not modelled")),
+                    range,
+                }
+            }
+        };
+        Expr {
+            kind: ExprKind::Binary {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+            range,
+        }
+    }
+
+    fn comparison(&mut self, node: Node<'_>) -> Expr {
+        let mut operands = Vec::new();
+        let mut ops = Vec::new();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.is_extra() {
+                continue;
+            }
+            if child.is_named() {
+                operands.push(child);
+                continue;
+            }
+            let op = match self.text(child) {
+                "==" => CompareOp::Eq,
+                "!=" => CompareOp::Ne,
+                "<" => CompareOp::Lt,
+                "<=" => CompareOp::Le,
+                ">" => CompareOp::Gt,
+                ">=" => CompareOp::Ge,
+                // `is`, `is not`, `in`, `not in`.
+                _ => return self.unknown(node, "`is` and `in` are not modelled"),
+            };
+            ops.push(op);
+        }
+        if operands.len() != ops.len() + 1 {
+            return self.unknown(node, "the comparison is incomplete");
+        }
+        let operands = operands.into_iter().map(|o| self.expr(o)).collect();
+        Expr {
+            kind: ExprKind::Compare { operands, ops },
+            range: self.range(node),
+        }
+    }
+
+    /// Whether an identifier names a parameter or local of the scope.
+    pub(super) fn is_bound(&self, node: Node<'_>) -> bool {
+        let name = self.text(node);
+        self.scope.locals.all.contains(name)
+            || self.scope.params.contains(name)
+            || self.scope.substitutions.contains_key(name)
+            || self.scope.self_name.as_deref() == Some(name)
+    }
+
+    fn identifier(&mut self, node: Node<'_>) -> Expr {
+        let name = self.text(node);
+        let range = self.range(node);
+        if self.scope.self_name.as_deref() == Some(name) {
+            return Expr {
+                kind: ExprKind::SelfValue,
+                range,
+            };
+        }
+        if let Some(value) = self.scope.substitutions.get(name) {
+            return value.clone();
+        }
+        if self.is_bound(node) || self.context.is_item(name) {
+            return Expr {
+                kind: ExprKind::Name(name.to_owned()),
+                range,
+            };
+        }
+        if let Some(path) = self.context.import_of(name) {
+            let path = path.to_owned();
+            return self.imported(&path, range);
+        }
+        let why = match name {
+            "__name__" | "__file__" => format!("`{name}` is not modelled"),
+            _ if is_builtin(name) => format!("the builtin `{name}` is not modelled"),
+            _ => format!("`{name}` is not defined in this file"),
+        };
+        Expr {
+            kind: ExprKind::Unknown(why),
+            range,
+        }
+    }
+
+    /// A value reached through an import: an operation of the registry, or
+    /// unknown.
+    fn imported(&self, path: &str, range: TextRange) -> Expr {
+        let kind = match torch_names::resolve(path) {
+            Resolved::Operation(name) => ExprKind::Name(name.to_owned()),
+            Resolved::FirstArgument => {
+                ExprKind::Unknown(format!("`{path}` is read only as a call"))
+            }
+            Resolved::Unknown(why) => ExprKind::Unknown(why),
+        };
+        Expr { kind, range }
+    }
+
+    /// The dotted path an attribute chain names through an import
+    /// (`nn.functional.relu` → `torch.nn.functional.relu`), if its root is
+    /// an imported name and not a local.
+    fn import_path(&self, node: Node<'_>) -> Option<String> {
+        let mut parts = Vec::new();
+        let mut current = node;
+        loop {
+            match current.kind() {
+                "attribute" => {
+                    parts.push(self.text(child_by_field(current, "attribute")?));
+                    current = child_by_field(current, "object")?;
+                }
+                "identifier" => {
+                    if self.is_bound(current) || self.context.is_item(self.text(current)) {
+                        return None;
+                    }
+                    let root = self.text(current);
+                    self.context.import_of(root)?;
+                    parts.push(root);
+                    parts.reverse();
+                    return Some(resolve_dotted(&parts.join("."), &self.context.imported));
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn attribute(&mut self, node: Node<'_>) -> Expr {
+        if let Some(path) = self.import_path(node) {
+            return self.imported(&path, self.range(node));
+        }
+        let (Some(object), Some(attribute)) = (
+            child_by_field(node, "object"),
+            child_by_field(node, "attribute"),
+        ) else {
+            return self.unknown(node, "the expression is incomplete");
+        };
+        // A struct's field initialisers read the parameters and earlier
+        // fields by name.
+        if self.scope.kind == ScopeKind::Init && self.is_self(Some(object)) {
+            let name = self.text(attribute);
+            if let Some(value) = self.scope.substitutions.get(&format!("self.{name}")) {
+                return value.clone();
+            }
+            return Expr {
+                kind: ExprKind::Name(name.to_owned()),
+                range: self.range(node),
+            };
+        }
+        let value = self.expr(object);
+        let field = self.name(attribute);
+        let range = self.range(node);
+        match field.text.as_str() {
+            // `x.ndim` is `x.dim()`.
+            "ndim" => Expr {
+                kind: ExprKind::Call {
+                    callee: Box::new(Expr {
+                        kind: ExprKind::Field {
+                            value: Box::new(value),
+                            field: FieldName::Named(Name {
+                                text: "dim".to_owned(),
+                                range: field.range,
+                            }),
+                        },
+                        range,
+                    }),
+                    args: Vec::new(),
+                },
+                range,
+            },
+            _ => Expr {
+                kind: ExprKind::Field {
+                    value: Box::new(value),
+                    field: FieldName::Named(field),
+                },
+                range,
+            },
+        }
+    }
+
+    fn call(&mut self, node: Node<'_>) -> Expr {
+        let range = self.range(node);
+        let (Some(function), Some(arguments)) = (
+            child_by_field(node, "function"),
+            child_by_field(node, "arguments"),
+        ) else {
+            return self.unknown(node, "the call is incomplete");
+        };
+        if arguments.kind() != "argument_list" {
+            return self.unknown(node, "a generator argument is not modelled");
+        }
+        let argument_nodes = named_children(arguments);
+        if argument_nodes
+            .iter()
+            .any(|a| matches!(a.kind(), "list_splat" | "dictionary_splat"))
+        {
+            return self.unknown(
+                node,
+                "arguments unpacked with `*` or `**` are not followed yet",
+            );
+        }
+        // `x.cuda()`, `x.bool()`: the same shape.
+        if function.kind() == "attribute" && self.import_path(function).is_none() {
+            let method = child_by_field(function, "attribute").map(|a| self.text(a));
+            if method.is_some_and(|m| SHAPE_KEEPING_METHODS.contains(&m)) {
+                if let Some(object) = child_by_field(function, "object") {
+                    return self.expr(object);
+                }
+            }
+        }
+        if function.kind() == "identifier"
+            && !self.is_bound(function)
+            && !self.context.is_item(self.text(function))
+        {
+            match self.text(function) {
+                // `int(n)` of an `int` is `n`.
+                "int"
+                    if argument_nodes.len() == 1
+                        && argument_nodes[0].kind() != "keyword_argument" =>
+                {
+                    return self.expr(argument_nodes[0]);
+                }
+                name if is_builtin(name) => {
+                    return self.unknown(node, &format!("the builtin `{name}` is not modelled"));
+                }
+                _ => {}
+            }
+        }
+        if let Some(path) = self.import_path(function) {
+            if torch_names::resolve(&path) == Resolved::FirstArgument {
+                return match argument_nodes.first() {
+                    Some(first) if first.kind() != "keyword_argument" => self.expr(*first),
+                    _ => self.unknown(node, "the call is incomplete"),
+                };
+            }
+        }
+        let callee = self.expr(function);
+        let args = argument_nodes
+            .into_iter()
+            .map(|argument| self.argument(argument))
+            .collect();
+        Expr {
+            kind: ExprKind::Call {
+                callee: Box::new(callee),
+                args,
+            },
+            range,
+        }
+    }
+
+    fn argument(&mut self, node: Node<'_>) -> Arg {
+        let range = self.range(node);
+        match node.kind() {
+            "keyword_argument" => {
+                let name = child_by_field(node, "name").map(|n| self.name(n));
+                let value = match child_by_field(node, "value") {
+                    Some(value) => self.argument_value(value),
+                    None => self.unknown(node, "the argument is incomplete"),
+                };
+                Arg { name, value, range }
+            }
+            _ => Arg {
+                name: None,
+                value: self.argument_value(node),
+                range,
+            },
+        }
+    }
+
+    /// An argument's value: `...` is a shape hole (PYTHON.md §5).
+    fn argument_value(&mut self, node: Node<'_>) -> Expr {
+        if node.kind() == "ellipsis" {
+            let range = self.range(node);
+            self.holes.push(range);
+            return Expr {
+                kind: ExprKind::Hole,
+                range,
+            };
+        }
+        self.expr(node)
+    }
+
+    fn subscript(&mut self, node: Node<'_>) -> Expr {
+        let Some(value) = child_by_field(node, "value") else {
+            return self.unknown(node, "the subscript is incomplete");
+        };
+        let value = self.expr(value);
+        let mut cursor = node.walk();
+        let index_nodes: Vec<Node<'_>> = node
+            .children_by_field_name("subscript", &mut cursor)
+            .collect();
+        let indices = index_nodes
+            .into_iter()
+            .map(|index| self.index(index))
+            .collect();
+        Expr {
+            kind: ExprKind::Subscript {
+                value: Box::new(value),
+                indices,
+            },
+            range: self.range(node),
+        }
+    }
+
+    fn index(&mut self, node: Node<'_>) -> Expr {
+        let range = self.range(node);
+        match node.kind() {
+            "ellipsis" => Expr {
+                kind: ExprKind::Ellipsis,
+                range,
+            },
+            "none" => Expr {
+                kind: ExprKind::NewAxis,
+                range,
+            },
+            "slice" => {
+                // `start:stop:step`, each part optional: which part an
+                // expression is follows from the colons before it.
+                let mut parts: [Option<Box<Expr>>; 3] = [None, None, None];
+                let mut position = 0;
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.children(&mut cursor).collect();
+                for child in children {
+                    if child.is_extra() {
+                        continue;
+                    }
+                    if !child.is_named() {
+                        if self.text(child) == ":" {
+                            position += 1;
+                        }
+                        continue;
+                    }
+                    if position < 3 {
+                        parts[position] = Some(Box::new(self.expr(child)));
+                    }
+                }
+                let [start, stop, step] = parts;
+                Expr {
+                    kind: ExprKind::Slice { start, stop, step },
+                    range,
+                }
+            }
+            _ => self.expr(node),
+        }
+    }
+
+    /// `super().__init__(...)`, which the struct's construction stands for.
+    pub(super) fn is_super_init(&self, call: Node<'_>) -> bool {
+        let Some(function) = child_by_field(call, "function") else {
+            return false;
+        };
+        function.kind() == "attribute"
+            && child_by_field(function, "attribute").is_some_and(|a| self.text(a) == "__init__")
+            && child_by_field(function, "object").is_some_and(|o| {
+                o.kind() == "call"
+                    && child_by_field(o, "function").is_some_and(|f| self.text(f) == "super")
+            })
+    }
+
+    /// `torch._assert(condition, message)` as an `assert`.
+    pub(super) fn torch_assert(&mut self, call: Node<'_>, range: TextRange) -> Option<Stmt> {
+        let function = child_by_field(call, "function")?;
+        if self.import_path(function).as_deref() != Some("torch._assert") {
+            return None;
+        }
+        let args = named_children(child_by_field(call, "arguments")?);
+        let condition = self.expr(*args.first()?);
+        let message = args.get(1).map(|m| self.expr(*m));
+        Some(Stmt {
+            kind: StmtKind::Assert { condition, message },
+            range,
+        })
+    }
+
+    /// The text of a plain string literal; `None` for an f-string.
+    pub(super) fn string_literal(&self, node: Node<'_>) -> Option<String> {
+        match node.kind() {
+            "string" => {
+                let mut text = String::new();
+                for part in named_children(node) {
+                    match part.kind() {
+                        "string_content" => text.push_str(self.text(part)),
+                        "string_start" | "string_end" => {}
+                        _ => return None,
+                    }
+                }
+                Some(text)
+            }
+            "concatenated_string" => named_children(node)
+                .into_iter()
+                .map(|part| self.string_literal(part))
+                .collect(),
+            _ => None,
+        }
+    }
+}
+
+/// A Python `int` literal's value (`1_000`, `0x10`, `0o7`, `0b1`).
+fn python_int(text: &str) -> Option<i64> {
+    let digits = text.replace('_', "").to_ascii_lowercase();
+    let (radix, body) = match digits.get(..2) {
+        Some("0x") => (16, &digits[2..]),
+        Some("0o") => (8, &digits[2..]),
+        Some("0b") => (2, &digits[2..]),
+        _ => (10, digits.as_str()),
+    };
+    i64::from_str_radix(body, radix).ok()
+}
+
+/// Builtins whose result tensorfit does not model.
+fn is_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "print"
+            | "len"
+            | "range"
+            | "min"
+            | "max"
+            | "abs"
+            | "sum"
+            | "round"
+            | "float"
+            | "int"
+            | "bool"
+            | "str"
+            | "list"
+            | "tuple"
+            | "dict"
+            | "set"
+            | "zip"
+            | "enumerate"
+            | "isinstance"
+            | "issubclass"
+            | "hasattr"
+            | "getattr"
+            | "setattr"
+            | "super"
+            | "type"
+            | "sorted"
+            | "reversed"
+            | "map"
+            | "filter"
+            | "any"
+            | "all"
+            | "iter"
+            | "next"
+            | "open"
+            | "repr"
+            | "format"
+            | "divmod"
+            | "pow"
+            | "callable"
+            | "id"
+            | "hash"
+            | "vars"
+            | "globals"
+            | "locals"
+            | "object"
+            | "Exception"
+            | "ValueError"
+            | "RuntimeError"
+            | "TypeError"
+            | "NotImplementedError"
+            | "AssertionError"
+            | "KeyError"
+            | "IndexError"
+            | "slice"
+            | "frozenset"
+            | "bytes"
+            | "complex"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::python_int;
+
+    #[test]
+    fn int_literals_in_every_base() {
+        assert_eq!(python_int("1_000"), Some(1000));
+        assert_eq!(python_int("0x10"), Some(16));
+        assert_eq!(python_int("0O17"), Some(15));
+        assert_eq!(python_int("0b101"), Some(5));
+        assert_eq!(python_int("99999999999999999999"), None);
+    }
+}

@@ -1,0 +1,346 @@
+//! Lowering of a tree-sitter-python tree into the Tensor language's syntax
+//! tree (PYTHON.md §1–§5).
+//!
+//! Every function accepts any node, `ERROR` ones included, and gives an
+//! `Unknown` expression (or nothing, for a statement) where the text is not
+//! what it reads: the analysis then knows nothing about that value and
+//! says nothing about it.
+
+mod expressions;
+mod init;
+pub(crate) mod locals;
+mod statements;
+pub(crate) mod syntax;
+mod types;
+
+use std::collections::{BTreeSet, HashMap};
+
+use tensorfit_base::TextRange;
+use tensorfit_syntax::ast::*;
+use tree_sitter::Node;
+
+use crate::context::ModuleContext;
+use crate::outline::constant_name;
+use locals::Locals;
+use syntax::{child_by_field, decorators, definition_of, named_children, text_of};
+
+/// How deeply expressions and blocks are followed; deeper text is unknown,
+/// so that no later (recursive) pass runs out of stack.
+const MAX_DEPTH: u32 = tensorfit_syntax::MAX_NESTING;
+
+pub(crate) struct Lowerer<'t> {
+    text: &'t str,
+    context: &'t ModuleContext,
+    placement: &'t dyn Fn(usize) -> Option<usize>,
+    /// Added to the text's offsets (see `tensorfit_syntax::Placement`).
+    shift: isize,
+    holes: Vec<TextRange>,
+    depth: u32,
+    scope: Scope,
+    /// Temporaries made for destructuring, numbered per piece.
+    temporaries: u32,
+}
+
+/// What names mean where the lowering is.
+#[derive(Default)]
+struct Scope {
+    /// The script (top-level statements), a function or method, or a
+    /// class's `__init__`.
+    kind: ScopeKind,
+    /// Parameters and assigned names.
+    locals: Locals,
+    params: BTreeSet<String>,
+    /// The name of a method's first parameter.
+    self_name: Option<String>,
+    /// In `__init__`: locals replaced by the value they were given, since
+    /// a struct's fields can read only its parameters and earlier fields.
+    substitutions: HashMap<String, Expr>,
+}
+
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum ScopeKind {
+    #[default]
+    Script,
+    Function,
+    Init,
+}
+
+impl<'t> Lowerer<'t> {
+    pub(crate) fn new(
+        text: &'t str,
+        context: &'t ModuleContext,
+        placement: &'t dyn Fn(usize) -> Option<usize>,
+        shift: isize,
+    ) -> Self {
+        let mut scope = Scope::default();
+        scope.locals.all = context.script_names.clone();
+        Lowerer {
+            text,
+            context,
+            placement,
+            shift,
+            holes: Vec::new(),
+            depth: 0,
+            scope,
+            temporaries: 0,
+        }
+    }
+
+    /// The holes met, sorted.
+    pub(crate) fn finish(mut self) -> Vec<TextRange> {
+        self.holes.sort();
+        self.holes
+    }
+
+    fn range(&self, node: Node<'_>) -> TextRange {
+        self.span(node.start_byte(), node.end_byte())
+    }
+
+    fn span(&self, start: usize, end: usize) -> TextRange {
+        let moved = |offset: usize| (offset as isize + self.shift).max(0) as usize;
+        TextRange::new(moved(start), moved(end))
+    }
+
+    fn text(&self, node: Node<'_>) -> &'t str {
+        text_of(node, self.text)
+    }
+
+    fn name(&self, node: Node<'_>) -> Name {
+        Name {
+            text: self.text(node).to_owned(),
+            range: self.range(node),
+        }
+    }
+
+    /// One top-level node of the piece.
+    pub(crate) fn top_level(&mut self, node: Node<'_>, file: &mut SourceFile) {
+        let definition = definition_of(node);
+        match definition.kind() {
+            "function_definition" => {
+                let function = self.function(definition, &decorators(node, self.text), false);
+                file.items.push(Item::Function(function));
+            }
+            "class_definition" => {
+                let name = child_by_field(definition, "name").map(|n| self.text(n).to_owned());
+                if name.is_some_and(|n| self.context.modules.contains(&n)) {
+                    let module = self.module_class(definition);
+                    file.items.push(Item::Struct(module));
+                }
+            }
+            "expression_statement" => match constant_name(node, self.text) {
+                Some(name) if self.context.constants.contains(&name) => {
+                    if let Some(constant) = self.constant(node) {
+                        file.items.push(Item::Const(constant));
+                    }
+                }
+                _ => file.script.extend(self.statement(node)),
+            },
+            "if_statement" if is_main_guard(node, self.text) => {
+                if let Some(body) = child_by_field(node, "consequence") {
+                    file.script.extend(self.block_statements(body));
+                }
+            }
+            _ => file.script.extend(self.statement(node)),
+        }
+    }
+
+    /// `NAME = value` at the top level, read by functions as a constant.
+    fn constant(&mut self, statement: Node<'_>) -> Option<Const> {
+        let assignment = named_children(statement).into_iter().next()?;
+        let left = child_by_field(assignment, "left")?;
+        let right = child_by_field(assignment, "right")?;
+        Some(Const {
+            name: Some(self.name(left)),
+            ty: None,
+            value: self.expr(right),
+            range: self.range(statement),
+        })
+    }
+
+    /// A function, or a method when `is_method` (its first parameter is
+    /// `self`, whatever it is called).
+    fn function(&mut self, node: Node<'_>, decorators: &[&str], is_method: bool) -> Function {
+        let saved_shift = self.shift;
+        if let Some(place) = (self.placement)(node.start_byte()) {
+            self.shift = place as isize - node.start_byte() as isize;
+        }
+        let is_static = decorators.contains(&"staticmethod");
+        let has_self = is_method && !is_static;
+        let params = self.parameters(node, has_self);
+        let param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
+        let self_name = has_self.then(|| param_names.first().cloned()).flatten();
+        let return_type = child_by_field(node, "return_type").and_then(|t| self.annotation(t));
+        let body = child_by_field(node, "body").map(|block| {
+            let locals = locals::locals_of(block, self.text, &param_names);
+            let outer = std::mem::replace(
+                &mut self.scope,
+                Scope {
+                    kind: ScopeKind::Function,
+                    params: param_names.iter().cloned().collect(),
+                    self_name: self_name.clone(),
+                    locals,
+                    substitutions: HashMap::new(),
+                },
+            );
+            let mut stmts: Vec<Stmt> = self
+                .scope
+                .locals
+                .hoisted
+                .clone()
+                .into_iter()
+                .map(|name| {
+                    let at = TextRange::empty(self.range(block).start as usize);
+                    Stmt {
+                        kind: StmtKind::Var {
+                            pattern: Pattern::Name(Name {
+                                text: name,
+                                range: at,
+                            }),
+                            ty: None,
+                            value: None,
+                        },
+                        range: at,
+                    }
+                })
+                .collect();
+            stmts.extend(self.block_statements(block));
+            self.scope = outer;
+            Block {
+                stmts,
+                range: self.range(block),
+            }
+        });
+        let function = Function {
+            name: child_by_field(node, "name").map(|n| self.name(n)),
+            is_extern: false,
+            params,
+            return_type,
+            where_clauses: Vec::new(),
+            body,
+            range: self.range(node),
+        };
+        self.shift = saved_shift;
+        function
+    }
+
+    /// The parameters of a `def`, `self` first for a method. `*args` and
+    /// `**kwargs` are left out: what they pass on is not followed.
+    fn parameters(&mut self, node: Node<'_>, has_self: bool) -> Vec<Param> {
+        let Some(list) = child_by_field(node, "parameters") else {
+            return Vec::new();
+        };
+        let mut params = Vec::new();
+        for parameter in named_children(list) {
+            let (name_node, ty, default) = match parameter.kind() {
+                "identifier" => (Some(parameter), None, None),
+                "typed_parameter" => (
+                    named_children(parameter)
+                        .into_iter()
+                        .find(|c| c.kind() == "identifier"),
+                    child_by_field(parameter, "type"),
+                    None,
+                ),
+                "default_parameter" => (
+                    child_by_field(parameter, "name").filter(|n| n.kind() == "identifier"),
+                    None,
+                    child_by_field(parameter, "value"),
+                ),
+                "typed_default_parameter" => (
+                    child_by_field(parameter, "name"),
+                    child_by_field(parameter, "type"),
+                    child_by_field(parameter, "value"),
+                ),
+                // `*args`, `**kwargs`, `*`, `/`.
+                _ => continue,
+            };
+            let Some(name_node) = name_node else { continue };
+            let is_self = has_self && params.is_empty();
+            let ty = match ty {
+                Some(ty) if !is_self => self.annotation(ty),
+                _ => None,
+            };
+            // Unannotated: the type of a literal default, else a tensor of
+            // unknown rank (PYTHON.md §4); `None` and other defaults say
+            // nothing.
+            let ty = match (ty, default) {
+                (Some(ty), _) => Some(ty),
+                _ if is_self => None,
+                (None, Some(default)) => self.literal_type(default),
+                (None, None) => Some(Type {
+                    kind: TypeKind::Tensor { dims: None },
+                    range: TextRange::empty(self.range(name_node).end as usize),
+                }),
+            };
+            let default = default.map(|d| self.expr(d));
+            params.push(Param {
+                is_self,
+                variadic: false,
+                name: self.name(name_node),
+                ty,
+                default,
+                range: self.range(parameter),
+            });
+        }
+        params
+    }
+
+    /// The type of a literal default value.
+    fn literal_type(&self, default: Node<'_>) -> Option<Type> {
+        let kind = match default.kind() {
+            "integer" => TypeKind::Int,
+            "true" | "false" => TypeKind::Bool,
+            "float" => TypeKind::Float,
+            "unary_operator" => {
+                return child_by_field(default, "argument").and_then(|a| self.literal_type(a))
+            }
+            _ => return None,
+        };
+        Some(Type {
+            kind,
+            range: TextRange::empty(self.range(default).start as usize),
+        })
+    }
+
+    /// A new name for a temporary, one no Python identifier can be.
+    fn temporary(&mut self) -> String {
+        self.temporaries += 1;
+        format!("$tmp{}", self.temporaries)
+    }
+}
+
+/// `if __name__ == "__main__":`
+pub(crate) fn is_main_guard(node: Node<'_>, text: &str) -> bool {
+    let Some(condition) = child_by_field(node, "condition") else {
+        return false;
+    };
+    let spelled: String = text_of(condition, text)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    matches!(
+        spelled.as_str(),
+        "__name__==\"__main__\""
+            | "__name__=='__main__'"
+            | "\"__main__\"==__name__"
+            | "'__main__'==__name__"
+    )
+}
+
+/// The methods of a class: every `def` of its body but `__init__`, by
+/// name, with the definition node (the lowering places methods by its
+/// start).
+pub(crate) fn methods_of<'t>(class: Node<'t>, text: &str) -> Vec<(String, Node<'t>)> {
+    let Some(body) = child_by_field(class, "body") else {
+        return Vec::new();
+    };
+    named_children(body)
+        .into_iter()
+        .filter(|member| !decorators(*member, text).contains(&"classmethod"))
+        .map(definition_of)
+        .filter(|member| member.kind() == "function_definition")
+        .filter_map(|member| {
+            let name = text_of(child_by_field(member, "name")?, text);
+            (name != "__init__").then(|| (name.to_owned(), member))
+        })
+        .collect()
+}

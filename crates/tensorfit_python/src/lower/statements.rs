@@ -1,0 +1,586 @@
+//! Statements (PYTHON.md §3): assignments and destructuring, `if`/`elif`
+//! with `raise` guards, loops, `assert` and `torch._assert`, `with`
+//! bodies. A Python statement becomes zero, one or several statements.
+
+use tensorfit_syntax::ast::*;
+use tree_sitter::Node;
+
+use super::syntax::{child_by_field, named_children};
+use super::{Lowerer, ScopeKind};
+
+impl Lowerer<'_> {
+    /// The statements of a block, up to a `raise` (what follows it in the
+    /// block never runs).
+    pub(super) fn block_statements(&mut self, block: Node<'_>) -> Vec<Stmt> {
+        let mut stmts = Vec::new();
+        for statement in named_children(block) {
+            if statement.kind() == "raise_statement" {
+                break;
+            }
+            stmts.extend(self.statement(statement));
+        }
+        stmts
+    }
+
+    pub(super) fn statement(&mut self, node: Node<'_>) -> Vec<Stmt> {
+        if self.depth >= super::MAX_DEPTH {
+            return Vec::new();
+        }
+        self.depth += 1;
+        let stmts = self.statement_inner(node);
+        self.depth -= 1;
+        stmts
+    }
+
+    fn statement_inner(&mut self, node: Node<'_>) -> Vec<Stmt> {
+        let range = self.range(node);
+        let stmt = |kind: StmtKind| vec![Stmt { kind, range }];
+        match node.kind() {
+            "expression_statement" => named_children(node)
+                .into_iter()
+                .flat_map(|child| self.expression_statement(child, range))
+                .collect(),
+            "return_statement" => {
+                let value = named_children(node)
+                    .into_iter()
+                    .next()
+                    .map(|v| self.expr(v));
+                stmt(StmtKind::Return(value))
+            }
+            "assert_statement" => {
+                let parts = named_children(node);
+                let Some(condition) = parts.first() else {
+                    return Vec::new();
+                };
+                let condition = self.expr(*condition);
+                let message = parts.get(1).map(|m| self.expr(*m));
+                stmt(StmtKind::Assert { condition, message })
+            }
+            "if_statement" => {
+                let (Some(condition), Some(consequence)) = (
+                    child_by_field(node, "condition"),
+                    child_by_field(node, "consequence"),
+                ) else {
+                    return Vec::new();
+                };
+                let mut cursor = node.walk();
+                let alternatives: Vec<Node<'_>> = node
+                    .children_by_field_name("alternative", &mut cursor)
+                    .collect();
+                self.if_chain(condition, consequence, &alternatives, range)
+            }
+            "for_statement" => self.for_statement(node, range),
+            "while_statement" => {
+                let (Some(condition), Some(body)) = (
+                    child_by_field(node, "condition"),
+                    child_by_field(node, "body"),
+                ) else {
+                    return Vec::new();
+                };
+                let condition = self.expr(condition);
+                let body = self.block(body);
+                stmt(StmtKind::While { condition, body })
+            }
+            "with_statement" => child_by_field(node, "body")
+                .map(|body| self.block_statements(body))
+                .unwrap_or_default(),
+            // What a `try` body does may be caught: its statements are not
+            // checked, and what it assigns is unknown after it.
+            "try_statement" => self.forget_assignments(node, "it is assigned in a `try` statement"),
+            _ => Vec::new(),
+        }
+    }
+
+    fn block(&mut self, node: Node<'_>) -> Block {
+        Block {
+            stmts: self.block_statements(node),
+            range: self.range(node),
+        }
+    }
+
+    fn expression_statement(
+        &mut self,
+        node: Node<'_>,
+        range: tensorfit_base::TextRange,
+    ) -> Vec<Stmt> {
+        match node.kind() {
+            "assignment" => {
+                let Some(left) = child_by_field(node, "left") else {
+                    return Vec::new();
+                };
+                // `x: int` declares without assigning.
+                let Some(mut right) = child_by_field(node, "right") else {
+                    return Vec::new();
+                };
+                // `a = b = value`: every target gets the value.
+                let mut targets = vec![left];
+                while right.kind() == "assignment" {
+                    let (Some(next_left), Some(next_right)) = (
+                        child_by_field(right, "left"),
+                        child_by_field(right, "right"),
+                    ) else {
+                        return Vec::new();
+                    };
+                    targets.push(next_left);
+                    right = next_right;
+                }
+                let value = self.expr(right);
+                if targets.len() == 1 {
+                    return self.assign(left, value, range);
+                }
+                let temporary = self.temporary();
+                let mut stmts = vec![self.let_temporary(&temporary, value, range)];
+                for target in targets {
+                    let read = self.read_temporary(&temporary, range);
+                    stmts.extend(self.assign(target, read, range));
+                }
+                stmts
+            }
+            "augmented_assignment" => {
+                let (Some(left), Some(right), Some(operator)) = (
+                    child_by_field(node, "left"),
+                    child_by_field(node, "right"),
+                    child_by_field(node, "operator"),
+                ) else {
+                    return Vec::new();
+                };
+                if left.kind() != "identifier" {
+                    // `x[i] += v`, `self.count += 1`: in place; the value is
+                    // still checked.
+                    let value = self.expr(right);
+                    return vec![Stmt {
+                        kind: StmtKind::Expr(value),
+                        range,
+                    }];
+                }
+                let target = self.expr(left);
+                let value = self.expr(right);
+                let value = match self.text(operator) {
+                    "+=" => {
+                        return vec![Stmt {
+                            kind: StmtKind::Assign {
+                                target,
+                                op: AssignOp::AddAssign,
+                                value,
+                            },
+                            range,
+                        }]
+                    }
+                    op => self.binary_value(op.trim_end_matches('='), target.clone(), value, range),
+                };
+                vec![Stmt {
+                    kind: StmtKind::Assign {
+                        target,
+                        op: AssignOp::Assign,
+                        value,
+                    },
+                    range,
+                }]
+            }
+            // A docstring or other lone literal.
+            "string" | "concatenated_string" | "ellipsis" | "integer" | "float" => Vec::new(),
+            "call" => {
+                if self.is_super_init(node) {
+                    return Vec::new();
+                }
+                if let Some(assert) = self.torch_assert(node, range) {
+                    return vec![assert];
+                }
+                let value = self.expr(node);
+                vec![Stmt {
+                    kind: StmtKind::Expr(value),
+                    range,
+                }]
+            }
+            _ => {
+                let value = self.expr(node);
+                vec![Stmt {
+                    kind: StmtKind::Expr(value),
+                    range,
+                }]
+            }
+        }
+    }
+
+    /// `target = value` for any target Python allows.
+    fn assign(
+        &mut self,
+        target: Node<'_>,
+        value: Expr,
+        range: tensorfit_base::TextRange,
+    ) -> Vec<Stmt> {
+        match target.kind() {
+            "identifier" => {
+                let name = self.name(target);
+                let kind = if self.declares_with_let(&name.text) {
+                    StmtKind::Let {
+                        pattern: Pattern::Name(name),
+                        ty: None,
+                        value,
+                    }
+                } else {
+                    StmtKind::Assign {
+                        target: Expr {
+                            kind: ExprKind::Name(name.text),
+                            range: name.range,
+                        },
+                        op: AssignOp::Assign,
+                        value,
+                    }
+                };
+                vec![Stmt { kind, range }]
+            }
+            "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list" => {
+                let elements = named_children(target);
+                let starred = elements.iter().any(|e| e.kind() == "list_splat_pattern");
+                // All names `let`s: one destructuring `let`.
+                if !starred
+                    && elements
+                        .iter()
+                        .all(|e| e.kind() == "identifier" && self.declares_with_let(self.text(*e)))
+                {
+                    let elements = elements
+                        .iter()
+                        .map(|e| Pattern::Name(self.name(*e)))
+                        .collect();
+                    return vec![Stmt {
+                        kind: StmtKind::Let {
+                            pattern: Pattern::Tuple {
+                                elements,
+                                range: self.range(target),
+                            },
+                            ty: None,
+                            value,
+                        },
+                        range,
+                    }];
+                }
+                let temporary = self.temporary();
+                let mut stmts = vec![self.let_temporary(&temporary, value, range)];
+                for (i, element) in elements.iter().enumerate() {
+                    let part = match starred {
+                        true => self.unknown(
+                            *element,
+                            "it is unpacked with `*`, which is not followed yet",
+                        ),
+                        false => Expr {
+                            kind: ExprKind::Field {
+                                value: Box::new(self.read_temporary(&temporary, range)),
+                                field: FieldName::Index(i as u32, range),
+                            },
+                            range: self.range(*element),
+                        },
+                    };
+                    let element = match element.kind() {
+                        "list_splat_pattern" => named_children(*element).into_iter().next(),
+                        _ => Some(*element),
+                    };
+                    if let Some(element) = element {
+                        stmts.extend(self.assign(element, part, range));
+                    }
+                }
+                stmts
+            }
+            "parenthesized_expression" => match named_children(target).first() {
+                Some(inner) => self.assign(*inner, value, range),
+                None => Vec::new(),
+            },
+            // `self.x = v` outside `__init__`, `x[i] = v`: in place; the
+            // value is still checked.
+            _ => vec![Stmt {
+                kind: StmtKind::Expr(value),
+                range,
+            }],
+        }
+    }
+
+    /// Whether a name assigned here is declared by this assignment (a
+    /// `let`) rather than by a hoisted `var` (see `locals`).
+    fn declares_with_let(&self, name: &str) -> bool {
+        match self.scope.kind {
+            // The script's statements are lowered one by one: each
+            // assignment declares the name again, as a new `let`.
+            ScopeKind::Script => true,
+            ScopeKind::Function | ScopeKind::Init => {
+                !self.scope.params.contains(name) && self.scope.locals.is_let(name)
+            }
+        }
+    }
+
+    fn let_temporary(&mut self, name: &str, value: Expr, range: tensorfit_base::TextRange) -> Stmt {
+        Stmt {
+            kind: StmtKind::Let {
+                pattern: Pattern::Name(Name {
+                    text: name.to_owned(),
+                    range: tensorfit_base::TextRange::empty(range.start as usize),
+                }),
+                ty: None,
+                value,
+            },
+            range,
+        }
+    }
+
+    fn read_temporary(&self, name: &str, range: tensorfit_base::TextRange) -> Expr {
+        Expr {
+            kind: ExprKind::Name(name.to_owned()),
+            range: tensorfit_base::TextRange::empty(range.start as usize),
+        }
+    }
+
+    /// `if`/`elif`/`else`. A branch that ends in `raise` is a guard: the
+    /// program goes on only where its condition is false
+    /// (`if d % h != 0: raise ValueError(...)` is `assert !(d % h != 0)`).
+    fn if_chain(
+        &mut self,
+        condition: Node<'_>,
+        consequence: Node<'_>,
+        alternatives: &[Node<'_>],
+        range: tensorfit_base::TextRange,
+    ) -> Vec<Stmt> {
+        let cond = self.expr(condition);
+        let (next, rest) = match alternatives.split_first() {
+            Some((next, rest)) => (Some(*next), rest),
+            None => (None, &[][..]),
+        };
+        let else_raises = next.is_some_and(|n| {
+            n.kind() == "else_clause" && child_by_field(n, "body").is_some_and(ends_in_raise)
+        });
+        if ends_in_raise(consequence) {
+            let mut stmts = vec![self.guard(negate(cond), range)];
+            stmts.extend(self.alternative_statements(next, rest, range));
+            return stmts;
+        }
+        if else_raises {
+            let mut stmts = vec![self.guard(cond, range)];
+            stmts.extend(self.block_statements(consequence));
+            return stmts;
+        }
+        let then_branch = self.block(consequence);
+        let else_branch = match next {
+            None => None,
+            Some(clause) if clause.kind() == "else_clause" => {
+                child_by_field(clause, "body").map(|body| ElseBranch::Block(self.block(body)))
+            }
+            Some(clause) => {
+                let stmts = self.alternative_statements(Some(clause), rest, range);
+                Some(ElseBranch::Block(Block {
+                    stmts,
+                    range: self.range(clause),
+                }))
+            }
+        };
+        vec![Stmt {
+            kind: StmtKind::If {
+                condition: cond,
+                then_branch,
+                else_branch,
+            },
+            range,
+        }]
+    }
+
+    /// What runs when the condition before `clause` is false.
+    fn alternative_statements(
+        &mut self,
+        clause: Option<Node<'_>>,
+        rest: &[Node<'_>],
+        range: tensorfit_base::TextRange,
+    ) -> Vec<Stmt> {
+        let Some(clause) = clause else {
+            return Vec::new();
+        };
+        match clause.kind() {
+            "elif_clause" => {
+                let (Some(condition), Some(consequence)) = (
+                    child_by_field(clause, "condition"),
+                    child_by_field(clause, "consequence"),
+                ) else {
+                    return Vec::new();
+                };
+                self.if_chain(condition, consequence, rest, self.range(clause))
+            }
+            "else_clause" => child_by_field(clause, "body")
+                .map(|body| self.block_statements(body))
+                .unwrap_or_default(),
+            _ => {
+                let _ = range;
+                Vec::new()
+            }
+        }
+    }
+
+    fn guard(&self, condition: Expr, range: tensorfit_base::TextRange) -> Stmt {
+        Stmt {
+            kind: StmtKind::Assert {
+                condition,
+                message: None,
+            },
+            range,
+        }
+    }
+
+    /// `for i in range(...)` is a counted loop; any other `for` runs an
+    /// unknown number of times with an unknown loop variable, as does a
+    /// loop that can `break` or `continue`.
+    fn for_statement(&mut self, node: Node<'_>, range: tensorfit_base::TextRange) -> Vec<Stmt> {
+        let (Some(left), Some(right), Some(body)) = (
+            child_by_field(node, "left"),
+            child_by_field(node, "right"),
+            child_by_field(node, "body"),
+        ) else {
+            return Vec::new();
+        };
+        let mut stmts = Vec::new();
+        let counted = (left.kind() == "identifier" && !jumps_out(body))
+            .then(|| self.range_bounds(right))
+            .flatten();
+        match counted {
+            Some((start, end)) => {
+                let body = self.block(body);
+                stmts.push(Stmt {
+                    kind: StmtKind::For {
+                        variable: Some(self.name(left)),
+                        start,
+                        end,
+                        body,
+                    },
+                    range,
+                });
+            }
+            None => {
+                // The iterable is still checked.
+                let iterable = self.expr(right);
+                stmts.push(Stmt {
+                    kind: StmtKind::Expr(iterable),
+                    range,
+                });
+                let unknown =
+                    self.unknown(left, "it is the variable of a loop that is not counted");
+                let mut inner = self.assign(left, unknown, range);
+                inner.extend(self.block_statements(body));
+                let condition = self.unknown(node, "the loop's number of iterations is not known");
+                stmts.push(Stmt {
+                    kind: StmtKind::While {
+                        condition,
+                        body: Block {
+                            stmts: inner,
+                            range: self.range(body),
+                        },
+                    },
+                    range,
+                });
+            }
+        }
+        if let Some(alternative) = child_by_field(node, "alternative") {
+            if let Some(body) = child_by_field(alternative, "body") {
+                stmts.extend(self.block_statements(body));
+            }
+        }
+        stmts
+    }
+
+    /// `range(n)` or `range(a, b)`: the bounds.
+    fn range_bounds(&mut self, iterable: Node<'_>) -> Option<(Expr, Expr)> {
+        if iterable.kind() != "call" {
+            return None;
+        }
+        let function = child_by_field(iterable, "function")?;
+        if function.kind() != "identifier"
+            || self.text(function) != "range"
+            || self.is_bound(function)
+        {
+            return None;
+        }
+        let args = named_children(child_by_field(iterable, "arguments")?);
+        if args.iter().any(|a| {
+            matches!(
+                a.kind(),
+                "keyword_argument" | "list_splat" | "dictionary_splat"
+            )
+        }) {
+            return None;
+        }
+        match args.as_slice() {
+            [end] => {
+                let zero = Expr {
+                    kind: ExprKind::Int(0),
+                    range: tensorfit_base::TextRange::empty(self.range(*end).start as usize),
+                };
+                Some((zero, self.expr(*end)))
+            }
+            [start, end] => Some((self.expr(*start), self.expr(*end))),
+            _ => None,
+        }
+    }
+
+    /// Every name a statement assigns, set to an unknown value.
+    fn forget_assignments(&mut self, node: Node<'_>, why: &str) -> Vec<Stmt> {
+        let range = self.range(node);
+        let mut scratch = super::locals::locals_of_statement(node, self.text);
+        scratch.sort();
+        scratch.dedup();
+        let mut stmts = Vec::new();
+        for name in scratch {
+            if self.scope.kind == ScopeKind::Script || self.scope.locals.all.contains(&name) {
+                let value = Expr {
+                    kind: ExprKind::Unknown(format!("`{name}`: {why}")),
+                    range,
+                };
+                let target = Name {
+                    text: name,
+                    range: tensorfit_base::TextRange::empty(range.start as usize),
+                };
+                let kind = match self.declares_with_let(&target.text) {
+                    true => StmtKind::Let {
+                        pattern: Pattern::Name(target),
+                        ty: None,
+                        value,
+                    },
+                    false => StmtKind::Assign {
+                        target: Expr {
+                            kind: ExprKind::Name(target.text),
+                            range: target.range,
+                        },
+                        op: AssignOp::Assign,
+                        value,
+                    },
+                };
+                stmts.push(Stmt { kind, range });
+            }
+        }
+        stmts
+    }
+}
+
+/// Whether a block's last statement is `raise`.
+fn ends_in_raise(block: Node<'_>) -> bool {
+    named_children(block)
+        .last()
+        .is_some_and(|last| last.kind() == "raise_statement")
+}
+
+/// Whether a loop body can leave an iteration early (not counting loops
+/// nested in it, whose `break` is their own).
+fn jumps_out(body: Node<'_>) -> bool {
+    let mut stack = vec![body];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "break_statement" | "continue_statement" => return true,
+            "for_statement" | "while_statement" | "function_definition" | "class_definition" => {}
+            _ => stack.extend(named_children(node)),
+        }
+    }
+    false
+}
+
+fn negate(condition: Expr) -> Expr {
+    let range = condition.range;
+    Expr {
+        kind: ExprKind::Unary {
+            op: UnaryOp::Not,
+            operand: Box::new(condition),
+        },
+        range,
+    }
+}

@@ -1,0 +1,52 @@
+//! Small readers of tree-sitter-python nodes shared by the lowering.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use tree_sitter::Node;
+
+/// The named children that are not comments.
+pub(crate) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .filter(|child| !child.is_extra())
+        .collect()
+}
+
+/// A child by field name, with the field's id looked up once (tree-sitter
+/// finds a field's id by comparing names).
+pub(crate) fn child_by_field<'t>(node: Node<'t>, name: &str) -> Option<Node<'t>> {
+    static IDS: OnceLock<HashMap<&'static str, u16>> = OnceLock::new();
+    let ids = IDS.get_or_init(|| {
+        let language: tree_sitter::Language = tree_sitter_python::LANGUAGE.into();
+        (1..=language.field_count() as u16)
+            .filter_map(|id| Some((language.field_name_for_id(id)?, id)))
+            .collect()
+    });
+    node.child_by_field_id(*ids.get(name)?)
+}
+
+pub(crate) fn text_of<'t>(node: Node<'_>, text: &'t str) -> &'t str {
+    text.get(node.start_byte()..node.end_byte()).unwrap_or("")
+}
+
+/// The function or class a decorated definition decorates; any other node
+/// itself.
+pub(crate) fn definition_of(node: Node<'_>) -> Node<'_> {
+    match node.kind() {
+        "decorated_definition" => child_by_field(node, "definition").unwrap_or(node),
+        _ => node,
+    }
+}
+
+/// The decorators' texts (`staticmethod`, `torch.no_grad()`).
+pub(crate) fn decorators<'t>(node: Node<'_>, text: &'t str) -> Vec<&'t str> {
+    if node.kind() != "decorated_definition" {
+        return Vec::new();
+    }
+    named_children(node)
+        .into_iter()
+        .filter(|child| child.kind() == "decorator")
+        .map(|child| text_of(child, text).trim_start_matches('@').trim())
+        .collect()
+}

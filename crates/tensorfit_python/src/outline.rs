@@ -1,0 +1,105 @@
+//! A Python file cut into the pieces the database lowers one by one: each
+//! top-level function, module class and constant, and each statement of
+//! the script, with the keys the Tensor outline gives the same kinds of
+//! item (`f`, `struct Net`, `Net.forward`, `const N`).
+
+use std::collections::HashMap;
+
+use tensorfit_base::TextRange;
+use tensorfit_syntax::{ItemHead, Outline, OutlinePiece};
+use tree_sitter::{Node, Tree};
+
+use crate::context::module_context;
+use crate::lower::syntax::{child_by_field, definition_of, named_children, text_of};
+use crate::lower::{is_main_guard, methods_of};
+
+/// The pieces of a parsed Python text.
+pub fn outline(tree: &Tree, text: &str) -> Outline {
+    let context = module_context(tree, text);
+    let mut outline = Outline::default();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut unique = |key: String| {
+        let count = seen.entry(key.clone()).or_insert(0);
+        *count += 1;
+        match *count {
+            1 => key,
+            n => format!("{key}#{n}"),
+        }
+    };
+    for node in named_children(tree.root_node()) {
+        let range = TextRange::new(node.start_byte(), node.end_byte());
+        let definition = definition_of(node);
+        let item = match definition.kind() {
+            "function_definition" => Some((name_of(definition, text), Vec::new())),
+            "class_definition" => {
+                let name = name_of(definition, text);
+                if !context.modules.contains(&name) {
+                    // Not a module: nothing the analysis reads (yet).
+                    continue;
+                }
+                let methods = methods_of(definition, text)
+                    .into_iter()
+                    .map(|(method, node)| {
+                        (
+                            unique(format!("{name}.{method}")),
+                            TextRange::new(node.start_byte(), node.end_byte()),
+                        )
+                    })
+                    .collect();
+                Some((format!("struct {name}"), methods))
+            }
+            "import_statement"
+            | "import_from_statement"
+            | "future_import_statement"
+            | "comment" => continue,
+            "expression_statement" => match constant_name(node, text) {
+                Some(name) if context.constants.contains(&name) => {
+                    Some((format!("const {name}"), Vec::new()))
+                }
+                _ => None,
+            },
+            "if_statement" if is_main_guard(node, text) => None,
+            kind if is_statement(kind) => None,
+            // `ERROR` and anything else: nothing the lowering keeps.
+            _ => continue,
+        };
+        outline.pieces.push(OutlinePiece {
+            range,
+            // Each Python piece is lowered from its own text, whatever
+            // errors it holds (see `tensorfit_python::lower_piece`).
+            broken: false,
+            item: item.map(|(key, methods)| ItemHead {
+                key: unique(key),
+                methods,
+            }),
+        });
+    }
+    outline
+}
+
+fn is_statement(kind: &str) -> bool {
+    matches!(
+        kind,
+        "expression_statement"
+            | "if_statement"
+            | "for_statement"
+            | "while_statement"
+            | "with_statement"
+            | "try_statement"
+            | "assert_statement"
+    )
+}
+
+fn name_of(node: Node<'_>, text: &str) -> String {
+    child_by_field(node, "name").map_or_else(|| "?".to_owned(), |n| text_of(n, text).to_owned())
+}
+
+/// `NAME = value` at the top level: the name.
+pub(crate) fn constant_name(statement: Node<'_>, text: &str) -> Option<String> {
+    let assignment = named_children(statement).into_iter().next()?;
+    if assignment.kind() != "assignment" {
+        return None;
+    }
+    let left = child_by_field(assignment, "left")?;
+    (left.kind() == "identifier").then(|| text_of(left, text).to_owned())
+}

@@ -1,0 +1,82 @@
+//! What a qualified PyTorch name means to the analysis: an operation of the
+//! registry (`torch.cat` → `cat`), a wrapper that keeps its argument's
+//! shape (`nn.Parameter`), or something not modelled, which is unknown.
+
+use tensorfit_semantics::registry;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Resolved {
+    /// The prelude operation of this name.
+    Operation(&'static str),
+    /// Returns its first argument's value: `nn.Parameter(t)` is `t`.
+    FirstArgument,
+    /// Not modelled: the reason hover gives.
+    Unknown(String),
+}
+
+/// Wrappers whose result has the shape of their first argument.
+const FIRST_ARGUMENT: &[&str] = &["torch.nn.Parameter", "torch.nn.parameter.Parameter"];
+
+/// Tensor methods that convert the device, the dtype or autograd state and
+/// keep the shape. The registry models the ones the Tensor language has
+/// (`to`, `float`, `detach`, ...); these are the rest, which only PyTorch
+/// code uses.
+pub(crate) const SHAPE_KEEPING_METHODS: &[&str] = &[
+    "cuda",
+    "cpu",
+    "int",
+    "bool",
+    "byte",
+    "short",
+    "bfloat16",
+    "requires_grad_",
+    "pin_memory",
+    "share_memory_",
+];
+
+/// The meaning of a dotted path such as `torch.nn.functional.relu`.
+pub(crate) fn resolve(qualified: &str) -> Resolved {
+    if let Some(op) = registry::operation_by_pytorch_name(qualified) {
+        return Resolved::Operation(op.name);
+    }
+    // `torch.nn.modules.linear.Linear` and the like: the public name.
+    if let Some(rest) = qualified.strip_prefix("torch.nn.modules.") {
+        if let Some((_, name)) = rest.rsplit_once('.') {
+            if let Some(op) = registry::operation_by_pytorch_name(&format!("torch.nn.{name}")) {
+                return Resolved::Operation(op.name);
+            }
+        }
+    }
+    if FIRST_ARGUMENT.contains(&qualified) {
+        return Resolved::FirstArgument;
+    }
+    if qualified == "torch" || qualified.starts_with("torch.") {
+        Resolved::Unknown(format!("`{qualified}` is not modelled"))
+    } else {
+        Resolved::Unknown(format!("`{qualified}` is outside what tensorfit reads"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_names_resolve_in_every_namespace() {
+        assert_eq!(resolve("torch.cat"), Resolved::Operation("cat"));
+        assert_eq!(
+            resolve("torch.nn.functional.relu"),
+            Resolved::Operation("relu")
+        );
+        assert_eq!(resolve("torch.nn.Linear"), Resolved::Operation("Linear"));
+        assert_eq!(
+            resolve("torch.nn.modules.conv.Conv2d"),
+            Resolved::Operation("Conv2d")
+        );
+        assert_eq!(resolve("torch.nn.Parameter"), Resolved::FirstArgument);
+        assert!(
+            matches!(resolve("torch.fft.fft"), Resolved::Unknown(why) if why.contains("not modelled"))
+        );
+        assert!(matches!(resolve("numpy.zeros"), Resolved::Unknown(_)));
+    }
+}
