@@ -23,6 +23,13 @@ if ! command -v nvim >/dev/null; then
   apt-get update -qq && apt-get install -y -qq neovim
 fi
 
+# The Python test programs' expectations are proved with real PyTorch
+# (Debian's 1.13), the oracle PYTHON.md names.
+if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  echo "setup: installing python3-torch"
+  apt-get update -qq && apt-get install -y -qq python3-torch
+fi
+
 # The VS Code extension's tests and the SARIF validation run on Node.
 if ! command -v npm >/dev/null; then
   echo "setup: installing nodejs and npm"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, the Rust tests (unit, grammar, corpus
-# expectations, robustness, CLI, headless Neovim) with the tree-sitter checks
-# required; then the VS Code extension's tests and package, and the SARIF
+# expectations, Python programs proved with PyTorch, robustness, CLI, headless
+# Neovim) with the tree-sitter and PyTorch checks required; then the VS Code extension's tests and package, and the SARIF
 # schema validation of the CLI's output (Node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +9,7 @@ bash scripts/setup.sh --tests
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -q -- -D warnings
-TENSORFIT_REQUIRE_TREE_SITTER=1 cargo test --workspace --locked
+TENSORFIT_REQUIRE_TREE_SITTER=1 TENSORFIT_REQUIRE_TORCH=1 cargo test --workspace --locked
 
 # Node parts: offline once `npm ci` has fetched the locked packages.
 npm_ci() { npm ci --no-audit --no-fund --loglevel=error; }

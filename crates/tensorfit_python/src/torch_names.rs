@@ -34,6 +34,31 @@ pub(crate) const SHAPE_KEEPING_METHODS: &[&str] = &[
     "share_memory_",
 ];
 
+/// Python floats by name: the `math` functions and constants a model uses
+/// for scales (`1 / math.sqrt(d)`). Their value never changes a shape;
+/// that they are floats keeps `x * scale` a tensor of `x`'s shape.
+pub(crate) fn is_float_valued(qualified: &str) -> bool {
+    matches!(
+        qualified,
+        "math.sqrt"
+            | "math.log"
+            | "math.log2"
+            | "math.log10"
+            | "math.exp"
+            | "math.cos"
+            | "math.sin"
+            | "math.tan"
+            | "math.tanh"
+            | "math.erf"
+            | "math.pow"
+            | "math.pi"
+            | "math.e"
+            | "math.inf"
+            | "math.nan"
+            | "math.tau"
+    )
+}
+
 /// The meaning of a dotted path such as `torch.nn.functional.relu`.
 pub(crate) fn resolve(qualified: &str) -> Resolved {
     if let Some(op) = registry::operation_by_pytorch_name(qualified) {

@@ -291,6 +291,9 @@ impl Lowerer<'_> {
 
     fn attribute(&mut self, node: Node<'_>) -> Expr {
         if let Some(path) = self.import_path(node) {
+            if torch_names::is_float_valued(&path) {
+                return self.float_value(node);
+            }
             return self.imported(&path, self.range(node));
         }
         let (Some(object), Some(attribute)) = (
@@ -391,6 +394,9 @@ impl Lowerer<'_> {
             }
         }
         if let Some(path) = self.import_path(function) {
+            if torch_names::is_float_valued(&path) {
+                return self.float_value(node);
+            }
             if torch_names::resolve(&path) == Resolved::FirstArgument {
                 return match argument_nodes.first() {
                     Some(first) if first.kind() != "keyword_argument" => self.expr(*first),
@@ -409,6 +415,15 @@ impl Lowerer<'_> {
                 args,
             },
             range,
+        }
+    }
+
+    /// A Python float whose value does not matter to shapes: the analysis
+    /// reads any float literal as a float of unknown value.
+    fn float_value(&self, node: Node<'_>) -> Expr {
+        Expr {
+            kind: ExprKind::Float(self.text(node).to_owned()),
+            range: self.range(node),
         }
     }
 

@@ -396,11 +396,12 @@ impl<'f, 'a> Frame<'f, 'a> {
                 self.record(&name.text, name.range, &value);
                 self.define(&name.text, value, declared, name.range);
             }
-            Pattern::Tuple { elements, .. } => {
+            Pattern::Tuple { elements, range } => {
                 let items = match value {
                     Value::Tuple(items) | Value::List(items) if items.len() == elements.len() => {
                         items
                     }
+                    Value::Shape(shape) => self.unpack_shape(&shape, elements.len(), *range),
                     _ => vec![Value::Unknown; elements.len()],
                 };
                 for (element, item) in elements.iter().zip(items) {
@@ -413,6 +414,31 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             Pattern::Missing(_) => {}
         }
+    }
+
+    /// `let (b, t, c) = x.shape` (Python's `B, T, C = x.size()`): the shape
+    /// has exactly as many dimensions as there are names (Python raises
+    /// otherwise), and each name is its dimension. Of a shape whose rank is
+    /// not known here, this states the rank, as indexing states a lower
+    /// bound, so that the rest of the function knows the dimensions.
+    fn unpack_shape(&mut self, shape: &Shape, count: usize, range: TextRange) -> Vec<Value> {
+        let rank = shape.rank();
+        self.require(
+            Formula::eq(&rank, &Term::int(count as i64)),
+            FactKind::Precondition,
+            range,
+            Explain::Text {
+                template: format!("a shape of {{}} dimensions is unpacked into {count} names"),
+                terms: vec![rank],
+            },
+        );
+        let shape = self.refine_shape(shape);
+        (0..count)
+            .map(|i| match shape.dim(i as i64) {
+                Some(dim) => Value::Int(dim),
+                None => Value::Unknown,
+            })
+            .collect()
     }
 
     /// A function whose result type is a tensor (or a tuple) must not

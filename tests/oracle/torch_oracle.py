@@ -1,0 +1,119 @@
+"""Proves a Python test program's expectations with real PyTorch.
+
+Usage: python3 torch_oracle.py FILE.py
+
+The file's top-level statements (and the body of its
+`if __name__ == "__main__":`) run one at a time, so that a statement that
+raises does not hide the ones after it. Then:
+
+- every `#~ error` line must be on the traceback of a statement that
+  raised, and every statement that raised must have an `#~ error` line on
+  its traceback: PyTorch fails exactly where tensorfit says;
+- every `#~ shape NAME: Tensor[...]` on a top-level line with concrete
+  dimensions must be NAME's shape after that statement;
+- every `#~ hole: N` line runs with its `...` replaced by N, so the value
+  tensorfit proposes is one PyTorch accepts.
+
+Exit status 0 when all hold, 1 with one line per problem otherwise.
+"""
+
+import ast
+import re
+import sys
+import traceback
+
+EXPECTATION = re.compile(r"#~(.*)$")
+
+
+def expectations(lines):
+    found = []
+    for number, line in enumerate(lines, start=1):
+        match = EXPECTATION.search(line)
+        if not match:
+            continue
+        for part in match.group(1).split(" ; "):
+            part = part.strip()
+            if part:
+                found.append((number, part))
+    return found
+
+
+def fill_holes(lines, expected):
+    """Replaces the `...` argument of each `#~ hole: N` line by N."""
+    filled = list(lines)
+    for number, text in expected:
+        match = re.fullmatch(r"hole:\s*(-?\d+)", text)
+        if not match:
+            continue
+        line = filled[number - 1]
+        code, _, comment = line.partition("#~")
+        if "..." not in code:
+            raise SystemExit(f"line {number}: a hole expectation on a line without `...`")
+        filled[number - 1] = code.replace("...", match.group(1), 1) + "#~" + comment
+    return filled
+
+
+def statements(module):
+    for statement in module.body:
+        if (
+            isinstance(statement, ast.If)
+            and isinstance(statement.test, ast.Compare)
+            and ast.unparse(statement.test).replace("'", '"') == '__name__ == "__main__"'
+        ):
+            yield from statement.body
+        else:
+            yield statement
+
+
+def shape_of(text):
+    match = re.fullmatch(r"Tensor\[([0-9,\s]*)\]", text.strip())
+    if not match:
+        return None
+    inside = match.group(1).strip()
+    return [int(d) for d in inside.split(",")] if inside else []
+
+
+def main(path):
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    expected = expectations(lines)
+    source = "\n".join(fill_holes(lines, expected)) + "\n"
+    module = ast.parse(source, filename=path)
+    namespace = {"__name__": "__main__", "__file__": path}
+    raised = []
+    problems = []
+    shapes = [(n, t) for n, t in expected if t.startswith("shape ")]
+    for statement in statements(module):
+        code = compile(ast.Module(body=[statement], type_ignores=[]), path, "exec")
+        try:
+            exec(code, namespace)
+        except Exception as error:  # noqa: BLE001 - any failure is a finding
+            frames = traceback.extract_tb(error.__traceback__)
+            on_file = {f.lineno for f in frames if f.filename == path}
+            raised.append((statement.lineno, on_file, f"{type(error).__name__}: {error}"))
+            continue
+        for number, text in shapes:
+            if not statement.lineno <= number <= statement.end_lineno:
+                continue
+            name, _, shape = text[len("shape "):].partition(":")
+            want = shape_of(shape)
+            if want is None:
+                continue
+            value = namespace.get(name.strip())
+            got = list(getattr(value, "shape", [])) if value is not None else None
+            if got != want:
+                problems.append(f"line {number}: `{name.strip()}` has shape {got} in PyTorch, not {want}")
+    error_lines = [n for n, t in expected if t == "error" or t.startswith("error:")]
+    for number in error_lines:
+        if not any(number in lines_ for _, lines_, _ in raised):
+            problems.append(f"line {number}: an error is expected, but PyTorch raised nothing there")
+    for start, lines_, message in raised:
+        if not any(n in lines_ for n in error_lines):
+            problems.append(f"line {start}: PyTorch raised `{message}`, which no `#~ error` expects")
+    for problem in problems:
+        print(f"{path}: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
