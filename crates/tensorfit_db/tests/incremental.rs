@@ -496,3 +496,109 @@ let out = pooled(zeros([2, 5, 32, 32]))
     assert_eq!(flattened(&holds), "Tensor[n, 5, 16, 16]");
     assert!(holds.diagnostics.is_empty(), "{:#?}", holds.diagnostics);
 }
+
+/// A PyTorch file is cut into pieces like a `.tensor` file: typing inside
+/// `forward` re-analyses that method alone, and the result is what a check
+/// from scratch gives.
+mod python {
+    use super::*;
+
+    const MODEL: &str = "\
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, width=16):
+        super().__init__()
+        self.fc = nn.Linear(8, width)
+
+    def forward(self, x):
+        scale = 0.5
+        return self.fc(x) * scale
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.out(x)
+
+
+def pipeline(x):
+    return Head()(Encoder()(x))
+
+
+logits = pipeline(torch.randn(2, 8))
+";
+
+    fn path() -> &'static Path {
+        Path::new("model.py")
+    }
+
+    fn replace(host: &mut Host, old: &str, new: &str) -> String {
+        let file = host.file(path()).expect("open");
+        let text = file.text(host.db()).to_string();
+        let start = text.find(old).expect("old text");
+        let position = |offset: usize| Position {
+            line: text[..offset].matches('\n').count() as u32,
+            character: (offset - text[..offset].rfind('\n').map_or(0, |i| i + 1)) as u32,
+        };
+        let change = TextChange {
+            range: Some((position(start), position(start + old.len()))),
+            text: new.to_owned(),
+        };
+        host.apply_changes(path(), &[change]).expect("open");
+        let mut edited = text;
+        edited.replace_range(start..start + old.len(), new);
+        edited
+    }
+
+    fn fresh(text: &str) -> Arc<FileReport> {
+        let mut host = Host::new(Arc::new(NoImports), OPTIONS);
+        let file = host.set_text(path(), text);
+        file_report(host.db(), file)
+    }
+
+    #[test]
+    fn typing_in_forward_re_analyses_that_method_alone() {
+        let mut host = Host::new(Arc::new(NoImports), OPTIONS);
+        let file = host.set_text(path(), MODEL);
+        let cold = file_report(host.db(), file);
+        assert!(cold.diagnostics.is_empty(), "{:#?}", cold.diagnostics);
+        let cold_checks = host.db().function_checks();
+        assert!(
+            cold_checks >= 3,
+            "{cold_checks} analyses for three functions"
+        );
+
+        let before = host.db().function_checks();
+        let edited = replace(&mut host, "scale = 0.5", "scale = 0.25 * 2.0");
+        let report = file_report(host.db(), file);
+        assert_eq!(
+            host.db().function_checks() - before,
+            1,
+            "`Encoder.forward` only"
+        );
+        assert_eq!(*report, *fresh(&edited));
+
+        // A change that breaks the model is found, and only the edited
+        // method and what calls it are analysed again.
+        let before = host.db().function_checks();
+        let edited = replace(&mut host, "self.fc(x) * scale", "self.fc(x)[:, :8] * scale");
+        let report = file_report(host.db(), file);
+        let rerun = host.db().function_checks() - before;
+        assert!((1..=2).contains(&rerun), "{rerun} analyses");
+        assert_eq!(*report, *fresh(&edited));
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("in_features")),
+            "{:#?}",
+            report.diagnostics
+        );
+    }
+}

@@ -1,6 +1,7 @@
 //! Data-driven tests of every editor feature, over the real protocol.
 //!
-//! Each file `tests/fixtures/<feature>/<case>.tensor` is opened in a fresh
+//! Each file `tests/fixtures/<feature>/<case>.tensor` (or `.py`, opened as
+//! a PyTorch file) is opened in a fresh
 //! server; the feature is asked at the `$0` cursor (or of the whole file),
 //! and the answer, rendered as text a person can check, is compared with
 //! `<case>.snap` next to it. `UPDATE_EXPECT=1 cargo test` rewrites the
@@ -11,7 +12,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use support::{cursor, Client, URI};
+use support::{cursor, Client, PYTHON_URI, URI};
 
 #[tokio::test]
 async fn every_fixture_matches_its_snapshot() {
@@ -20,7 +21,7 @@ async fn every_fixture_matches_its_snapshot() {
         .unwrap()
         .flat_map(|feature| std::fs::read_dir(feature.unwrap().path()).unwrap())
         .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "tensor"))
+        .filter(|p| p.extension().is_some_and(|e| e == "tensor" || e == "py"))
         .collect();
     cases.sort();
     assert!(
@@ -38,7 +39,11 @@ async fn every_fixture_matches_its_snapshot() {
             .to_str()
             .unwrap();
         let fixture = std::fs::read_to_string(case).unwrap();
-        let shown = run(feature, &fixture).await;
+        let uri = match case.extension().is_some_and(|e| e == "py") {
+            true => PYTHON_URI,
+            false => URI,
+        };
+        let shown = run(feature, &fixture, uri).await;
         let snapshot = case.with_extension("snap");
         let outcome = std::panic::catch_unwind(|| {
             expect_test::expect_file![snapshot].assert_eq(&shown);
@@ -51,15 +56,15 @@ async fn every_fixture_matches_its_snapshot() {
 }
 
 /// Asks the server for `feature` on the fixture and renders the answer.
-async fn run(feature: &str, fixture: &str) -> String {
+async fn run(feature: &str, fixture: &str, uri: &str) -> String {
     let (text, at) = if fixture.contains("$0") {
         cursor(fixture)
     } else {
         (fixture.to_owned(), json!({"line": 0, "character": 0}))
     };
     let mut client = Client::start().await;
-    client.open(&text).await;
-    let document = json!({"uri": URI});
+    client.open_at(uri, &text).await;
+    let document = json!({"uri": uri});
     let at_cursor = json!({"textDocument": document, "position": at});
     let whole =
         json!({"start": {"line": 0, "character": 0}, "end": {"line": 100000, "character": 0}});
@@ -100,7 +105,7 @@ async fn run(feature: &str, fixture: &str) -> String {
             let params =
                 json!({"textDocument": document, "range": range, "context": {"diagnostics": []}});
             let actions = answer(client.request("textDocument/codeAction", params).await);
-            render_actions(&text, &actions)
+            render_actions(&text, &actions, uri)
         }
         "definition" => {
             let target = answer(client.request("textDocument/definition", at_cursor).await);
@@ -237,7 +242,7 @@ fn render_diagnostics(text: &str, diagnostics: &[Value]) -> String {
 }
 
 /// Each action's title, then the text after applying it.
-fn render_actions(text: &str, actions: &Value) -> String {
+fn render_actions(text: &str, actions: &Value, uri: &str) -> String {
     let actions = actions.as_array().unwrap();
     if actions.is_empty() {
         return "no actions\n".to_owned();
@@ -253,7 +258,7 @@ fn render_actions(text: &str, actions: &Value) -> String {
             "== {}{preferred}\n",
             action["title"].as_str().unwrap()
         ));
-        let edits = action["edit"]["changes"][URI].as_array().unwrap();
+        let edits = action["edit"]["changes"][uri].as_array().unwrap();
         let mut applied = text.to_owned();
         let mut spans: Vec<(usize, usize, &str)> = edits
             .iter()

@@ -8,6 +8,9 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
 pub const URI: &str = "file:///work/model.tensor";
+/// Where Python fixtures are opened: the server reads them as PyTorch.
+#[allow(dead_code)]
+pub const PYTHON_URI: &str = "file:///work/model.py";
 
 pub struct Client {
     to_server: tokio::io::WriteHalf<DuplexStream>,
