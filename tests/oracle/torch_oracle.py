@@ -6,7 +6,8 @@ The file's top-level statements (and the body of its
 `if __name__ == "__main__":`) run one at a time, so that a statement that
 raises does not hide the ones after it. Then:
 
-- every `#~ error` line must be on the traceback of a statement that
+- every `#~ error` line (but those about a result type, which PyTorch
+  does not check) must be on the traceback of a statement that
   raised, and every statement that raised must have an `#~ error` line on
   its traceback: PyTorch fails exactly where tensorfit says;
 - every `#~ shape NAME: Tensor[...]` on a top-level line with concrete
@@ -73,7 +74,28 @@ def shape_of(text):
     return [int(d) for d in inside.split(",")] if inside else []
 
 
+def stub_jaxtyping():
+    """Makes `from jaxtyping import Float` work where jaxtyping is not
+    installed: without a runtime checker its annotations change nothing,
+    so a stub whose names subscript to themselves is faithful."""
+    try:
+        import jaxtyping  # noqa: F401
+        return
+    except ImportError:
+        pass
+    import types
+
+    class Annotation:
+        def __class_getitem__(cls, item):
+            return cls
+
+    module = types.ModuleType("jaxtyping")
+    module.__getattr__ = lambda name: Annotation
+    sys.modules["jaxtyping"] = module
+
+
 def main(path):
+    stub_jaxtyping()
     with open(path, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
     expected = expectations(lines)
@@ -103,7 +125,13 @@ def main(path):
             got = list(getattr(value, "shape", [])) if value is not None else None
             if got != want:
                 problems.append(f"line {number}: `{name.strip()}` has shape {got} in PyTorch, not {want}")
-    error_lines = [n for n, t in expected if t == "error" or t.startswith("error:")]
+    # A result that contradicts its annotation is tensorfit's error, not
+    # PyTorch's: annotations are not checked at run time.
+    error_lines = [
+        n
+        for n, t in expected
+        if (t == "error" or t.startswith("error:")) and "result type" not in t
+    ]
     for number in error_lines:
         if not any(number in lines_ for _, lines_, _ in raised):
             problems.append(f"line {number}: an error is expected, but PyTorch raised nothing there")
