@@ -479,3 +479,120 @@ fn a_files_check_stays_within_its_time_budget() {
     assert!(cut.contains(&"hard9"), "{cut:?}");
     assert!(elapsed.as_secs_f64() < 5.0, "took {elapsed:?}");
 }
+
+/// Python files: a directory's `.py` files are read when they import torch;
+/// a project without PyTorch gives no output at all.
+#[test]
+fn python_files_are_checked_when_they_use_pytorch() {
+    let dir = scratch("python_discovery");
+    write(
+        &dir,
+        "models/net.py",
+        "import torch\nimport torch.nn as nn\n\nfc = nn.Linear(4, 2)\ny = fc(torch.randn(3, 5))\n",
+    );
+    write(
+        &dir,
+        "web/views.py",
+        "from django.http import JsonResponse\n\ndef view(r):\n    return JsonResponse({})\n",
+    );
+    let output = tensorfit(&["check", "--format", "json", dir.to_str().unwrap()]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "the wrong Linear is an error"
+    );
+    let report = json(&output);
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("models/net.py"));
+
+    let plain = scratch("python_without_torch");
+    write(
+        &plain,
+        "manage.py",
+        "import sys\n\nprint(undefined.attr[1] @ 2)\n",
+    );
+    write(
+        &plain,
+        "app/views.py",
+        "def view(request):\n    return request.user.name\n",
+    );
+    let output = tensorfit(&["check", plain.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Bad Python input (PYTHON.md, issue 23): a 20,000-line file, nesting far
+/// deeper than the checker follows, long `elif` chains, Python 2 and
+/// binary junk get an answer and no diagnostic.
+#[test]
+fn bad_python_input_gets_a_quiet_answer() {
+    let dir = scratch("python_bad_input");
+    let mut huge = String::from("import torch\nimport torch.nn as nn\n\n");
+    let mut classes = 0;
+    while huge.lines().count() < 20_000 {
+        huge.push_str(&format!(
+            "class Block{classes}(nn.Module):\n    def __init__(self, d=16):\n        super().__init__()\n        self.fc = nn.Linear(d, d)\n\n    def forward(self, x):\n        y = self.fc(x)\n        if y.shape[0] > 2:\n            y = y * 2.0\n        return y\n\n\n"
+        ));
+        classes += 1;
+    }
+    huge.push_str("x = torch.randn(4, 16)\n");
+    for k in (0..classes).step_by(100) {
+        huge.push_str(&format!("y{k} = Block{k}()(x)\n"));
+    }
+    let mut deep = String::from("import torch\nx = torch.randn(2, 3)\n");
+    deep.push_str(&format!("y = {}x{}\n", "(".repeat(3000), ")".repeat(3000)));
+    deep.push_str(&format!(
+        "z = {}x{}\n",
+        "torch.relu(".repeat(3000),
+        ")".repeat(3000)
+    ));
+    deep.push_str(&format!("N = {}\n", vec!["1"; 50_000].join(" + ")));
+    deep.push_str("def f(x):\n");
+    for k in 0..400 {
+        deep.push_str(&format!("{}if x:\n", "    ".repeat(k + 1)));
+    }
+    deep.push_str(&format!("{}pass\n", "    ".repeat(401)));
+    deep.push_str("if a:\n    pass\n");
+    for k in 0..20_000 {
+        deep.push_str(&format!("elif b{k}:\n    pass\n"));
+    }
+    let files = [
+        write(&dir, "huge.py", huge),
+        write(&dir, "deep.py", deep),
+        write(
+            &dir,
+            "py2.py",
+            "import torch\nprint 'x', torch.zeros(2)\nexec 'y = 1'\ndef f(x:\n",
+        ),
+        write(
+            &dir,
+            "junk.py",
+            b"import torch\n\xff\xfe\x00\x01 ((((]]]] \x00 def class :\n".as_slice(),
+        ),
+    ];
+    for file in &files {
+        let output = tensorfit(&["check", "--format", "json", file]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{file}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let report = json(&output);
+        let diagnostics = report["files"][0]["diagnostics"].as_array().unwrap();
+        assert!(diagnostics.is_empty(), "{file}: {diagnostics:#?}");
+    }
+}

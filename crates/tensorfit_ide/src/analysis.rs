@@ -76,7 +76,10 @@ pub fn analyze_file(
         ),
     };
     let mut diagnostics = Vec::new();
-    if let Some(error) = decode_error {
+    // Python's own reader refuses such a file: that is the Python tools'
+    // to say (PYTHON.md §6); tensorfit reads what it can, silently.
+    let python = tensorfit_base::Language::of_path(path).is_python();
+    if let Some(error) = decode_error.filter(|_| !python) {
         // The lossy text has the same prefix, so the offset is valid in it.
         diagnostics.push(Diagnostic::new(
             Code::InvalidUtf8,

@@ -77,7 +77,9 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
         }
     }
     let checked = match files.len() {
-        0 => "no .tensor files found".to_owned(),
+        // Nothing to check (a Python project without PyTorch): nothing to
+        // say.
+        0 => return Ok(()),
         1 => "checked 1 file".to_owned(),
         n => format!("checked {n} files"),
     };

@@ -76,6 +76,11 @@ fn walk_block(
     assigned: &mut BTreeMap<String, Assigned>,
     order: &mut Vec<String>,
 ) {
+    // Blocks nested deeper than the lowering follows are not lowered
+    // either (see `MAX_DEPTH`): their names need no declaration.
+    if block_depth(block) > super::MAX_DEPTH as usize {
+        return;
+    }
     for statement in named_children(block) {
         walk_statement(statement, text, nested, assigned, order);
     }
@@ -250,4 +255,21 @@ pub(crate) fn locals_of_statement(statement: Node<'_>, text: &str) -> Vec<String
     let mut order = Vec::new();
     walk_statement(statement, text, true, &mut assigned, &mut order);
     order
+}
+
+/// How many blocks enclose `node`, counted up to just past the lowering's
+/// limit.
+fn block_depth(node: Node<'_>) -> usize {
+    let mut depth = 0;
+    let mut current = node.parent();
+    while let Some(parent) = current {
+        if parent.kind() == "block" {
+            depth += 1;
+            if depth > super::MAX_DEPTH as usize {
+                break;
+            }
+        }
+        current = parent.parent();
+    }
+    depth
 }

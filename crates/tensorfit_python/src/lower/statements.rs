@@ -338,6 +338,23 @@ impl Lowerer<'_> {
         alternatives: &[Node<'_>],
         range: tensorfit_base::TextRange,
     ) -> Vec<Stmt> {
+        // A long `elif` chain nests: bounded like any nesting.
+        if self.depth >= super::MAX_DEPTH {
+            return Vec::new();
+        }
+        self.depth += 1;
+        let stmts = self.if_chain_inner(condition, consequence, alternatives, range);
+        self.depth -= 1;
+        stmts
+    }
+
+    fn if_chain_inner(
+        &mut self,
+        condition: Node<'_>,
+        consequence: Node<'_>,
+        alternatives: &[Node<'_>],
+        range: tensorfit_base::TextRange,
+    ) -> Vec<Stmt> {
         let cond = self.expr(condition);
         let (next, rest) = match alternatives.split_first() {
             Some((next, rest)) => (Some(*next), rest),
