@@ -38,6 +38,7 @@ fn files() -> Vec<PathBuf> {
     for dir in [
         root.join("examples/models"),
         root.join("../shared/corpus/seeds"),
+        root.join("tests/python/models"),
     ] {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -45,12 +46,34 @@ fn files() -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> = entries
             .flatten()
             .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|e| e == "tensor"))
+            .filter(|p| p.extension().is_some_and(|e| e == "tensor" || e == "py"))
             .collect();
         found.sort();
         files.extend(found);
     }
+    files.extend(python_300_lines(&root));
     files
+}
+
+/// Issue 23's size: a PyTorch file of about 300 lines, made of five of the
+/// Python test programs one after the other (their classes and functions
+/// have different names).
+fn python_300_lines(root: &Path) -> Option<PathBuf> {
+    let python = root.join("tests/python");
+    let mut text = String::new();
+    for name in [
+        "models/unet.py",
+        "models/nanogpt.py",
+        "models/vit_and_lstm.py",
+        "models/lenet_cifar.py",
+        "annotations/jaxtyping_shapes.py",
+    ] {
+        text.push_str(&std::fs::read_to_string(python.join(name)).ok()?);
+        text.push('\n');
+    }
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python_300_lines.py");
+    std::fs::write(&path, text).ok()?;
+    Some(path)
 }
 
 fn main() {
