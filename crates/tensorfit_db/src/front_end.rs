@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use tensorfit_base::{Diagnostic, Language, TextRange};
+use tensorfit_base::{Diagnostic, Language};
 use tensorfit_python::ModuleContext;
 use tensorfit_syntax::{LoweredPiece, Outline, Parse};
 
@@ -56,18 +56,6 @@ pub fn lower_piece(
         None => tensorfit_syntax::lower_piece(text, base, places),
         Some(context) => tensorfit_python::lower_piece(text, base, places, context),
     }
-}
-
-/// A broken Tensor piece, lowered from the file's tree (Python pieces are
-/// never marked broken).
-pub fn lower_piece_in(
-    tree: &tree_sitter::Tree,
-    text: &str,
-    range: TextRange,
-    base: usize,
-    places: &[(usize, usize)],
-) -> LoweredPiece {
-    tensorfit_syntax::lower_piece_in(tree, text, range, base, places)
 }
 
 /// The syntax errors to report: Python's are the Python language server's

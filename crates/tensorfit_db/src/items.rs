@@ -114,7 +114,9 @@ pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
                 })
                 .collect();
             let source = if piece.broken {
-                PieceSource::Broken(Arc::new(crate::front_end::lower_piece_in(
+                // Only Tensor pieces are marked broken: a Python piece is
+                // always lowered from its own text.
+                PieceSource::Broken(Arc::new(tensorfit_syntax::lower_piece_in(
                     tree,
                     text,
                     piece.range,

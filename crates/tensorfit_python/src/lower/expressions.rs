@@ -73,11 +73,7 @@ impl Lowerer<'_> {
             "call" => self.call(node),
             "subscript" => self.subscript(node),
             "binary_operator" => {
-                let (Some(left), Some(right), Some(operator)) = (
-                    child_by_field(node, "left"),
-                    child_by_field(node, "right"),
-                    child_by_field(node, "operator"),
-                ) else {
+                let Some((left, operator, right)) = operands(node) else {
                     return self.unknown(node, "the expression is incomplete");
                 };
                 let operator = self.text(operator);
@@ -113,11 +109,7 @@ impl Lowerer<'_> {
                 None => self.unknown(node, "the expression is incomplete"),
             },
             "boolean_operator" => {
-                let (Some(left), Some(right), Some(operator)) = (
-                    child_by_field(node, "left"),
-                    child_by_field(node, "right"),
-                    child_by_field(node, "operator"),
-                ) else {
+                let Some((left, operator, right)) = operands(node) else {
                     return self.unknown(node, "the expression is incomplete");
                 };
                 let op = match self.text(operator) {
@@ -572,6 +564,16 @@ impl Lowerer<'_> {
             _ => None,
         }
     }
+}
+
+/// The left operand, the operator and the right operand of a binary or
+/// boolean operator.
+fn operands(node: Node<'_>) -> Option<(Node<'_>, Node<'_>, Node<'_>)> {
+    Some((
+        child_by_field(node, "left")?,
+        child_by_field(node, "operator")?,
+        child_by_field(node, "right")?,
+    ))
 }
 
 /// A Python `int` literal's value (`1_000`, `0x10`, `0o7`, `0b1`).

@@ -120,12 +120,7 @@ impl Lowerer<'_> {
     /// The statements of `__init__` (or of a `with` inside it); `unknown`
     /// when they run under control flow, which makes what they set unknown.
     fn init_block(&mut self, block: Node<'_>, fields: &mut Vec<Field>, unknown: bool) {
-        if self.depth >= super::MAX_DEPTH {
-            return;
-        }
-        self.depth += 1;
-        self.init_statements(block, fields, unknown);
-        self.depth -= 1;
+        self.nested(|this| this.init_statements(block, fields, unknown));
     }
 
     fn init_statements(&mut self, block: Node<'_>, fields: &mut Vec<Field>, unknown: bool) {

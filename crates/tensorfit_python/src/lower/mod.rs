@@ -301,6 +301,19 @@ impl<'t> Lowerer<'t> {
         })
     }
 
+    /// Runs `lower` one level deeper; past [`MAX_DEPTH`] the text is not
+    /// lowered (an empty or default result), so that no later recursive
+    /// pass runs out of stack.
+    fn nested<R: Default>(&mut self, lower: impl FnOnce(&mut Self) -> R) -> R {
+        if self.depth >= MAX_DEPTH {
+            return R::default();
+        }
+        self.depth += 1;
+        let result = lower(self);
+        self.depth -= 1;
+        result
+    }
+
     /// A new name for a temporary, one no Python identifier can be.
     fn temporary(&mut self) -> String {
         self.temporaries += 1;

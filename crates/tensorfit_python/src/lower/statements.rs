@@ -23,13 +23,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn statement(&mut self, node: Node<'_>) -> Vec<Stmt> {
-        if self.depth >= super::MAX_DEPTH {
-            return Vec::new();
-        }
-        self.depth += 1;
-        let stmts = self.statement_inner(node);
-        self.depth -= 1;
-        stmts
+        self.nested(|this| this.statement_inner(node))
     }
 
     fn statement_inner(&mut self, node: Node<'_>) -> Vec<Stmt> {
@@ -212,23 +206,7 @@ impl Lowerer<'_> {
         match target.kind() {
             "identifier" => {
                 let name = self.name(target);
-                let kind = if self.declares_with_let(&name.text) {
-                    StmtKind::Let {
-                        pattern: Pattern::Name(name),
-                        ty: None,
-                        value,
-                    }
-                } else {
-                    StmtKind::Assign {
-                        target: Expr {
-                            kind: ExprKind::Name(name.text),
-                            range: name.range,
-                        },
-                        op: AssignOp::Assign,
-                        value,
-                    }
-                };
-                vec![Stmt { kind, range }]
+                vec![self.set_name(name, value, range)]
             }
             "pattern_list" | "tuple_pattern" | "list_pattern" | "tuple" | "list" => {
                 let elements = named_children(target);
@@ -294,6 +272,27 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `name = value`: a `let` where this assignment declares the name, an
+    /// assignment of its hoisted `var` otherwise.
+    fn set_name(&self, name: Name, value: Expr, range: tensorfit_base::TextRange) -> Stmt {
+        let kind = match self.declares_with_let(&name.text) {
+            true => StmtKind::Let {
+                pattern: Pattern::Name(name),
+                ty: None,
+                value,
+            },
+            false => StmtKind::Assign {
+                target: Expr {
+                    kind: ExprKind::Name(name.text),
+                    range: name.range,
+                },
+                op: AssignOp::Assign,
+                value,
+            },
+        };
+        Stmt { kind, range }
+    }
+
     /// Whether a name assigned here is declared by this assignment (a
     /// `let`) rather than by a hoisted `var` (see `locals`).
     fn declares_with_let(&self, name: &str) -> bool {
@@ -339,13 +338,7 @@ impl Lowerer<'_> {
         range: tensorfit_base::TextRange,
     ) -> Vec<Stmt> {
         // A long `elif` chain nests: bounded like any nesting.
-        if self.depth >= super::MAX_DEPTH {
-            return Vec::new();
-        }
-        self.depth += 1;
-        let stmts = self.if_chain_inner(condition, consequence, alternatives, range);
-        self.depth -= 1;
-        stmts
+        self.nested(|this| this.if_chain_inner(condition, consequence, alternatives, range))
     }
 
     fn if_chain_inner(
@@ -548,22 +541,7 @@ impl Lowerer<'_> {
                     text: name,
                     range: tensorfit_base::TextRange::empty(range.start as usize),
                 };
-                let kind = match self.declares_with_let(&target.text) {
-                    true => StmtKind::Let {
-                        pattern: Pattern::Name(target),
-                        ty: None,
-                        value,
-                    },
-                    false => StmtKind::Assign {
-                        target: Expr {
-                            kind: ExprKind::Name(target.text),
-                            range: target.range,
-                        },
-                        op: AssignOp::Assign,
-                        value,
-                    },
-                };
-                stmts.push(Stmt { kind, range });
+                stmts.push(self.set_name(target, value, range));
             }
         }
         stmts
