@@ -3,10 +3,8 @@
 //! the script, with the keys the Tensor outline gives the same kinds of
 //! item (`f`, `struct Net`, `Net.forward`, `const N`).
 
-use std::collections::HashMap;
-
 use tensorfit_base::TextRange;
-use tensorfit_syntax::{ItemHead, Outline, OutlinePiece};
+use tensorfit_syntax::{ItemHead, Outline, OutlinePiece, UniqueKeys};
 use tree_sitter::{Node, Tree};
 
 use crate::context::module_context;
@@ -17,15 +15,8 @@ use crate::lower::{is_main_guard, methods_of};
 pub fn outline(tree: &Tree, text: &str) -> Outline {
     let context = module_context(tree, text);
     let mut outline = Outline::default();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut unique = |key: String| {
-        let count = seen.entry(key.clone()).or_insert(0);
-        *count += 1;
-        match *count {
-            1 => key,
-            n => format!("{key}#{n}"),
-        }
-    };
+    let mut keys = UniqueKeys::default();
+    let mut unique = |key: String| keys.unique(key);
     for node in named_children(tree.root_node()) {
         let range = TextRange::new(node.start_byte(), node.end_byte());
         let definition = definition_of(node);

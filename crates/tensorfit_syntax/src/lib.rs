@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use tensorfit_base::{Diagnostic, TextRange};
 
 pub use lower::{Placement, MAX_NESTING};
-pub use outline::{outline, ItemHead, Outline, OutlinePiece};
+pub use outline::{outline, ItemHead, Outline, OutlinePiece, UniqueKeys};
 
 /// The result of parsing one file.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -42,18 +42,27 @@ pub struct ItemHead {
     pub methods: Vec<(String, TextRange)>,
 }
 
-/// The pieces of a parsed text.
-pub fn outline(tree: &Tree, text: &str) -> Outline {
-    let mut outline = Outline::default();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut unique = |key: String| {
-        let count = seen.entry(key.clone()).or_insert(0);
+/// Makes item keys unique in a file: a repeated key gets `#2`, `#3`
+/// (shared with the Python front end's outline).
+#[derive(Default)]
+pub struct UniqueKeys(HashMap<String, usize>);
+
+impl UniqueKeys {
+    pub fn unique(&mut self, key: String) -> String {
+        let count = self.0.entry(key.clone()).or_insert(0);
         *count += 1;
         match *count {
             1 => key,
             n => format!("{key}#{n}"),
         }
-    };
+    }
+}
+
+/// The pieces of a parsed text.
+pub fn outline(tree: &Tree, text: &str) -> Outline {
+    let mut outline = Outline::default();
+    let mut keys = UniqueKeys::default();
+    let mut unique = |key: String| keys.unique(key);
     let root = tree.root_node();
     let mut cursor = root.walk();
     for node in root.named_children(&mut cursor) {
