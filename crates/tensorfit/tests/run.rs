@@ -202,3 +202,23 @@ fn holes_and_syntax_errors_are_explained() {
     let output = tensorfit(&["run", "/nonexistent/file.tensor"]);
     assert_eq!(output.status.code(), Some(2));
 }
+
+/// `let (h, w) = x.shape` binds one name per dimension, and the wrong
+/// number of names is an error, as the analysis reads it.
+#[test]
+fn a_shape_unpacks_into_one_name_per_dimension() {
+    let (code, out, err) = run(
+        "unpack.tensor",
+        "let x = randn(4, 6)\nlet (h, w) = x.shape\nlet grid = zeros(h, w)\n",
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("grid: Tensor[4, 6]"), "{out}");
+    let (code, _, err) = run(
+        "unpack_wrong.tensor",
+        "let x = randn(4, 6)\nlet (p, q, r) = x.shape\n",
+        &[],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cannot unpack 2 values into 3 names"), "{err}");
+}

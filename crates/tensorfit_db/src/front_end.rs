@@ -3,15 +3,9 @@
 //! each step from text to lowered pieces goes to that language's crate.
 //! Everything after lowering is the same for both.
 
-use std::path::Path;
-
 use tensorfit_base::{Diagnostic, Language};
 use tensorfit_python::ModuleContext;
 use tensorfit_syntax::{LoweredPiece, Outline, Parse};
-
-pub fn language_of(path: &Path) -> Language {
-    Language::of_path(path)
-}
 
 /// Parses with the language's grammar, reusing `old` (already edited).
 pub fn parse_tree(
@@ -25,10 +19,12 @@ pub fn parse_tree(
     }
 }
 
-pub fn outline(language: Language, tree: &tree_sitter::Tree, text: &str) -> Outline {
-    match language {
-        Language::Tensor => tensorfit_syntax::outline(tree, text),
-        Language::Python => tensorfit_python::outline(tree, text),
+/// The file's pieces; a Python file's need its context (see
+/// [`module_context`]), computed once per edit by the database.
+pub fn outline(tree: &tree_sitter::Tree, text: &str, context: Option<&ModuleContext>) -> Outline {
+    match context {
+        None => tensorfit_syntax::outline(tree, text),
+        Some(context) => tensorfit_python::outline(tree, text, context),
     }
 }
 
@@ -71,6 +67,6 @@ pub fn syntax_errors(language: Language, tree: &tree_sitter::Tree, text: &str) -
 pub fn lower_tree(language: Language, tree: &tree_sitter::Tree, text: &str) -> Parse {
     match language {
         Language::Tensor => tensorfit_syntax::lower_tree(tree, text),
-        Language::Python => tensorfit_python::parse(text),
+        Language::Python => tensorfit_python::lower_tree(tree, text),
     }
 }

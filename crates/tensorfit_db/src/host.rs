@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use ropey::Rope;
 use salsa::Setter;
+use tensorfit_base::Language;
 use tensorfit_base::Position;
 use tensorfit_semantics::{Prelude, ShapeOptions};
 use tree_sitter::{InputEdit, Point, Tree};
@@ -64,7 +65,7 @@ impl Host {
     /// Opens a document, or replaces all of its text.
     pub fn set_text(&mut self, path: &Path, text: &str) -> SourceFile {
         let rope = Rope::from_str(text);
-        let language = front_end::language_of(path);
+        let language = Language::of_path(path);
         let tree = front_end::parse_tree(language, text, None);
         let existing = self.file(path);
         let file = match existing.or_else(|| self.db.stored_file(path)) {
@@ -96,7 +97,7 @@ impl Host {
     /// Applies editor changes in order to an open document, reparsing
     /// incrementally. `None` (and nothing changes) when it is not open.
     pub fn apply_changes(&mut self, path: &Path, changes: &[TextChange]) -> Option<SourceFile> {
-        let language = front_end::language_of(path);
+        let language = Language::of_path(path);
         let document = self.open.get_mut(path)?;
         for change in changes {
             match change.range {
@@ -196,7 +197,7 @@ impl Host {
         if self.is_open(path) {
             return;
         }
-        let language = front_end::language_of(path);
+        let language = Language::of_path(path);
         let known = self.db.known_file(path);
         let text = match change {
             DiskChange::Deleted => None,

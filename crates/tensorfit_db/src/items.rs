@@ -23,7 +23,8 @@ use crate::{Db, SourceFile};
 /// The file's items and statements, read off its tree.
 #[salsa::tracked(returns(ref))]
 pub fn outline(db: &dyn Db, file: SourceFile) -> Outline {
-    crate::front_end::outline(file.language(db), &file.tree(db).0, file.text(db))
+    let context = module_context(db, file).as_deref();
+    crate::front_end::outline(&file.tree(db).0, file.text(db), context)
 }
 
 /// What every piece of a Python file needs from the rest of it (its
@@ -194,7 +195,6 @@ pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
             .collect(),
         script: Vec::new(),
         holes: Vec::new(),
-        language: file.language(db),
     }
 }
 
@@ -324,7 +324,6 @@ fn piece_name_diagnostics<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<Diagno
         items: lowered(db, piece).file.items.clone(),
         script: Vec::new(),
         holes: Vec::new(),
-        language: file.language(db),
     };
     tensorfit_semantics::check_names_in(
         &name_scope(db, file).0,
@@ -344,7 +343,6 @@ fn script_name_diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         items: Vec::new(),
         script: script(db, file).clone(),
         holes: Vec::new(),
-        language: file.language(db),
     };
     tensorfit_semantics::check_names_in(
         &name_scope(db, file).0,

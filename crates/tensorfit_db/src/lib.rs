@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use tensorfit_base::Language;
 use tensorfit_semantics::{Prelude, ShapeOptions};
 use tensorfit_solver::Interrupts;
 
@@ -77,7 +78,7 @@ pub struct SourceFile {
 impl SourceFile {
     /// The file's language, from its path.
     pub fn language(self, db: &dyn Db) -> tensorfit_base::Language {
-        front_end::language_of(self.path(db))
+        Language::of_path(self.path(db))
     }
 }
 
@@ -232,7 +233,7 @@ impl Database {
     /// that an import finds again before the watcher says it was created:
     /// a query cannot set an input, so it gets a new one).
     pub(crate) fn add_file(&self, path: PathBuf, text: Arc<str>) -> SourceFile {
-        let language = front_end::language_of(&path);
+        let language = Language::of_path(&path);
         let tree = SyntaxTree(Arc::new(front_end::parse_tree(language, &text, None)));
         let file = SourceFile::new(self, path.clone(), text, tree);
         if let Ok(mut files) = self.files.lock() {

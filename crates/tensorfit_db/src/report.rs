@@ -193,8 +193,10 @@ pub fn findings(db: &dyn Db, file: SourceFile) -> Arc<ShapeFindings> {
 /// end made for destructuring, and no migrations yet, since an annotation
 /// in the file's own style (jaxtyping or none) is not written yet.
 fn python_findings(findings: &mut ShapeFindings) {
-    findings
-        .bindings
-        .retain(|b| !b.name.as_deref().is_some_and(|n| n.starts_with('$')));
+    findings.bindings.retain(|b| {
+        !b.name
+            .as_deref()
+            .is_some_and(|n| n.starts_with(tensorfit_python::TEMPORARY_PREFIX))
+    });
     findings.migrations.clear();
 }

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::{Node, Tree};
 
-use crate::lower::syntax::{child_by_field, named_children, text_of};
+use crate::lower::syntax::{child_by_field, definition_of, named_children, text_of};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ModuleContext {
@@ -64,24 +64,15 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     let mut assigned: BTreeMap<String, (usize, bool)> = BTreeMap::new();
     for node in &top {
         collect_imports(*node, text, &mut context.imported);
-        let definition = match node.kind() {
-            "decorated_definition" => child_by_field(*node, "definition"),
-            _ => Some(*node),
-        };
-        if let Some(definition) = definition {
-            match definition.kind() {
-                "function_definition" => {
-                    if let Some(name) = child_by_field(definition, "name") {
-                        context.functions.insert(text_of(name, text).to_owned());
-                    }
-                }
-                "class_definition" => {
-                    if let Some(name) = child_by_field(definition, "name") {
-                        classes.push((text_of(name, text).to_owned(), bases(definition, text)));
-                    }
-                }
-                _ => {}
+        let definition = definition_of(*node);
+        match (definition.kind(), child_by_field(definition, "name")) {
+            ("function_definition", Some(name)) => {
+                context.functions.insert(text_of(name, text).to_owned());
             }
+            ("class_definition", Some(name)) => {
+                classes.push((text_of(name, text).to_owned(), bases(definition, text)));
+            }
+            _ => {}
         }
         if node.kind() == "expression_statement" {
             for statement in named_children(*node) {
@@ -138,12 +129,7 @@ fn bases(class: Node<'_>, text: &str) -> Vec<String> {
     named_children(list)
         .into_iter()
         .filter(|b| matches!(b.kind(), "identifier" | "attribute"))
-        .map(|b| {
-            text_of(b, text)
-                .chars()
-                .filter(|c| !c.is_whitespace())
-                .collect()
-        })
+        .map(|b| dotted(b, text))
         .collect()
 }
 
@@ -226,18 +212,24 @@ fn count_assignment(node: Node<'_>, text: &str, assigned: &mut BTreeMap<String, 
 }
 
 /// Literals and arithmetic of literals: what a module-level constant such
-/// as `N_EMBD = 768` or `HIDDEN = 4 * 768` holds.
+/// as `N_EMBD = 768` or `HIDDEN = 4 * 768` holds. Walked with an explicit
+/// stack: `N = 1 + 1 + ... + 1` nests as deep as the line is long.
 fn is_constant(node: Node<'_>) -> bool {
-    match node.kind() {
-        "integer" | "float" | "true" | "false" => true,
-        "unary_operator" => child_by_field(node, "argument").is_some_and(is_constant),
-        "binary_operator" => {
-            child_by_field(node, "left").is_some_and(is_constant)
-                && child_by_field(node, "right").is_some_and(is_constant)
+    let mut stack = vec![node];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "integer" | "float" | "true" | "false" => {}
+            // Their operators are unnamed tokens: the named children are
+            // the operands.
+            "unary_operator" | "binary_operator" | "parenthesized_expression" => {
+                let operands = named_children(node);
+                if operands.is_empty() {
+                    return false;
+                }
+                stack.extend(operands);
+            }
+            _ => return false,
         }
-        "parenthesized_expression" => named_children(node)
-            .first()
-            .is_some_and(|n| is_constant(*n)),
-        _ => false,
     }
+    true
 }

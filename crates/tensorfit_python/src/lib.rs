@@ -22,10 +22,15 @@ mod torch_names;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use tensorfit_syntax::{ast, LoweredPiece, Outline, Parse};
+use tensorfit_syntax::{ast, LoweredPiece, Parse};
 
 pub use context::{module_context, ModuleContext};
 pub use outline::outline;
+
+/// How the names the lowering makes up (destructuring temporaries,
+/// jaxtyping's anonymous `...` segments) begin: no Python identifier can,
+/// and what is shown of a file leaves them out.
+pub const TEMPORARY_PREFIX: &str = "$tmp";
 
 /// Runs tree-sitter-python, reusing `old` (already edited) for incremental
 /// parsing.
@@ -64,10 +69,7 @@ pub fn lower_piece(
             .find(|(offset, _)| *offset == at)
             .map(|(_, place)| *place)
     };
-    let mut file = ast::SourceFile {
-        language: tensorfit_base::Language::Python,
-        ..ast::SourceFile::default()
-    };
+    let mut file = ast::SourceFile::default();
     let root = tree.root_node();
     let mut lowerer = lower::Lowerer::new(text, context, &placement, base as isize);
     let mut cursor = root.walk();
@@ -82,23 +84,19 @@ pub fn lower_piece(
     }
 }
 
-/// Parses and lowers a whole Python file at its own offsets (for tools and
-/// tests that do not go through the database).
-pub fn parse(text: &str) -> Parse {
-    let tree = parse_tree(text, None);
-    let context = module_context(&tree, text);
-    let mut file = ast::SourceFile {
-        language: tensorfit_base::Language::Python,
-        ..ast::SourceFile::default()
-    };
-    for piece in &outline(&tree, text).pieces {
-        let range = piece.range.as_usize();
-        let lowered = lower_piece(&text[range.clone()], range.start, &[], &context);
-        file.items.extend(lowered.file.items);
-        file.script.extend(lowered.file.script);
-        file.holes.extend(lowered.file.holes);
+/// Lowers a whole parsed Python file at its own offsets (for the
+/// database's whole-file view and for tools that do not cut it in pieces).
+pub fn lower_tree(tree: &tree_sitter::Tree, text: &str) -> Parse {
+    let context = module_context(tree, text);
+    let mut file = ast::SourceFile::default();
+    let no_places = |_: usize| None;
+    let mut lowerer = lower::Lowerer::new(text, &context, &no_places, 0);
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    for node in root.named_children(&mut cursor) {
+        lowerer.top_level(node, &mut file);
     }
-    file.holes.sort();
+    file.holes = lowerer.finish();
     Parse {
         file: Arc::new(file),
         diagnostics: Vec::new(),
@@ -113,7 +111,61 @@ pub fn imports_torch(text: &str) -> bool {
     module_context(&tree, text).imports_torch()
 }
 
-#[doc(hidden)]
-pub fn outline_of(text: &str) -> Outline {
-    outline(&parse_tree(text, None), text)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tensorfit_syntax::ast::{ExprKind, Item, StmtKind, TypeKind};
+
+    fn function(text: &str) -> ast::Function {
+        let parse = lower_tree(&parse_tree(text, None), text);
+        match &parse.file.items[0] {
+            Item::Function(f) => f.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn returned(f: &ast::Function) -> ExprKind {
+        match &f.body.as_ref().unwrap().stmts.last().unwrap().kind {
+            StmtKind::Return(Some(value)) => value.kind.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn bare_parameters_are_tensors_and_unread_annotations_gradual() {
+        let f = function("def f(x, n: int, s: str, p=0.5, m=None):\n    return x\n");
+        let kinds: Vec<Option<TypeKind>> = f
+            .params
+            .iter()
+            .map(|p| p.ty.as_ref().map(|t| t.kind.clone()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                Some(TypeKind::Tensor { dims: None }),
+                Some(TypeKind::Int),
+                None,
+                Some(TypeKind::Float),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn float_and_int_builtins() {
+        let f = function("def f(x):\n    return float(x)\n");
+        assert!(
+            matches!(returned(&f), ExprKind::Float(_)),
+            "{:?}",
+            returned(&f)
+        );
+        let f = function("import math\ndef f(x):\n    return int(math.sqrt(2))\n");
+        assert!(
+            matches!(returned(&f), ExprKind::Unknown(_)),
+            "{:?}",
+            returned(&f)
+        );
+        let f = function("def f(n: int):\n    return int(n)\n");
+        assert_eq!(returned(&f), ExprKind::Name("n".to_owned()));
+    }
 }

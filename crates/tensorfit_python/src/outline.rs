@@ -7,13 +7,13 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::{ItemHead, Outline, OutlinePiece, UniqueKeys};
 use tree_sitter::{Node, Tree};
 
-use crate::context::module_context;
+use crate::context::ModuleContext;
 use crate::lower::syntax::{child_by_field, definition_of, named_children, text_of};
 use crate::lower::{is_main_guard, methods_of};
 
-/// The pieces of a parsed Python text.
-pub fn outline(tree: &Tree, text: &str) -> Outline {
-    let context = module_context(tree, text);
+/// The pieces of a parsed Python text, given its context (which says
+/// which classes are modules and which names constants).
+pub fn outline(tree: &Tree, text: &str, context: &ModuleContext) -> Outline {
     let mut outline = Outline::default();
     let mut keys = UniqueKeys::default();
     let mut unique = |key: String| keys.unique(key);
@@ -39,10 +39,7 @@ pub fn outline(tree: &Tree, text: &str) -> Outline {
                     .collect();
                 Some((format!("struct {name}"), methods))
             }
-            "import_statement"
-            | "import_from_statement"
-            | "future_import_statement"
-            | "comment" => continue,
+            "import_statement" | "import_from_statement" | "future_import_statement" => continue,
             "expression_statement" => match constant_name(node, text) {
                 Some(name) if context.constants.contains(&name) => {
                     Some((format!("const {name}"), Vec::new()))

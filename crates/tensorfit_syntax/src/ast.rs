@@ -4,7 +4,7 @@
 //! the user has not typed yet is `ExprKind::Missing`, a name that is absent
 //! is `None`. Later layers never look at tree-sitter.
 
-use tensorfit_base::{Language, TextRange};
+use tensorfit_base::TextRange;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SourceFile {
@@ -14,9 +14,6 @@ pub struct SourceFile {
     pub script: Vec<Stmt>,
     /// Every shape hole `__` of the file, in source order.
     pub holes: Vec<TextRange>,
-    /// The front end that read the file. Read only by what must speak the
-    /// file's language: the name checks (silent on Python) and messages.
-    pub language: Language,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

@@ -358,8 +358,9 @@ impl Lowerer<'_> {
                 "arguments unpacked with `*` or `**` are not followed yet",
             );
         }
+        let path = self.import_path(function);
         // `x.cuda()`, `x.bool()`: the same shape.
-        if function.kind() == "attribute" && self.import_path(function).is_none() {
+        if function.kind() == "attribute" && path.is_none() {
             let method = child_by_field(function, "attribute").map(|a| self.text(a));
             if method.is_some_and(|m| SHAPE_KEEPING_METHODS.contains(&m)) {
                 if let Some(object) = child_by_field(function, "object") {
@@ -372,20 +373,27 @@ impl Lowerer<'_> {
             && !self.context.is_item(self.text(function))
         {
             match self.text(function) {
-                // `int(n)` of an `int` is `n`.
+                // `int(n)` of an `int` is `n`; of a float it is not known.
                 "int"
                     if argument_nodes.len() == 1
                         && argument_nodes[0].kind() != "keyword_argument" =>
                 {
-                    return self.expr(argument_nodes[0]);
+                    let value = self.expr(argument_nodes[0]);
+                    return match value.kind {
+                        ExprKind::Float(_) => {
+                            self.unknown(node, "`int` of a float is not followed")
+                        }
+                        _ => value,
+                    };
                 }
+                "float" => return self.float_value(node),
                 name if is_builtin(name) => {
                     return self.unknown(node, &format!("the builtin `{name}` is not modelled"));
                 }
                 _ => {}
             }
         }
-        if let Some(path) = self.import_path(function) {
+        if let Some(path) = path {
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
             }

@@ -46,24 +46,17 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let params = init.map(|init| {
-            let params = self.parameters(init, true);
-            let body = child_by_field(init, "body");
-            params
-                .into_iter()
-                .filter(|p| !p.is_self)
-                .map(|p| self.constructor_param(p, body))
-                .collect::<Vec<_>>()
-        });
+        let mut params = Vec::new();
         if let Some(init) = init {
-            let self_name = child_by_field(init, "parameters")
-                .and_then(|list| named_children(list).into_iter().next())
-                .map(|p| self.text(p).to_owned());
-            let param_names = params
-                .iter()
-                .flatten()
-                .map(|p| p.name.text.clone())
-                .collect();
+            let body = child_by_field(init, "body");
+            let mut self_name = None;
+            for (param, bare) in self.parameters(init, true) {
+                match param.is_self {
+                    true => self_name = Some(param.name.text),
+                    false => params.push(self.constructor_param(param, bare, body)),
+                }
+            }
+            let param_names = params.iter().map(|p| p.name.text.clone()).collect();
             let outer = std::mem::replace(
                 &mut self.scope,
                 Scope {
@@ -91,7 +84,7 @@ impl Lowerer<'_> {
             .collect();
         Struct {
             name: child_by_field(class, "name").map(|n| self.name(n)),
-            params: Some(params.unwrap_or_default()),
+            params: Some(params),
             fields,
             methods,
             range: self.range(class),
@@ -104,12 +97,11 @@ impl Lowerer<'_> {
     /// is what most constructor parameters of a model are. One that is
     /// called, indexed, iterated or has attributes read (a block class, a
     /// list, a config) stays unknown.
-    fn constructor_param(&self, mut param: Param, body: Option<Node<'_>>) -> Param {
-        let gradual_tensor = matches!(&param.ty, Some(Type { kind: TypeKind::Tensor { dims: None }, range }) if range.is_empty());
-        if gradual_tensor && param.default.is_none() {
-            let used_as_number =
-                body.is_none_or(|body| only_used_as_number(body, &param.name.text, self.text));
-            param.ty = used_as_number.then(|| Type {
+    fn constructor_param(&self, mut param: Param, bare: bool, body: Option<Node<'_>>) -> Param {
+        let used_as_number =
+            || body.is_none_or(|body| only_used_as_number(body, &param.name.text, self.text));
+        if bare && used_as_number() {
+            param.ty = Some(Type {
                 kind: TypeKind::Int,
                 range: tensorfit_base::TextRange::empty(param.name.range.end as usize),
             });

@@ -166,7 +166,21 @@ impl<'t> Lowerer<'t> {
         }
         let is_static = decorators.contains(&"staticmethod");
         let has_self = is_method && !is_static;
-        let params = self.parameters(node, has_self);
+        // A bare parameter of a function is a tensor of unknown rank
+        // (PYTHON.md §4).
+        let params: Vec<Param> = self
+            .parameters(node, has_self)
+            .into_iter()
+            .map(|(mut param, bare)| {
+                if bare {
+                    param.ty = Some(Type {
+                        kind: TypeKind::Tensor { dims: None },
+                        range: TextRange::empty(param.name.range.end as usize),
+                    });
+                }
+                param
+            })
+            .collect();
         let param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
         let self_name = has_self.then(|| param_names.first().cloned()).flatten();
         let return_type = child_by_field(node, "return_type").and_then(|t| self.annotation(t));
@@ -223,9 +237,11 @@ impl<'t> Lowerer<'t> {
         function
     }
 
-    /// The parameters of a `def`, `self` first for a method. `*args` and
-    /// `**kwargs` are left out: what they pass on is not followed.
-    fn parameters(&mut self, node: Node<'_>, has_self: bool) -> Vec<Param> {
+    /// The parameters of a `def`, `self` first for a method, each with
+    /// whether it is bare (neither annotated nor defaulted: its type is the
+    /// caller's to decide). `*args` and `**kwargs` are left out: what they
+    /// pass on is not followed.
+    fn parameters(&mut self, node: Node<'_>, has_self: bool) -> Vec<(Param, bool)> {
         let Some(list) = child_by_field(node, "parameters") else {
             return Vec::new();
         };
@@ -255,31 +271,25 @@ impl<'t> Lowerer<'t> {
             };
             let Some(name_node) = name_node else { continue };
             let is_self = has_self && params.is_empty();
-            let ty = match ty {
-                Some(ty) if !is_self => self.annotation(ty),
-                _ => None,
-            };
-            // Unannotated: the type of a literal default, else a tensor of
-            // unknown rank (PYTHON.md §4); `None` and other defaults say
-            // nothing.
+            let bare = !is_self && ty.is_none() && default.is_none();
+            // An annotation tensorfit does not read is gradual; without
+            // one, a literal default gives the type.
             let ty = match (ty, default) {
-                (Some(ty), _) => Some(ty),
                 _ if is_self => None,
+                (Some(ty), _) => self.annotation(ty),
                 (None, Some(default)) => self.literal_type(default),
-                (None, None) => Some(Type {
-                    kind: TypeKind::Tensor { dims: None },
-                    range: TextRange::empty(self.range(name_node).end as usize),
-                }),
+                (None, None) => None,
             };
             let default = default.map(|d| self.expr(d));
-            params.push(Param {
+            let param = Param {
                 is_self,
                 variadic: false,
                 name: self.name(name_node),
                 ty,
                 default,
                 range: self.range(parameter),
-            });
+            };
+            params.push((param, bare));
         }
         params
     }
@@ -317,7 +327,7 @@ impl<'t> Lowerer<'t> {
     /// A new name for a temporary, one no Python identifier can be.
     fn temporary(&mut self) -> String {
         self.temporaries += 1;
-        format!("$tmp{}", self.temporaries)
+        format!("{}{}", crate::TEMPORARY_PREFIX, self.temporaries)
     }
 }
 

@@ -337,17 +337,6 @@ impl Lowerer<'_> {
         alternatives: &[Node<'_>],
         range: tensorfit_base::TextRange,
     ) -> Vec<Stmt> {
-        // A long `elif` chain nests: bounded like any nesting.
-        self.nested(|this| this.if_chain_inner(condition, consequence, alternatives, range))
-    }
-
-    fn if_chain_inner(
-        &mut self,
-        condition: Node<'_>,
-        consequence: Node<'_>,
-        alternatives: &[Node<'_>],
-        range: tensorfit_base::TextRange,
-    ) -> Vec<Stmt> {
         let cond = self.expr(condition);
         let (next, rest) = match alternatives.split_first() {
             Some((next, rest)) => (Some(*next), rest),
@@ -358,7 +347,7 @@ impl Lowerer<'_> {
         });
         if ends_in_raise(consequence) {
             let mut stmts = vec![self.guard(negate(cond), range)];
-            stmts.extend(self.alternative_statements(next, rest, range));
+            stmts.extend(self.alternative_statements(next, rest));
             return stmts;
         }
         if else_raises {
@@ -373,7 +362,7 @@ impl Lowerer<'_> {
                 child_by_field(clause, "body").map(|body| ElseBranch::Block(self.block(body)))
             }
             Some(clause) => {
-                let stmts = self.alternative_statements(Some(clause), rest, range);
+                let stmts = self.alternative_statements(Some(clause), rest);
                 Some(ElseBranch::Block(Block {
                     stmts,
                     range: self.range(clause),
@@ -391,12 +380,7 @@ impl Lowerer<'_> {
     }
 
     /// What runs when the condition before `clause` is false.
-    fn alternative_statements(
-        &mut self,
-        clause: Option<Node<'_>>,
-        rest: &[Node<'_>],
-        range: tensorfit_base::TextRange,
-    ) -> Vec<Stmt> {
+    fn alternative_statements(&mut self, clause: Option<Node<'_>>, rest: &[Node<'_>]) -> Vec<Stmt> {
         let Some(clause) = clause else {
             return Vec::new();
         };
@@ -408,15 +392,14 @@ impl Lowerer<'_> {
                 ) else {
                     return Vec::new();
                 };
-                self.if_chain(condition, consequence, rest, self.range(clause))
+                // A long `elif` chain nests: bounded like any nesting.
+                let range = self.range(clause);
+                self.nested(|this| this.if_chain(condition, consequence, rest, range))
             }
             "else_clause" => child_by_field(clause, "body")
                 .map(|body| self.block_statements(body))
                 .unwrap_or_default(),
-            _ => {
-                let _ = range;
-                Vec::new()
-            }
+            _ => Vec::new(),
         }
     }
 
@@ -527,11 +510,9 @@ impl Lowerer<'_> {
     /// Every name a statement assigns, set to an unknown value.
     fn forget_assignments(&mut self, node: Node<'_>, why: &str) -> Vec<Stmt> {
         let range = self.range(node);
-        let mut scratch = super::locals::locals_of_statement(node, self.text);
-        scratch.sort();
-        scratch.dedup();
         let mut stmts = Vec::new();
-        for name in scratch {
+        // Each name once, in order of first assignment.
+        for name in super::locals::locals_of_statement(node, self.text) {
             if self.scope.kind == ScopeKind::Script || self.scope.locals.all.contains(&name) {
                 let value = Expr {
                     kind: ExprKind::Unknown(format!("`{name}`: {why}")),

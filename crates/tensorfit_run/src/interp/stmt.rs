@@ -187,6 +187,11 @@ impl Interpreter<'_> {
             Pattern::Tuple { elements, .. } => {
                 let items = match &value {
                     Value::Tuple(items) | Value::List(items) => items.clone(),
+                    // `let (b, t, c) = x.shape`: one name per dimension, as
+                    // the analysis reads it.
+                    Value::Shape(dims) => {
+                        std::rc::Rc::new(dims.iter().map(|d| Value::Int(*d)).collect())
+                    }
                     other => {
                         return Err(Failure::shape(format!(
                             "cannot unpack {} into {} names",
@@ -197,7 +202,7 @@ impl Interpreter<'_> {
                 };
                 if items.len() != elements.len() {
                     return Err(Failure::shape(format!(
-                        "cannot unpack a tuple of {} into {} names",
+                        "cannot unpack {} values into {} names",
                         items.len(),
                         elements.len()
                     )));
