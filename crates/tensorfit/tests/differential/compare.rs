@@ -127,6 +127,15 @@ fn with_program(path: &Path, text: &str, what: &str) -> String {
     )
 }
 
+/// The functions and methods of a file.
+fn functions(file: &ast::SourceFile) -> impl Iterator<Item = &ast::Function> {
+    file.items.iter().flat_map(|item| match item {
+        ast::Item::Function(f) => vec![f],
+        ast::Item::Struct(s) => s.methods.iter().collect(),
+        _ => Vec::new(),
+    })
+}
+
 /// The innermost statement containing `range`, if any.
 fn statement_of(statements: &[TextRange], range: TextRange) -> Option<TextRange> {
     statements
@@ -230,11 +239,21 @@ fn judge_run(
             .map(|info| info.shape.as_str())
     };
     // The statement a run failed in is left out: the analysis takes its
-    // claims as facts, which the failing run shows false.
+    // claims as facts, which the failing run shows false. So are the
+    // parameters of a function the run failed in: their shown shape is
+    // what the function requires of every call (e.g. the rank that
+    // `let (b, t, c) = x.shape` states), which the failing call broke.
+    let within =
+        |outer: TextRange, inner: TextRange| outer.start <= inner.start && inner.end <= outer.end;
+    let broken_params: Vec<TextRange> = functions(&analysis.tree)
+        .filter(|f| failed_at.iter().any(|at| within(f.range, *at)))
+        .flat_map(|f| f.params.iter().map(|p| p.range))
+        .collect();
     let in_failed = |range: TextRange| {
         failed_at
             .iter()
-            .any(|f| f.start <= range.start && range.end <= f.end)
+            .chain(&broken_params)
+            .any(|f| within(*f, range))
     };
     for (location, shape) in trace.bindings.iter().chain(trace.expressions.iter()) {
         if location.file != main || in_failed(location.range) {
