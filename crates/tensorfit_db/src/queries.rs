@@ -57,6 +57,17 @@ pub fn function_definition(db: &dyn Db, id: FunctionId<'_>) -> Option<ast::Funct
     items::function_in(db, id.file(db), id.key(db))
 }
 
+/// A function's body alone, for the analyses of its callers that summarise
+/// it for their arguments (see `tensorfit_semantics::Summary`).
+#[salsa::tracked(returns(clone))]
+fn function_body(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<ast::Block>> {
+    function_definition(db, id)
+        .as_ref()?
+        .body
+        .clone()
+        .map(Arc::new)
+}
+
 /// The keys [`function_outcome`] is asked for, in source order.
 #[salsa::tracked(returns(ref))]
 pub fn entry_keys(db: &dyn Db, file: SourceFile) -> Vec<String> {
@@ -112,6 +123,11 @@ struct DbSummaries<'db> {
 }
 
 impl SummarySource for DbSummaries<'_> {
+    fn body(&self, key: &str) -> Option<Arc<ast::Block>> {
+        let id = FunctionId::new(self.db, self.file, key.to_owned());
+        function_body(self.db, id)
+    }
+
     fn summary(&self, key: &str) -> Option<Arc<Summary>> {
         // The cycle decides recursion whatever the order of analysis; the
         // functions in progress on this thread catch what the cycles read

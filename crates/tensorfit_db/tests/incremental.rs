@@ -601,4 +601,67 @@ logits = pipeline(torch.randn(2, 8))
             report.diagnostics
         );
     }
+
+    const CONFIGURED: &str = "\
+import torch
+import torch.nn as nn
+from dataclasses import dataclass
+
+
+@dataclass
+class Config:
+    width: int = 16
+
+
+class Encoder(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.fc = nn.Linear(8, config.width)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.out(x)
+
+
+logits = Head()(Encoder(Config())(torch.randn(2, 8)))
+";
+
+    /// A module built from a config is summarised for its instance in its
+    /// callers' analyses (its placeholder summary knows no fields): an
+    /// edit of its `forward` must reach them, and must not re-run methods
+    /// it does not touch.
+    #[test]
+    fn a_method_summarised_for_its_instance_follows_edits_of_its_body() {
+        let mut host = Host::new(Arc::new(NoImports), OPTIONS);
+        let file = host.set_text(path(), CONFIGURED);
+        let cold = file_report(host.db(), file);
+        assert!(cold.diagnostics.is_empty(), "{:#?}", cold.diagnostics);
+
+        let before = host.db().function_checks();
+        let edited = replace(
+            &mut host,
+            "return self.fc(x)\n",
+            "return torch.cat([self.fc(x), x], dim=1)\n",
+        );
+        let report = file_report(host.db(), file);
+        let rerun = host.db().function_checks() - before;
+        assert!((1..=2).contains(&rerun), "{rerun} analyses");
+        assert_eq!(*report, *fresh(&edited));
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("in_features")),
+            "{:#?}",
+            report.diagnostics
+        );
+    }
 }

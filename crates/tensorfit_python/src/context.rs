@@ -24,6 +24,9 @@ pub struct ModuleContext {
     /// Classes that are modules (`nn.Module` or another module class among
     /// their bases), lowered to structs.
     pub modules: BTreeSet<String>,
+    /// Other classes without bases (config objects, dataclasses), lowered
+    /// to structs too.
+    pub classes: BTreeSet<String>,
     /// Top-level names assigned once, to a value made of literals and other
     /// such constants: lowered to constants that functions can read, as
     /// Python functions read module globals.
@@ -50,6 +53,7 @@ impl ModuleContext {
     pub fn is_item(&self, name: &str) -> bool {
         self.functions.contains(name)
             || self.modules.contains(name)
+            || self.classes.contains(name)
             || self.constants.contains(name)
     }
 }
@@ -97,6 +101,12 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
         }
         if context.modules.len() == before {
             break;
+        }
+    }
+    for (name, bases) in &classes {
+        let plain = bases.iter().all(|b| b == "object");
+        if plain && !context.modules.contains(name) {
+            context.classes.insert(name.clone());
         }
     }
     for (name, (count, constant)) in assigned {

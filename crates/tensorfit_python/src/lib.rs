@@ -168,4 +168,55 @@ mod tests {
         let f = function("def f(n: int):\n    return int(n)\n");
         assert_eq!(returned(&f), ExprKind::Name("n".to_owned()));
     }
+
+    #[test]
+    fn int_of_a_quotient_of_sizes_is_integer_division() {
+        let f = function("def f(p: int, w: int):\n    return int(p * (w / 64.0)) * 2\n");
+        let StmtKind::Return(Some(value)) = &f.body.as_ref().unwrap().stmts[0].kind else {
+            panic!("{f:?}");
+        };
+        assert_eq!(tensorfit_syntax::print::expr(value), "p * w / 64 * 2");
+    }
+
+    #[test]
+    fn init_runs_as_statements_and_fields_read_what_it_leaves() {
+        let text = "import torch.nn as nn\nclass M(nn.Module):\n    scale = 2\n    def __init__(self, n):\n        super().__init__()\n        if n > 1:\n            self.a = nn.Linear(n, n)\n        else:\n            self.a = None\n        self.b = self.a\n";
+        let parse = lower_tree(&parse_tree(text, None), text);
+        let Item::Struct(s) = &parse.file.items[0] else {
+            panic!("{:?}", parse.file.items);
+        };
+        let fields: Vec<(&str, String)> = s
+            .fields
+            .iter()
+            .map(|f| {
+                (
+                    f.name.text.as_str(),
+                    tensorfit_syntax::print::expr(&f.value),
+                )
+            })
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("scale", "self.scale".to_owned()),
+                ("a", "self.a".to_owned()),
+                ("b", "self.b".to_owned())
+            ]
+        );
+        assert_eq!(s.class_fields.len(), 1);
+        let kinds: Vec<&str> = s
+            .init
+            .as_ref()
+            .unwrap()
+            .stmts
+            .iter()
+            .map(|stmt| match &stmt.kind {
+                StmtKind::Var { .. } => "var",
+                StmtKind::If { .. } => "if",
+                StmtKind::Assign { .. } => "assign",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, ["var", "var", "if", "assign"]);
+    }
 }

@@ -24,8 +24,9 @@ pub fn outline(tree: &Tree, text: &str, context: &ModuleContext) -> Outline {
             "function_definition" => Some((name_of(definition, text), Vec::new())),
             "class_definition" => {
                 let name = name_of(definition, text);
-                if !context.modules.contains(&name) {
-                    // Not a module: nothing the analysis reads (yet).
+                if !context.modules.contains(&name) && !context.classes.contains(&name) {
+                    // A class with bases that are not modules: nothing the
+                    // analysis reads.
                     continue;
                 }
                 let methods = methods_of(definition, text)

@@ -1228,6 +1228,7 @@ impl<'a> Walker<'a, '_> {
             | ExprKind::NewAxis
             | ExprKind::Missing
             | ExprKind::Unknown(_) => {}
+            ExprKind::Record(fields) => fields.iter().for_each(|f| self.expr(&f.value)),
             ExprKind::Slice { .. } => {
                 for part in e.children() {
                     self.expr(part);

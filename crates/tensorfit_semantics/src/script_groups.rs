@@ -182,6 +182,7 @@ impl Names<'_> {
             }
             ast::ExprKind::Slice { .. } => expr.children().into_iter().for_each(|e| self.expr(e)),
             ast::ExprKind::Field { value, .. } => self.expr(value),
+            ast::ExprKind::Record(fields) => fields.iter().for_each(|f| self.expr(&f.value)),
             ast::ExprKind::Unary { operand, .. } => self.expr(operand),
             ast::ExprKind::Binary { lhs, rhs, .. } => {
                 self.expr(lhs);

@@ -101,6 +101,14 @@ pub struct Struct {
     pub name: Option<Name>,
     /// `None` for `struct Name { ... }` without a parameter list.
     pub params: Option<Vec<Param>>,
+    /// Python class attributes (`expansion = 4`): set before `init` runs,
+    /// and read on the class itself (`block.expansion`) as on instances.
+    pub class_fields: Vec<Field>,
+    /// Python's `__init__`: statements run for each instance once the
+    /// parameters are bound. What it assigns to the names `self.<field>`
+    /// the fields then read. `None` in the Tensor language, whose fields
+    /// are expressions of the parameters and earlier fields.
+    pub init: Option<Block>,
     pub fields: Vec<Field>,
     pub methods: Vec<Function>,
     pub range: TextRange,
@@ -367,6 +375,9 @@ pub enum ExprKind {
     },
     /// Text that is missing or could not be parsed (already diagnosed).
     Missing,
+    /// A record of named values: Python's `dict(wte=..., h=...)` and
+    /// `nn.ModuleDict`, whose fields are read as `d.wte`.
+    Record(Vec<Arg>),
     /// A value the front end does not model (PYTHON.md: a name, attribute,
     /// package or operation tensorfit does not know), with the reason hover
     /// gives. The analysis knows nothing about it and reports nothing.
@@ -435,6 +446,10 @@ pub enum CompareOp {
     Le,
     Gt,
     Ge,
+    /// Python's `is` and `is not`, whose only use for shapes is comparing
+    /// with `None` (`if self.downsample is not None`).
+    Is,
+    IsNot,
 }
 
 impl CompareOp {
@@ -448,6 +463,8 @@ impl CompareOp {
             CompareOp::Le => "le",
             CompareOp::Gt => "gt",
             CompareOp::Ge => "ge",
+            CompareOp::Is => "eq",
+            CompareOp::IsNot => "ne",
         }
     }
 }
@@ -501,6 +518,7 @@ impl Expr {
                 .map(|e| &**e)
                 .collect(),
             ExprKind::Field { value, .. } => vec![value],
+            ExprKind::Record(fields) => fields.iter().map(|f| &f.value).collect(),
             ExprKind::Unary { operand, .. } => vec![operand],
             ExprKind::Binary { lhs, rhs, .. } => vec![lhs, rhs],
             ExprKind::Compare { operands, .. } => operands.iter().collect(),

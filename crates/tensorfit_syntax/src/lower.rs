@@ -360,6 +360,8 @@ impl<'t> Lowerer<'t> {
         let mut result = Struct {
             name: self.name(node.field("name")),
             params: node.field("parameters").map(|p| self.params(p)),
+            class_fields: Vec::new(),
+            init: None,
             fields: Vec::new(),
             methods: Vec::new(),
             range: self.range(node),

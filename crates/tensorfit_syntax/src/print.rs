@@ -122,6 +122,19 @@ fn write_expr(p: &mut Printer, e: &ast::Expr, context: Prec) {
             }
             p.out.push(')');
         }
+        ExprKind::Record(fields) => {
+            p.out.push_str("dict(");
+            for (i, field) in fields.iter().enumerate() {
+                if i > 0 {
+                    p.out.push_str(", ");
+                }
+                if let Some(name) = &field.name {
+                    let _ = write!(p.out, "{}=", name.text);
+                }
+                write_expr(p, &field.value, Prec::Lowest);
+            }
+            p.out.push(')');
+        }
         ExprKind::Call { callee, args } => {
             write_expr(p, callee, Prec::Postfix);
             p.out.push('(');
@@ -245,6 +258,8 @@ fn compare_symbol(op: CompareOp) -> &'static str {
         CompareOp::Le => "<=",
         CompareOp::Gt => ">",
         CompareOp::Ge => ">=",
+        CompareOp::Is => "is",
+        CompareOp::IsNot => "is not",
     }
 }
 

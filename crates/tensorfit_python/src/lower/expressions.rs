@@ -8,7 +8,7 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::syntax::{child_by_field, named_children};
-use super::{Lowerer, ScopeKind};
+use super::Lowerer;
 use crate::context::resolve_dotted;
 use crate::torch_names::{self, Resolved, SHAPE_KEEPING_METHODS};
 
@@ -69,6 +69,12 @@ impl Lowerer<'_> {
                     _ => make(ExprKind::Tuple(elements)),
                 }
             }
+            "dictionary" => self.dictionary(node).unwrap_or_else(|| {
+                self.unknown(node, "a dict without string keys is not modelled")
+            }),
+            "list_comprehension" => self.comprehension(node).unwrap_or_else(|| {
+                self.unknown(node, "only a comprehension over a `range` is followed")
+            }),
             "attribute" => self.attribute(node),
             "call" => self.call(node),
             "subscript" => self.subscript(node),
@@ -177,15 +183,18 @@ impl Lowerer<'_> {
                 operands.push(child);
                 continue;
             }
-            let op = match self.text(child) {
+            let spelled: Vec<&str> = self.text(child).split_whitespace().collect();
+            let op = match spelled.join(" ").as_str() {
+                "is" => CompareOp::Is,
+                "is not" => CompareOp::IsNot,
                 "==" => CompareOp::Eq,
                 "!=" => CompareOp::Ne,
                 "<" => CompareOp::Lt,
                 "<=" => CompareOp::Le,
                 ">" => CompareOp::Gt,
                 ">=" => CompareOp::Ge,
-                // `is`, `is not`, `in`, `not in`.
-                _ => return self.unknown(node, "`is` and `in` are not modelled"),
+                // `in`, `not in`.
+                _ => return self.unknown(node, "`in` is not modelled"),
             };
             ops.push(op);
         }
@@ -204,7 +213,6 @@ impl Lowerer<'_> {
         let name = self.text(node);
         self.scope.locals.all.contains(name)
             || self.scope.params.contains(name)
-            || self.scope.substitutions.contains_key(name)
             || self.scope.self_name.as_deref() == Some(name)
     }
 
@@ -216,9 +224,6 @@ impl Lowerer<'_> {
                 kind: ExprKind::SelfValue,
                 range,
             };
-        }
-        if let Some(value) = self.scope.substitutions.get(name) {
-            return value.clone();
         }
         if self.is_bound(node) || self.context.is_item(name) {
             return Expr {
@@ -257,7 +262,7 @@ impl Lowerer<'_> {
     /// The dotted path an attribute chain names through an import
     /// (`nn.functional.relu` → `torch.nn.functional.relu`), if its root is
     /// an imported name and not a local.
-    fn import_path(&self, node: Node<'_>) -> Option<String> {
+    pub(super) fn import_path(&self, node: Node<'_>) -> Option<String> {
         let mut parts = Vec::new();
         let mut current = node;
         loop {
@@ -294,17 +299,8 @@ impl Lowerer<'_> {
         ) else {
             return self.unknown(node, "the expression is incomplete");
         };
-        // A struct's field initialisers read the parameters and earlier
-        // fields by name.
-        if self.scope.kind == ScopeKind::Init && self.is_self(Some(object)) {
-            let name = self.text(attribute);
-            if let Some(value) = self.scope.substitutions.get(&format!("self.{name}")) {
-                return value.clone();
-            }
-            return Expr {
-                kind: ExprKind::Name(name.to_owned()),
-                range: self.range(node),
-            };
+        if let Some(field) = self.init_field(node) {
+            return field;
         }
         let value = self.expr(object);
         let field = self.name(attribute);
@@ -348,7 +344,14 @@ impl Lowerer<'_> {
         if arguments.kind() != "argument_list" {
             return self.unknown(node, "a generator argument is not modelled");
         }
+        if let Some(value) = self.inline_helper(node) {
+            return value;
+        }
         let argument_nodes = named_children(arguments);
+        let path = self.import_path(function);
+        if let Some(value) = self.container(node, path.as_deref()) {
+            return value;
+        }
         if argument_nodes
             .iter()
             .any(|a| matches!(a.kind(), "list_splat" | "dictionary_splat"))
@@ -358,7 +361,6 @@ impl Lowerer<'_> {
                 "arguments unpacked with `*` or `**` are not followed yet",
             );
         }
-        let path = self.import_path(function);
         // `x.cuda()`, `x.bool()`: the same shape.
         if function.kind() == "attribute" && path.is_none() {
             let method = child_by_field(function, "attribute").map(|a| self.text(a));
@@ -378,6 +380,9 @@ impl Lowerer<'_> {
                     if argument_nodes.len() == 1
                         && argument_nodes[0].kind() != "keyword_argument" =>
                 {
+                    if let Some(quotient) = self.int_of_quotient(argument_nodes[0]) {
+                        return quotient;
+                    }
                     let value = self.expr(argument_nodes[0]);
                     return match value.kind {
                         ExprKind::Float(_) => {
@@ -387,6 +392,13 @@ impl Lowerer<'_> {
                     };
                 }
                 "float" => return self.float_value(node),
+                "len"
+                    if argument_nodes.len() == 1
+                        && argument_nodes[0].kind() != "keyword_argument" =>
+                {
+                    let value = self.expr(argument_nodes[0]);
+                    return method_call(value, "__len__", range);
+                }
                 name if is_builtin(name) => {
                     return self.unknown(node, &format!("the builtin `{name}` is not modelled"));
                 }
@@ -405,10 +417,7 @@ impl Lowerer<'_> {
             }
         }
         let callee = self.expr(function);
-        let args = argument_nodes
-            .into_iter()
-            .map(|argument| self.argument(argument))
-            .collect();
+        let args = self.arguments(node);
         Expr {
             kind: ExprKind::Call {
                 callee: Box::new(callee),
@@ -416,6 +425,105 @@ impl Lowerer<'_> {
             },
             range,
         }
+    }
+
+    /// `int(e)` where `e` multiplies and divides sizes, with float literals
+    /// of whole value (`int(planes * (base_width / 64.0))`): the floor of
+    /// the exact quotient, in integer arithmetic (sizes are not negative,
+    /// so truncation is the floor). `None` without a division.
+    fn int_of_quotient(&mut self, node: Node<'_>) -> Option<Expr> {
+        let mut numerator = Vec::new();
+        let mut denominator = Vec::new();
+        self.factors(node, false, &mut numerator, &mut denominator)?;
+        if denominator.is_empty() {
+            return None;
+        }
+        let range = self.range(node);
+        let product = |factors: Vec<Expr>| {
+            factors.into_iter().reduce(|lhs, rhs| Expr {
+                kind: ExprKind::Binary {
+                    op: BinaryOp::Mul,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+                range,
+            })
+        };
+        Some(Expr {
+            kind: ExprKind::Binary {
+                op: BinaryOp::Div,
+                lhs: Box::new(product(numerator)?),
+                rhs: Box::new(product(denominator)?),
+            },
+            range,
+        })
+    }
+
+    fn factors(
+        &mut self,
+        node: Node<'_>,
+        divides: bool,
+        numerator: &mut Vec<Expr>,
+        denominator: &mut Vec<Expr>,
+    ) -> Option<()> {
+        match node.kind() {
+            "parenthesized_expression" => {
+                let inner = *named_children(node).first()?;
+                self.factors(inner, divides, numerator, denominator)
+            }
+            "binary_operator" => {
+                let (left, operator, right) = operands(node)?;
+                let flips = match self.text(operator) {
+                    "*" => false,
+                    "/" => true,
+                    _ => return self.factor(node, divides, numerator, denominator),
+                };
+                self.factors(left, divides, numerator, denominator)?;
+                self.factors(right, divides != flips, numerator, denominator)
+            }
+            _ => self.factor(node, divides, numerator, denominator),
+        }
+    }
+
+    fn factor(
+        &mut self,
+        node: Node<'_>,
+        divides: bool,
+        numerator: &mut Vec<Expr>,
+        denominator: &mut Vec<Expr>,
+    ) -> Option<()> {
+        let value = match node.kind() {
+            "float" => {
+                let number: f64 = self.text(node).replace('_', "").parse().ok()?;
+                let whole =
+                    (number.fract() == 0.0 && number.abs() < 1e15).then_some(number as i64)?;
+                Expr {
+                    kind: ExprKind::Int(whole),
+                    range: self.range(node),
+                }
+            }
+            _ => self.expr(node),
+        };
+        if matches!(value.kind, ExprKind::Float(_) | ExprKind::Unknown(_)) {
+            return None;
+        }
+        match divides {
+            true => denominator.push(value),
+            false => numerator.push(value),
+        }
+        Some(())
+    }
+
+    /// A call's arguments (`*` and `**` ones are not lowered).
+    pub(super) fn arguments(&mut self, call: Node<'_>) -> Vec<Arg> {
+        child_by_field(call, "arguments")
+            .filter(|a| a.kind() == "argument_list")
+            .map(named_children)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|a| !matches!(a.kind(), "list_splat" | "dictionary_splat"))
+            .map(|argument| self.argument(argument))
+            .collect()
     }
 
     /// A Python float whose value does not matter to shapes: the analysis
@@ -427,7 +535,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn argument(&mut self, node: Node<'_>) -> Arg {
+    pub(super) fn argument(&mut self, node: Node<'_>) -> Arg {
         let range = self.range(node);
         match node.kind() {
             "keyword_argument" => {
@@ -576,6 +684,26 @@ impl Lowerer<'_> {
 
 /// The left operand, the operator and the right operand of a binary or
 /// boolean operator.
+/// `value.method()`.
+pub(super) fn method_call(value: Expr, method: &str, range: TextRange) -> Expr {
+    Expr {
+        kind: ExprKind::Call {
+            callee: Box::new(Expr {
+                kind: ExprKind::Field {
+                    value: Box::new(value),
+                    field: FieldName::Named(Name {
+                        text: method.to_owned(),
+                        range,
+                    }),
+                },
+                range,
+            }),
+            args: Vec::new(),
+        },
+        range,
+    }
+}
+
 fn operands(node: Node<'_>) -> Option<(Node<'_>, Node<'_>, Node<'_>)> {
     Some((
         child_by_field(node, "left")?,

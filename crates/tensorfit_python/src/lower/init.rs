@@ -1,21 +1,33 @@
-//! A module class lowered to a struct: `__init__`'s parameters are the
-//! struct's, each `self.name = value` a field, class attributes
-//! (`expansion = 4`) fields too, and every other `def` a method.
+//! A class lowered to a struct (PYTHON.md §2): `__init__`'s parameters are
+//! the struct's, its body the struct's `init`, each `self.name = value` a
+//! field, class attributes (`expansion = 4`) class fields, and every other
+//! `def` a method.
 //!
-//! `__init__` is read straight through: a local it assigns is replaced by
-//! its value where a field reads it (`hidden = 4 * n_embd` then
-//! `nn.Linear(n_embd, hidden)`). A field or local assigned under an `if`, a
-//! loop or a `try` is unknown: such bodies are not followed yet.
+//! `__init__` runs for each instance, with everything a statement can do
+//! (branches on the arguments, loops, lists, helper methods): inside it,
+//! `self.name` is the local name `self.name`, which no Python identifier
+//! can be, and each field reads its final value. A dataclass is a struct
+//! whose parameters and fields are its annotated attributes.
 
-use std::collections::HashMap;
-
+use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
-use super::syntax::{child_by_field, decorators, definition_of, named_children};
-use super::{methods_of, Lowerer, Scope, ScopeKind};
+use super::syntax::{child_by_field, decorators, definition_of, named_children, text_of};
+use super::{locals, methods_of, Lowerer, Scope, ScopeKind};
 
-const NOT_FOLLOWED: &str = "it is set under control flow in `__init__`, which is not followed yet";
+/// The prefix of the local that holds a field inside `init`.
+pub(super) const FIELD_PREFIX: &str = "self.";
+
+/// How deeply helper methods are inlined into `__init__` (a helper that
+/// calls a helper...); deeper calls are unknown.
+const MAX_INLINED: usize = 4;
+
+/// A field as `__init__` assigns it.
+pub(super) struct InitField {
+    name: Name,
+    statement: TextRange,
+}
 
 impl Lowerer<'_> {
     pub(super) fn module_class(&mut self, class: Node<'_>) -> Struct {
@@ -25,54 +37,106 @@ impl Lowerer<'_> {
             m.kind() == "function_definition"
                 && child_by_field(*m, "name").is_some_and(|n| self.text(n) == "__init__")
         });
+        let class_fields = self.class_attributes(&members);
+        let (params, init_body, assigned) = match init {
+            Some(init) => self.init(init, &class_fields),
+            None => (Vec::new(), None, Vec::new()),
+        };
+        let mutated = mutated_fields(class, self.text);
         let mut fields: Vec<Field> = Vec::new();
-        // Class attributes first: `__init__` runs after they are set.
-        for member in &members {
-            if member.kind() != "expression_statement" {
+        let attribute_fields = class_fields.iter().map(|f| (f.name.clone(), f.range));
+        let init_fields = assigned.into_iter().map(|f| (f.name, f.statement));
+        for (name, range) in attribute_fields.chain(init_fields) {
+            if fields.iter().any(|f| f.name.text == name.text) {
                 continue;
             }
+            let kind = match mutated.contains(&name.text) {
+                true => ExprKind::Unknown(format!(
+                    "`self.{}` is also assigned outside `__init__`",
+                    name.text
+                )),
+                false => ExprKind::Name(format!("{FIELD_PREFIX}{}", name.text)),
+            };
+            fields.push(Field {
+                value: Expr {
+                    kind,
+                    range: name.range,
+                },
+                name,
+                ty: None,
+                range,
+            });
+        }
+        let methods = self.methods(class);
+        Struct {
+            name: child_by_field(class, "name").map(|n| self.name(n)),
+            params: Some(params),
+            class_fields,
+            init: init_body,
+            fields,
+            methods,
+            range: self.range(class),
+        }
+    }
+
+    /// A dataclass: its annotated attributes are, in order, the parameters
+    /// of its `__init__` and its fields.
+    pub(super) fn dataclass(&mut self, class: Node<'_>) -> Struct {
+        let members = child_by_field(class, "body")
+            .map(named_children)
+            .unwrap_or_default();
+        let mut params = Vec::new();
+        let mut fields = Vec::new();
+        for member in members
+            .iter()
+            .filter(|m| m.kind() == "expression_statement")
+        {
             for assignment in named_children(*member) {
-                if assignment.kind() != "assignment" {
+                let (Some(left), Some(annotation)) = (
+                    child_by_field(assignment, "left"),
+                    child_by_field(assignment, "type"),
+                ) else {
+                    continue;
+                };
+                if left.kind() != "identifier" || self.text(annotation).contains("ClassVar") {
                     continue;
                 }
-                if let (Some(left), Some(right)) = (
-                    child_by_field(assignment, "left"),
-                    child_by_field(assignment, "right"),
-                ) {
-                    if left.kind() == "identifier" {
-                        let value = self.expr(right);
-                        set_field(&mut fields, self.name(left), value, self.range(assignment));
-                    }
-                }
+                let name = self.name(left);
+                let default = child_by_field(assignment, "right")
+                    .filter(|d| !is_field_factory(*d, self.text))
+                    .map(|d| self.expr(d));
+                params.push(Param {
+                    is_self: false,
+                    variadic: false,
+                    name: name.clone(),
+                    ty: self.annotation(annotation),
+                    default,
+                    range: self.range(assignment),
+                });
+                fields.push(Field {
+                    value: Expr {
+                        kind: ExprKind::Name(name.text.clone()),
+                        range: name.range,
+                    },
+                    name,
+                    ty: None,
+                    range: self.range(assignment),
+                });
             }
         }
-        let mut params = Vec::new();
-        if let Some(init) = init {
-            let body = child_by_field(init, "body");
-            let mut self_name = None;
-            for (param, bare) in self.parameters(init, true) {
-                match param.is_self {
-                    true => self_name = Some(param.name.text),
-                    false => params.push(self.constructor_param(param, bare, body)),
-                }
-            }
-            let param_names = params.iter().map(|p| p.name.text.clone()).collect();
-            let outer = std::mem::replace(
-                &mut self.scope,
-                Scope {
-                    kind: ScopeKind::Init,
-                    params: param_names,
-                    self_name,
-                    locals: Default::default(),
-                    substitutions: HashMap::new(),
-                },
-            );
-            if let Some(block) = child_by_field(init, "body") {
-                self.init_block(block, &mut fields, false);
-            }
-            self.scope = outer;
+        Struct {
+            name: child_by_field(class, "name").map(|n| self.name(n)),
+            params: Some(params),
+            class_fields: Vec::new(),
+            init: None,
+            fields,
+            methods: self.methods(class),
+            range: self.range(class),
         }
-        let methods = methods_of(class, self.text)
+    }
+
+    fn methods(&mut self, class: Node<'_>) -> Vec<Function> {
+        methods_of(class, self.text)
             .into_iter()
             .map(|(_, method)| {
                 let decorated = method
@@ -81,14 +145,104 @@ impl Lowerer<'_> {
                     .unwrap_or(method);
                 self.function(method, &decorators(decorated, self.text), true)
             })
-            .collect();
-        Struct {
-            name: child_by_field(class, "name").map(|n| self.name(n)),
-            params: Some(params),
-            fields,
-            methods,
-            range: self.range(class),
+            .collect()
+    }
+
+    /// `name = value` in the class body.
+    fn class_attributes(&mut self, members: &[Node<'_>]) -> Vec<Field> {
+        let mut attributes: Vec<Field> = Vec::new();
+        for member in members
+            .iter()
+            .filter(|m| m.kind() == "expression_statement")
+        {
+            for assignment in named_children(*member) {
+                let (Some(left), Some(right)) = (
+                    child_by_field(assignment, "left"),
+                    child_by_field(assignment, "right"),
+                ) else {
+                    continue;
+                };
+                if assignment.kind() != "assignment" || left.kind() != "identifier" {
+                    continue;
+                }
+                let field = Field {
+                    name: self.name(left),
+                    ty: None,
+                    value: self.expr(right),
+                    range: self.range(assignment),
+                };
+                // Assigned again, the last value is the class's.
+                attributes.retain(|a| a.name.text != field.name.text);
+                attributes.push(field);
+            }
         }
+        attributes
+    }
+
+    /// `__init__`: its parameters, its body, and the fields it assigns.
+    fn init(
+        &mut self,
+        init: Node<'_>,
+        class_fields: &[Field],
+    ) -> (Vec<Param>, Option<Block>, Vec<InitField>) {
+        let saved_shift = self.shift;
+        if let Some(place) = (self.placement)(init.start_byte()) {
+            self.shift = place as isize - init.start_byte() as isize;
+        }
+        let body = child_by_field(init, "body");
+        let mut self_name = None;
+        let mut params = Vec::new();
+        for (param, bare) in self.parameters(init, true) {
+            match param.is_self {
+                true => self_name = Some(param.name.text),
+                false => params.push(self.constructor_param(param, bare, body)),
+            }
+        }
+        let Some(body) = body else {
+            self.shift = saved_shift;
+            return (params, None, Vec::new());
+        };
+        let param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
+        let scope = Scope {
+            kind: ScopeKind::Init,
+            locals: locals::locals_of(body, self.text, &param_names),
+            params: param_names.into_iter().collect(),
+            self_name,
+        };
+        let outer_scope = std::mem::replace(&mut self.scope, scope);
+        let outer_fields = self.init_fields.replace(Vec::new());
+        let at = TextRange::empty(self.range(body).start as usize);
+        let mut stmts: Vec<Stmt> = self.hoisted_locals(at);
+        let body_stmts = self.block_statements(body);
+        let assigned = std::mem::replace(&mut self.init_fields, outer_fields).unwrap_or_default();
+        self.scope = outer_scope;
+        // Every field is declared before the body, so that one assigned in
+        // a branch or a loop is assigned, not declared, there. A class
+        // attribute is bound before the body runs.
+        let mut declared: Vec<&str> = Vec::new();
+        for field in &assigned {
+            let name = field.name.text.as_str();
+            if declared.contains(&name) || class_fields.iter().any(|f| f.name.text == name) {
+                continue;
+            }
+            declared.push(name);
+            stmts.push(declare(format!("{FIELD_PREFIX}{name}"), at));
+        }
+        stmts.extend(body_stmts);
+        let range = self.range(body);
+        self.shift = saved_shift;
+        (params, Some(Block { stmts, range }), assigned)
+    }
+
+    /// A `var` for each local of the scope assigned more than once or
+    /// under control flow (see `locals`).
+    pub(super) fn hoisted_locals(&self, at: TextRange) -> Vec<Stmt> {
+        self.scope
+            .locals
+            .hoisted
+            .iter()
+            .map(|name| declare(name.clone(), at))
+            .collect()
     }
 
     /// A parameter of `__init__`. Unannotated and without a default, it is
@@ -103,170 +257,184 @@ impl Lowerer<'_> {
         if bare && used_as_number() {
             param.ty = Some(Type {
                 kind: TypeKind::Int,
-                range: tensorfit_base::TextRange::empty(param.name.range.end as usize),
+                range: TextRange::empty(param.name.range.end as usize),
             });
         }
         param
     }
 
-    /// The statements of `__init__` (or of a `with` inside it); `unknown`
-    /// when they run under control flow, which makes what they set unknown.
-    fn init_block(&mut self, block: Node<'_>, fields: &mut Vec<Field>, unknown: bool) {
-        self.nested(|this| this.init_statements(block, fields, unknown));
-    }
-
-    fn init_statements(&mut self, block: Node<'_>, fields: &mut Vec<Field>, unknown: bool) {
-        for statement in named_children(block) {
-            match statement.kind() {
-                "expression_statement" => {
-                    for child in named_children(statement) {
-                        self.init_expression_statement(child, fields, unknown);
-                    }
-                }
-                "with_statement" => {
-                    if let Some(body) = child_by_field(statement, "body") {
-                        self.init_block(body, fields, unknown);
-                    }
-                }
-                "if_statement" | "for_statement" | "while_statement" | "try_statement" => {
-                    for child in named_children(statement) {
-                        self.init_nested(child, fields);
-                    }
-                }
-                _ => {}
-            }
+    /// In `__init__`, the field `self.name` as a target or a value: the
+    /// local that holds it. `None` for any other attribute.
+    pub(super) fn init_field(&mut self, attribute: Node<'_>) -> Option<Expr> {
+        if self.scope.kind != ScopeKind::Init
+            || attribute.kind() != "attribute"
+            || !self.is_self(child_by_field(attribute, "object"))
+        {
+            return None;
         }
+        let name = child_by_field(attribute, "attribute")?;
+        Some(Expr {
+            kind: ExprKind::Name(format!("{FIELD_PREFIX}{}", self.text(name))),
+            range: self.range(attribute),
+        })
     }
 
-    fn init_nested(&mut self, node: Node<'_>, fields: &mut Vec<Field>) {
-        match node.kind() {
-            "block" => self.init_block(node, fields, true),
-            "elif_clause" | "else_clause" | "except_clause" | "finally_clause" => {
-                for child in named_children(node) {
-                    self.init_nested(child, fields);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn init_expression_statement(
+    /// `self.name = value` in `__init__`: the field's assignment, noted as
+    /// one of the struct's fields.
+    pub(super) fn assign_field(
         &mut self,
-        node: Node<'_>,
-        fields: &mut Vec<Field>,
-        unknown: bool,
-    ) {
-        match node.kind() {
-            "assignment" => {
-                let (Some(left), Some(right)) =
-                    (child_by_field(node, "left"), child_by_field(node, "right"))
-                else {
-                    return;
-                };
-                let value = match unknown {
-                    true => self.unknown(right, NOT_FOLLOWED),
-                    false => self.expr(right),
-                };
-                self.init_assign(left, value, node, fields);
-            }
-            "augmented_assignment" => {
-                if let Some(left) = child_by_field(node, "left") {
-                    let value = self.unknown(node, NOT_FOLLOWED);
-                    self.init_assign(left, value, node, fields);
-                }
-            }
-            // `self.register_buffer("mask", value)`, `self.add_module("fc", m)`.
-            "call" => {
-                let Some(function) = child_by_field(node, "function") else {
-                    return;
-                };
-                if function.kind() != "attribute"
-                    || !self.is_self(child_by_field(function, "object"))
-                {
-                    return;
-                }
-                let method = child_by_field(function, "attribute").map(|a| self.text(a));
-                if !matches!(
-                    method,
-                    Some("register_buffer" | "register_parameter" | "add_module")
-                ) {
-                    return;
-                }
-                let args = child_by_field(node, "arguments")
-                    .map(named_children)
-                    .unwrap_or_default();
-                let (Some(name), Some(value)) = (args.first(), args.get(1)) else {
-                    return;
-                };
-                let Some(field_name) = self.string_literal(*name) else {
-                    return;
-                };
-                let value = match unknown {
-                    true => self.unknown(*value, NOT_FOLLOWED),
-                    false => self.expr(*value),
-                };
-                let name = Name {
-                    text: field_name,
-                    range: self.range(*name),
-                };
-                set_field(fields, name, value, self.range(node));
-            }
-            _ => {}
-        }
-    }
-
-    fn init_assign(
-        &mut self,
-        left: Node<'_>,
+        target: Node<'_>,
         value: Expr,
-        statement: Node<'_>,
-        fields: &mut Vec<Field>,
-    ) {
-        match left.kind() {
-            "attribute" if self.is_self(child_by_field(left, "object")) => {
-                if let Some(attribute) = child_by_field(left, "attribute") {
-                    let name = self.name(attribute);
-                    // Later initialisers that read `self.name` read this
-                    // value (not a parameter of the same name).
-                    if is_small(&value) {
-                        self.scope
-                            .substitutions
-                            .insert(format!("self.{}", name.text), value.clone());
-                    }
-                    set_field(fields, name, value, self.range(statement));
-                }
-            }
-            "identifier" => {
-                let name = self.text(left).to_owned();
-                let value = match is_small(&value) {
-                    true => value,
-                    false => self.unknown(left, "its value is too large to follow in `__init__`"),
-                };
-                self.scope.substitutions.insert(name, value);
-            }
-            // `self.a, self.b = ...` and other patterns: what they set is
-            // unknown.
-            _ => {
-                let mut stack = vec![left];
-                while let Some(node) = stack.pop() {
-                    match node.kind() {
-                        "attribute" if self.is_self(child_by_field(node, "object")) => {
-                            if let Some(attribute) = child_by_field(node, "attribute") {
-                                let name = self.name(attribute);
-                                let value = self.unknown(node, "it is set by destructuring, which is not followed in `__init__` yet");
-                                set_field(fields, name, value, self.range(statement));
-                            }
-                        }
-                        "identifier" => {
-                            let name = self.text(node).to_owned();
-                            let value = self.unknown(node, "it is set by destructuring, which is not followed in `__init__` yet");
-                            self.scope.substitutions.insert(name, value);
-                        }
-                        _ => stack.extend(named_children(node)),
-                    }
-                }
-            }
+        range: TextRange,
+    ) -> Option<Stmt> {
+        let local = self.init_field(target)?;
+        let attribute = child_by_field(target, "attribute")?;
+        let name = self.name(attribute);
+        Some(self.note_field(name, local, value, range))
+    }
+
+    fn note_field(&mut self, name: Name, local: Expr, value: Expr, range: TextRange) -> Stmt {
+        if let Some(fields) = &mut self.init_fields {
+            fields.push(InitField {
+                name,
+                statement: range,
+            });
         }
+        Stmt {
+            kind: StmtKind::Assign {
+                target: local,
+                op: AssignOp::Assign,
+                value,
+            },
+            range,
+        }
+    }
+
+    /// `self.register_buffer("mask", value)`, `self.add_module("fc", m)`
+    /// in `__init__`: the field's assignment.
+    pub(super) fn registration(&mut self, call: Node<'_>, range: TextRange) -> Option<Stmt> {
+        let function = child_by_field(call, "function")?;
+        if self.scope.kind != ScopeKind::Init
+            || function.kind() != "attribute"
+            || !self.is_self(child_by_field(function, "object"))
+        {
+            return None;
+        }
+        let method = child_by_field(function, "attribute").map(|a| self.text(a));
+        if !matches!(
+            method,
+            Some("register_buffer" | "register_parameter" | "add_module" | "register_module")
+        ) {
+            return None;
+        }
+        let args = named_children(child_by_field(call, "arguments")?);
+        let (Some(name), Some(value)) = (args.first(), args.get(1)) else {
+            return None;
+        };
+        let field = self.string_literal(*name)?;
+        let value = self.expr(*value);
+        let name = Name {
+            text: field.clone(),
+            range: self.range(*name),
+        };
+        let local = Expr {
+            kind: ExprKind::Name(format!("{FIELD_PREFIX}{field}")),
+            range: name.range,
+        };
+        Some(self.note_field(name, local, value, range))
+    }
+
+    /// `self.helper(...)` in `__init__` (ResNet's `self._make_layer(...)`):
+    /// the helper's body runs in place, in a block of its own whose first
+    /// statements bind its parameters, and the call's value is what it
+    /// returns. It may read and assign fields (`self.inplanes = ...`).
+    /// `None` when the call is not to a helper that can be inlined (one
+    /// that returns before its last statement).
+    pub(super) fn inline_helper(&mut self, call: Node<'_>) -> Option<Expr> {
+        let function = child_by_field(call, "function")?;
+        if self.scope.kind != ScopeKind::Init
+            || self.pending.is_none()
+            || function.kind() != "attribute"
+            || !self.is_self(child_by_field(function, "object"))
+            || self.inlining.len() >= MAX_INLINED
+        {
+            return None;
+        }
+        let name = self.text(child_by_field(function, "attribute")?).to_owned();
+        if self.inlining.contains(&name) {
+            return None;
+        }
+        let class = enclosing_class(call)?;
+        let (_, helper) = methods_of(class, self.text)
+            .into_iter()
+            .find(|(n, _)| *n == name)?;
+        let body = child_by_field(helper, "body")?;
+        if !returns_only_at_end(body) {
+            return None;
+        }
+        let range = self.range(call);
+        let at = TextRange::empty(range.start as usize);
+        let arguments = self.arguments(call);
+        let result = self.temporary();
+        let mut inner = Vec::new();
+        let mut self_name = None;
+        let mut param_names = Vec::new();
+        let params = self.parameters(helper, true);
+        let bound = bind_helper_arguments(&params, arguments);
+        for ((param, _), value) in params.iter().zip(bound) {
+            if param.is_self {
+                self_name = Some(param.name.text.clone());
+                continue;
+            }
+            param_names.push(param.name.text.clone());
+            let value = value.or_else(|| param.default.clone()).unwrap_or(Expr {
+                kind: ExprKind::Unknown(format!("`{}` is not given", param.name.text)),
+                range,
+            });
+            inner.push(Stmt {
+                kind: StmtKind::Let {
+                    pattern: Pattern::Name(param.name.clone()),
+                    ty: None,
+                    value,
+                },
+                range: at,
+            });
+        }
+        let scope = Scope {
+            kind: ScopeKind::Init,
+            locals: locals::locals_of(body, self.text, &param_names),
+            params: param_names.into_iter().collect(),
+            self_name,
+        };
+        let outer_scope = std::mem::replace(&mut self.scope, scope);
+        let outer_result = self.helper_result.replace(result.clone());
+        self.inlining.push(name);
+        inner.extend(self.hoisted_locals(at));
+        inner.extend(self.block_statements(body));
+        self.inlining.pop();
+        self.helper_result = outer_result;
+        self.scope = outer_scope;
+        let pending = self.pending.as_mut()?;
+        pending.push(declare(result.clone(), at));
+        // A block of its own: the helper's locals end with it.
+        pending.push(Stmt {
+            kind: StmtKind::If {
+                condition: Expr {
+                    kind: ExprKind::Bool(true),
+                    range: at,
+                },
+                then_branch: Block {
+                    stmts: inner,
+                    range,
+                },
+                else_branch: None,
+            },
+            range,
+        });
+        Some(Expr {
+            kind: ExprKind::Name(result),
+            range,
+        })
     }
 
     /// Whether `node` is the method's `self`.
@@ -277,26 +445,118 @@ impl Lowerer<'_> {
     }
 }
 
-/// Sets a field: a field set again keeps its place and takes the new value
-/// (the last assignment is the one forward sees).
-fn set_field(fields: &mut Vec<Field>, name: Name, value: Expr, range: tensorfit_base::TextRange) {
-    match fields.iter_mut().find(|f| f.name.text == name.text) {
-        Some(field) => {
-            field.value = value;
+/// The fields a method other than `__init__` assigns (`self.cache = x`,
+/// `self.steps += 1`): state that changes after construction, so its value
+/// from `__init__` (often `None`) is not what other methods read.
+fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<String> {
+    let mut mutated = std::collections::BTreeSet::new();
+    for (_, method) in methods_of(class, text) {
+        let self_name = child_by_field(method, "parameters")
+            .and_then(|p| named_children(p).into_iter().next())
+            .filter(|p| p.kind() == "identifier")
+            .map(|p| text_of(p, text));
+        let Some(self_name) = self_name else {
+            continue;
+        };
+        let mut stack = vec![method];
+        while let Some(node) = stack.pop() {
+            if matches!(node.kind(), "assignment" | "augmented_assignment") {
+                let mut targets = child_by_field(node, "left").into_iter().collect::<Vec<_>>();
+                while let Some(target) = targets.pop() {
+                    match target.kind() {
+                        "attribute" => {
+                            let object = child_by_field(target, "object");
+                            if object.is_some_and(|o| text_of(o, text) == self_name) {
+                                if let Some(name) = child_by_field(target, "attribute") {
+                                    mutated.insert(text_of(name, text).to_owned());
+                                }
+                            }
+                        }
+                        _ => targets.extend(named_children(target)),
+                    }
+                }
+            }
+            stack.extend(named_children(node));
         }
-        None => fields.push(Field {
-            name,
+    }
+    mutated
+}
+
+/// `var name` (unknown until assigned).
+fn declare(name: String, at: TextRange) -> Stmt {
+    Stmt {
+        kind: StmtKind::Var {
+            pattern: Pattern::Name(Name {
+                text: name,
+                range: at,
+            }),
             ty: None,
-            value,
-            range,
-        }),
+            value: None,
+        },
+        range: at,
     }
 }
 
-/// Whether a value is small enough to copy where it is read: copies of
-/// copies must not grow without bound.
-fn is_small(value: &Expr) -> bool {
-    value.descendants().take(65).count() <= 64
+/// The helper's parameters (`self` first) given the call's arguments:
+/// positional ones in order, keyword ones by name.
+fn bind_helper_arguments(params: &[(Param, bool)], arguments: Vec<Arg>) -> Vec<Option<Expr>> {
+    let mut bound: Vec<Option<Expr>> = vec![None; params.len()];
+    let mut next = params.iter().position(|(p, _)| !p.is_self).unwrap_or(0);
+    for argument in arguments {
+        match &argument.name {
+            Some(name) => {
+                if let Some(i) = params.iter().position(|(p, _)| p.name.text == name.text) {
+                    bound[i] = Some(argument.value);
+                }
+            }
+            None => {
+                if next < bound.len() {
+                    bound[next] = Some(argument.value);
+                    next += 1;
+                }
+            }
+        }
+    }
+    bound
+}
+
+/// The class a node is in.
+fn enclosing_class(node: Node<'_>) -> Option<Node<'_>> {
+    let mut current = node.parent();
+    while let Some(n) = current {
+        if n.kind() == "class_definition" {
+            return Some(n);
+        }
+        current = n.parent();
+    }
+    None
+}
+
+/// Whether a body's only `return` (if any) is its last statement.
+fn returns_only_at_end(body: Node<'_>) -> bool {
+    let statements = named_children(body);
+    let Some((last, rest)) = statements.split_last() else {
+        return true;
+    };
+    let mut stack: Vec<Node<'_>> = rest.to_vec();
+    if last.kind() != "return_statement" {
+        stack.push(*last);
+    }
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "return_statement" | "yield" => return false,
+            "function_definition" | "class_definition" | "lambda" => {}
+            _ => stack.extend(named_children(node)),
+        }
+    }
+    true
+}
+
+/// `field(default_factory=...)`: a dataclass default that is not a value.
+fn is_field_factory(node: Node<'_>, text: &str) -> bool {
+    node.kind() == "call"
+        && child_by_field(node, "function")
+            .is_some_and(|f| matches!(text_of(f, text), "field" | "dataclasses.field"))
 }
 
 /// Whether every use of `name` in `body` is as a number: not the object of
@@ -304,7 +564,7 @@ fn is_small(value: &Expr) -> bool {
 fn only_used_as_number(body: Node<'_>, name: &str, text: &str) -> bool {
     let mut stack = vec![body];
     while let Some(node) = stack.pop() {
-        if node.kind() == "identifier" && super::syntax::text_of(node, text) == name {
+        if node.kind() == "identifier" && text_of(node, text) == name {
             let Some(parent) = node.parent() else {
                 continue;
             };
@@ -316,6 +576,8 @@ fn only_used_as_number(body: Node<'_>, name: &str, text: &str) -> bool {
                 "subscript" => is("value"),
                 "for_statement" | "for_in_clause" => is("right"),
                 "list_splat" | "dictionary_splat" => true,
+                // `downsample is None`: an optional object.
+                "comparison_operator" => text_of(parent, text).contains(" is "),
                 _ => false,
             };
             if non_numeric {

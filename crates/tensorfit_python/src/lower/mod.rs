@@ -6,6 +6,7 @@
 //! what it reads: the analysis then knows nothing about that value and
 //! says nothing about it.
 
+mod containers;
 mod expressions;
 mod init;
 pub(crate) mod locals;
@@ -13,7 +14,7 @@ mod statements;
 pub(crate) mod syntax;
 mod types;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
@@ -39,6 +40,16 @@ pub(crate) struct Lowerer<'t> {
     scope: Scope,
     /// Temporaries made for destructuring, numbered per piece.
     temporaries: u32,
+    /// In `__init__`: the fields assigned so far, in order.
+    init_fields: Option<Vec<init::InitField>>,
+    /// Statements an expression needs run before the statement it is in
+    /// (an inlined helper, a comprehension's loop); `None` where there is
+    /// no statement to put them before.
+    pending: Option<Vec<Stmt>>,
+    /// The helper methods being inlined into `__init__`, innermost last.
+    inlining: Vec<String>,
+    /// In an inlined helper: the temporary its `return` assigns.
+    helper_result: Option<String>,
 }
 
 /// What names mean where the lowering is.
@@ -52,9 +63,6 @@ struct Scope {
     params: BTreeSet<String>,
     /// The name of a method's first parameter.
     self_name: Option<String>,
-    /// In `__init__`: locals replaced by the value they were given, since
-    /// a struct's fields can read only its parameters and earlier fields.
-    substitutions: HashMap<String, Expr>,
 }
 
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +91,10 @@ impl<'t> Lowerer<'t> {
             depth: 0,
             scope,
             temporaries: 0,
+            init_fields: None,
+            pending: None,
+            inlining: Vec::new(),
+            helper_result: None,
         }
     }
 
@@ -122,9 +134,18 @@ impl<'t> Lowerer<'t> {
             }
             "class_definition" => {
                 let name = child_by_field(definition, "name").map(|n| self.text(n).to_owned());
-                if name.is_some_and(|n| self.context.modules.contains(&n)) {
+                if name
+                    .as_ref()
+                    .is_some_and(|n| self.context.modules.contains(n))
+                {
                     let module = self.module_class(definition);
                     file.items.push(Item::Struct(module));
+                } else if name.is_some_and(|n| self.context.classes.contains(&n)) {
+                    let class = match decorators(node, self.text).iter().any(|d| is_dataclass(d)) {
+                        true => self.dataclass(definition),
+                        false => self.module_class(definition),
+                    };
+                    file.items.push(Item::Struct(class));
                 }
             }
             "expression_statement" => match constant_name(node, self.text) {
@@ -193,30 +214,9 @@ impl<'t> Lowerer<'t> {
                     params: param_names.iter().cloned().collect(),
                     self_name: self_name.clone(),
                     locals,
-                    substitutions: HashMap::new(),
                 },
             );
-            let mut stmts: Vec<Stmt> = self
-                .scope
-                .locals
-                .hoisted
-                .clone()
-                .into_iter()
-                .map(|name| {
-                    let at = TextRange::empty(self.range(block).start as usize);
-                    Stmt {
-                        kind: StmtKind::Var {
-                            pattern: Pattern::Name(Name {
-                                text: name,
-                                range: at,
-                            }),
-                            ty: None,
-                            value: None,
-                        },
-                        range: at,
-                    }
-                })
-                .collect();
+            let mut stmts = self.hoisted_locals(TextRange::empty(self.range(block).start as usize));
             stmts.extend(self.block_statements(block));
             self.scope = outer;
             Block {
@@ -329,6 +329,12 @@ impl<'t> Lowerer<'t> {
         self.temporaries += 1;
         format!("{}{}", crate::TEMPORARY_PREFIX, self.temporaries)
     }
+}
+
+/// `@dataclass`, `@dataclasses.dataclass(frozen=True)`.
+fn is_dataclass(decorator: &str) -> bool {
+    let name = decorator.split('(').next().unwrap_or(decorator).trim();
+    matches!(name, "dataclass" | "dataclasses.dataclass")
 }
 
 /// `if __name__ == "__main__":`

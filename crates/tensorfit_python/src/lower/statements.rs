@@ -23,7 +23,11 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn statement(&mut self, node: Node<'_>) -> Vec<Stmt> {
-        self.nested(|this| this.statement_inner(node))
+        let outer = self.pending.replace(Vec::new());
+        let stmts = self.nested(|this| this.statement_inner(node));
+        let mut all = std::mem::replace(&mut self.pending, outer).unwrap_or_default();
+        all.extend(stmts);
+        all
     }
 
     fn statement_inner(&mut self, node: Node<'_>) -> Vec<Stmt> {
@@ -39,7 +43,22 @@ impl Lowerer<'_> {
                     .into_iter()
                     .next()
                     .map(|v| self.expr(v));
-                stmt(StmtKind::Return(value))
+                match self.helper_result.clone() {
+                    // A helper inlined into `__init__` (always its last
+                    // statement): the call's value.
+                    Some(result) => stmt(StmtKind::Assign {
+                        target: Expr {
+                            kind: ExprKind::Name(result),
+                            range,
+                        },
+                        op: AssignOp::Assign,
+                        value: value.unwrap_or(Expr {
+                            kind: ExprKind::Name("None".to_owned()),
+                            range,
+                        }),
+                    }),
+                    None => stmt(StmtKind::Return(value)),
+                }
             }
             "assert_statement" => {
                 let parts = named_children(node);
@@ -138,7 +157,8 @@ impl Lowerer<'_> {
                 ) else {
                     return Vec::new();
                 };
-                if left.kind() != "identifier" {
+                let field = self.init_field(left);
+                if left.kind() != "identifier" && field.is_none() {
                     // `x[i] += v`, `self.count += 1`: in place; the value is
                     // still checked.
                     let value = self.expr(right);
@@ -147,7 +167,7 @@ impl Lowerer<'_> {
                         range,
                     }];
                 }
-                let target = self.expr(left);
+                let target = field.unwrap_or_else(|| self.expr(left));
                 let value = self.expr(right);
                 let value = match self.text(operator) {
                     "+=" => {
@@ -177,6 +197,12 @@ impl Lowerer<'_> {
                 if self.is_super_init(node) {
                     return Vec::new();
                 }
+                if let Some(stmt) = self.registration(node, range) {
+                    return vec![stmt];
+                }
+                if let Some(stmt) = self.list_update(node, range) {
+                    return vec![stmt];
+                }
                 if let Some(assert) = self.torch_assert(node, range) {
                     return vec![assert];
                 }
@@ -203,6 +229,12 @@ impl Lowerer<'_> {
         value: Expr,
         range: tensorfit_base::TextRange,
     ) -> Vec<Stmt> {
+        if self.init_field(target).is_some() {
+            return self
+                .assign_field(target, value, range)
+                .into_iter()
+                .collect();
+        }
         match target.kind() {
             "identifier" => {
                 let name = self.name(target);
@@ -441,6 +473,9 @@ impl Lowerer<'_> {
                     range,
                 });
             }
+            None if !jumps_out(body) && self.is_sequence_loop(left, right) => {
+                stmts.extend(self.for_each(left, right, body, range));
+            }
             None => {
                 // The iterable is still checked.
                 let iterable = self.expr(right);
@@ -473,8 +508,117 @@ impl Lowerer<'_> {
         stmts
     }
 
+    /// Whether `for left in right` can run as a counted loop over
+    /// `right`'s items: a plain target, or `i, item` of `enumerate(...)`.
+    fn is_sequence_loop(&self, left: Node<'_>, right: Node<'_>) -> bool {
+        match self.enumerated(right) {
+            Some(_) => {
+                matches!(left.kind(), "pattern_list" | "tuple_pattern")
+                    && named_children(left).len() == 2
+            }
+            None => !self.is_call_to(right, "zip"),
+        }
+    }
+
+    /// `for item in items` (a `ModuleList`, a list, a tuple, a tensor's
+    /// rows) as a counted loop over the indices: `items[i]` at each
+    /// iteration, exact when the length is known (PYTHON.md §2).
+    fn for_each(
+        &mut self,
+        left: Node<'_>,
+        right: Node<'_>,
+        body: Node<'_>,
+        range: tensorfit_base::TextRange,
+    ) -> Vec<Stmt> {
+        let at = tensorfit_base::TextRange::empty(range.start as usize);
+        let enumerated = self.enumerated(right);
+        let iterable = self.expr(enumerated.unwrap_or(right));
+        let items = self.temporary();
+        let index = self.temporary();
+        let name = |text: &str| Expr {
+            kind: ExprKind::Name(text.to_owned()),
+            range: at,
+        };
+        let length = Expr {
+            kind: ExprKind::Call {
+                callee: Box::new(Expr {
+                    kind: ExprKind::Field {
+                        value: Box::new(name(&items)),
+                        field: FieldName::Named(Name {
+                            text: "__len__".to_owned(),
+                            range: at,
+                        }),
+                    },
+                    range: at,
+                }),
+                args: Vec::new(),
+            },
+            range: at,
+        };
+        let item = Expr {
+            kind: ExprKind::Subscript {
+                value: Box::new(name(&items)),
+                indices: vec![name(&index)],
+            },
+            range: self.range(left),
+        };
+        let mut inner = Vec::new();
+        match enumerated {
+            Some(_) => {
+                let targets = named_children(left);
+                inner.extend(self.assign(targets[0], name(&index), range));
+                inner.extend(self.assign(targets[1], item, range));
+            }
+            None => inner.extend(self.assign(left, item, range)),
+        }
+        inner.extend(self.block_statements(body));
+        vec![
+            self.let_temporary(&items, iterable, range),
+            Stmt {
+                kind: StmtKind::For {
+                    variable: Some(Name {
+                        text: index,
+                        range: at,
+                    }),
+                    start: Expr {
+                        kind: ExprKind::Int(0),
+                        range: at,
+                    },
+                    end: length,
+                    body: Block {
+                        stmts: inner,
+                        range: self.range(body),
+                    },
+                },
+                range,
+            },
+        ]
+    }
+
+    /// `enumerate(items)`: `items`.
+    fn enumerated<'n>(&self, iterable: Node<'n>) -> Option<Node<'n>> {
+        if !self.is_call_to(iterable, "enumerate") {
+            return None;
+        }
+        let args = named_children(child_by_field(iterable, "arguments")?);
+        match args.as_slice() {
+            [only] if only.kind() != "keyword_argument" && only.kind() != "list_splat" => {
+                Some(*only)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `node` calls the builtin `name` (not shadowed by a local).
+    fn is_call_to(&self, node: Node<'_>, name: &str) -> bool {
+        node.kind() == "call"
+            && child_by_field(node, "function").is_some_and(|f| {
+                f.kind() == "identifier" && self.text(f) == name && !self.is_bound(f)
+            })
+    }
+
     /// `range(n)` or `range(a, b)`: the bounds.
-    fn range_bounds(&mut self, iterable: Node<'_>) -> Option<(Expr, Expr)> {
+    pub(super) fn range_bounds(&mut self, iterable: Node<'_>) -> Option<(Expr, Expr)> {
         if iterable.kind() != "call" {
             return None;
         }

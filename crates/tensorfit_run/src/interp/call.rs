@@ -274,6 +274,13 @@ impl<'p> Interpreter<'p> {
             .as_ref()
             .map_or("struct", |n| n.text.as_str())
             .to_owned();
+        if def.init.is_some() || !def.class_fields.is_empty() {
+            // Only the Python front end writes these, and Python programs
+            // are checked, never run.
+            return Err(Failure::program(format!(
+                "`{display}` is a Python class, which the interpreter does not run"
+            )));
+        }
         let mut frame = Frame::new(id.file);
         if let Some(params) = &def.params {
             self.bind_params(&mut frame, &display, params, args)?;

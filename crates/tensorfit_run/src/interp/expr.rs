@@ -133,6 +133,9 @@ impl Interpreter<'_> {
             }
             ExprKind::Reduction { .. } => self.reduction(frame, e),
             ExprKind::Missing => Err(Failure::program("the program is incomplete here")),
+            ExprKind::Record(_) => Err(Failure::program(
+                "a Python dict is checked, never run, by tensorfit",
+            )),
             ExprKind::Unknown(why) => Err(Failure::program(format!("cannot run a value tensorfit does not model: {why}"))),
         }
     }
@@ -460,6 +463,11 @@ fn int_arithmetic(op: BinaryOp, a: i64, b: i64) -> Outcome<i64> {
 
 fn compare_values(op: CompareOp, a: &Value, b: &Value) -> Outcome<bool> {
     use std::cmp::Ordering;
+    if matches!(op, CompareOp::Is | CompareOp::IsNot) {
+        // Identity is only ever asked of `None` by the front ends.
+        let same = matches!((a, b), (Value::None, Value::None));
+        return Ok(same == (op == CompareOp::Is));
+    }
     let ordering = match (a, b) {
         (Value::Int(x), Value::Int(y)) => x.cmp(y),
         (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
@@ -493,6 +501,7 @@ fn compare_values(op: CompareOp, a: &Value, b: &Value) -> Outcome<bool> {
         CompareOp::Le => ordering.is_le(),
         CompareOp::Gt => ordering.is_gt(),
         CompareOp::Ge => ordering.is_ge(),
+        CompareOp::Is | CompareOp::IsNot => unreachable!("identity is decided above"),
     })
 }
 

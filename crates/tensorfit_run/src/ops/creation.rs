@@ -31,6 +31,35 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             random(ctx, &dims, name == "randn_like")?
         }
         "arange" => arange(ctx, args)?,
+        "randint" => {
+            // `randint(high, size)` or `randint(low, high, size)`.
+            let (low, high, dims) = match args.get("size") {
+                Value::None => (0, args.int("low")?, args.dims("high")?),
+                _ => (args.int("low")?, args.int("high")?, args.dims("size")?),
+            };
+            let shape = new_shape(ctx, &dims)?;
+            integers(ctx, shape, low, high)?
+        }
+        "randint_like" => {
+            let shape = args.tensor("input")?.shape().to_vec();
+            let (low, high) = match args.opt_int("high")? {
+                Some(high) => (args.int("low")?, high),
+                None => (0, args.int("low")?),
+            };
+            integers(ctx, shape, low, high)?
+        }
+        "randperm" => {
+            let n = args.int("n")?;
+            let shape = new_shape(ctx, &[n])?;
+            let mut order: Vec<f32> = (0..n).map(|i| i as f32).collect();
+            // Fisher-Yates with the run's generator.
+            for i in (1..order.len()).rev() {
+                let j = ((ctx.rng.uniform() * (i + 1) as f32) as usize).min(i);
+                order.swap(i, j);
+            }
+            ArrayD::from_shape_vec(IxDyn(&shape), order)
+                .map_err(|e| Failure::shape(e.to_string()))?
+        }
         "eye" => {
             let n = args.int("n")?;
             let m = args.opt_int("m")?.unwrap_or(n);
@@ -71,6 +100,21 @@ pub fn random(ctx: &mut OpContext, dims: &[i64], normal: bool) -> Outcome<Tensor
         } else {
             ctx.rng.uniform()
         };
+    }
+    Ok(t)
+}
+
+/// Integers drawn uniformly from `low..high`.
+fn integers(ctx: &mut OpContext, shape: Vec<usize>, low: i64, high: i64) -> Outcome<Tensor> {
+    if high <= low {
+        return Err(Failure::data(format!(
+            "`randint`: the range {low}..{high} is empty"
+        )));
+    }
+    let span = (high - low) as f32;
+    let mut t = ArrayD::zeros(IxDyn(&shape));
+    for x in t.iter_mut() {
+        *x = (low as f32 + (ctx.rng.uniform() * span).floor()).min((high - 1) as f32);
     }
     Ok(t)
 }

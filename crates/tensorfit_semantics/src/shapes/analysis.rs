@@ -20,6 +20,10 @@ use super::shown::{self, ShownShape};
 use super::value::{Shape, Value};
 use super::vars::VarGen;
 
+/// How many methods one analysis summarises for single instances: a model
+/// has at most a few hundred distinct blocks.
+const MAX_INSTANCE_SUMMARIES: usize = 512;
+
 /// What a function means to its callers: placeholders for its parameters,
 /// the facts its body states about them (minus those that fail on their
 /// own, which are reported inside the function), and its result.
@@ -61,6 +65,13 @@ pub trait SummarySource {
         let _ = (import, key);
         None
     }
+
+    /// The body of the file's function `key`, for an analysis that sees
+    /// only the file's interface (see `Analysis::summary_for_arguments`).
+    fn body(&self, key: &str) -> Option<Arc<ast::Block>> {
+        let _ = key;
+        None
+    }
 }
 
 /// The outcome of checking one entry point.
@@ -86,6 +97,8 @@ pub struct Analysis<'a> {
     holes: RefCell<BTreeMap<TextRange, VarId>>,
     /// `None` while the function is being summarised (a recursive call).
     summaries: RefCell<HashMap<String, Option<Arc<Summary>>>>,
+    /// Methods summarised for one instance, by method and instance.
+    instance_summaries: RefCell<HashMap<String, Option<Arc<Summary>>>>,
     pub reports: RefCell<Vec<EntryReport>>,
     /// Names the program gives to dimensions (`let batch = x.shape[0]`).
     names: RefCell<HashMap<Term, String>>,
@@ -125,6 +138,7 @@ impl<'a> Analysis<'a> {
             source,
             holes: RefCell::new(BTreeMap::new()),
             summaries: RefCell::new(HashMap::new()),
+            instance_summaries: RefCell::new(HashMap::new()),
             reports: RefCell::new(Vec::new()),
             names: RefCell::new(HashMap::new()),
             hole_paths: RefCell::new(Vec::new()),
@@ -239,6 +253,40 @@ impl<'a> Analysis<'a> {
         self.summarise_here(function)
     }
 
+    /// The summary of `function` for calls that pass the values `fixed`
+    /// (see `exec::specialise`), made once per such values and analysis;
+    /// `None` past [`MAX_INSTANCE_SUMMARIES`] or in a recursive call.
+    pub fn summary_for_arguments(
+        &self,
+        function: FunctionRef<'a>,
+        fixed: &[(String, Value)],
+    ) -> Option<Arc<Summary>> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        format!("{fixed:?}").hash(&mut hasher);
+        let key = format!("{}#{:x}", function.key(), hasher.finish());
+        if let Some(known) = self.instance_summaries.borrow().get(&key) {
+            return known.clone();
+        }
+        if self.instance_summaries.borrow().len() >= MAX_INSTANCE_SUMMARIES {
+            self.hit(LimitKind::CallDepth);
+            return None;
+        }
+        let Some(_nested) = SummaryDepth::enter() else {
+            self.hit(LimitKind::CallDepth);
+            return None;
+        };
+        self.instance_summaries
+            .borrow_mut()
+            .insert(key.clone(), None);
+        let (summary, _, _) = self.summarise(function, Some(fixed));
+        let summary = Arc::new(summary);
+        self.instance_summaries
+            .borrow_mut()
+            .insert(key, Some(summary.clone()));
+        Some(summary)
+    }
+
     /// Summarises `function` in this analysis (checking it, and finding
     /// the migrations of its parameters).
     pub fn summarise_here(&self, function: FunctionRef<'a>) -> Option<Arc<Summary>> {
@@ -250,7 +298,7 @@ impl<'a> Analysis<'a> {
             return None;
         };
         self.summaries.borrow_mut().insert(key.clone(), None);
-        let (summary, mut migrations, paths) = self.summarise(function);
+        let (summary, mut migrations, paths) = self.summarise(function, None);
         let summary = Arc::new(summary);
         self.summaries
             .borrow_mut()
@@ -285,15 +333,27 @@ impl<'a> Analysis<'a> {
     /// The function's summary, the migrations of its parameters still
     /// without examples, and its own paths, which an example must keep
     /// holding ([`migration::paths`]).
+    ///
+    /// With `fixed`, the summary for calls that pass those values
+    /// ([`Analysis::summary_for_arguments`]); they are not parameters of
+    /// the summary, which every such call shares.
     fn summarise(
         &self,
         function: FunctionRef<'a>,
+        fixed: Option<&[(String, Value)]>,
     ) -> (Summary, Vec<Migration>, Vec<migration::PathFacts>) {
         let key = function.key();
         let first_var = self.vars.now();
         let mut frame = Frame::new(self, Some(key.clone()));
         let mut params = Vec::new();
-        if let Some(owner) = function.owner.filter(|_| function.function.has_self()) {
+        let fixed_value = |name: &str| {
+            fixed
+                .and_then(|f| f.iter().find(|(n, _)| n == name))
+                .map(|(_, v)| v.clone())
+        };
+        if let Some(instance) = fixed_value("self") {
+            frame.set_self(instance);
+        } else if let Some(owner) = function.owner.filter(|_| function.function.has_self()) {
             let owner_params: Vec<(String, Value, String)> = owner
                 .params
                 .iter()
@@ -311,6 +371,10 @@ impl<'a> Analysis<'a> {
             params.push(("self".to_owned(), instance));
         }
         for param in function.function.params.iter().filter(|p| !p.is_self) {
+            if let Some(value) = fixed_value(&param.name.text) {
+                frame.define(&param.name.text, value, None, param.name.range);
+                continue;
+            }
             let value = placeholder(&mut frame, param.ty.as_ref(), &param.name.text, param.range);
             frame.define(&param.name.text, value.clone(), None, param.name.range);
             frame.record(&param.name.text, param.name.range, &value);
@@ -321,7 +385,28 @@ impl<'a> Analysis<'a> {
             let explain = frame.explain_where(clause);
             frame.require(condition, FactKind::Precondition, clause.range, explain);
         }
-        let result = match &function.function.body {
+        // A summary for fixed arguments is made in its callers' analyses,
+        // which see the file's interface, without bodies: the source has
+        // the body.
+        let fetched = match (&function.function.body, fixed, self.source) {
+            (None, Some(_), Some(source)) if function.local => source.body(&key),
+            _ => None,
+        };
+        if fixed.is_some() && function.function.body.is_none() && fetched.is_none() {
+            let summary = Summary {
+                function: Some(key),
+                params,
+                deferred: Vec::new(),
+                facts: Vec::new(),
+                result: Value::Unknown,
+                records: Vec::new(),
+                first_var,
+                end_var: self.vars.now(),
+                var_names: Arc::new(BTreeMap::new()),
+            };
+            return (summary, Vec::new(), Vec::new());
+        }
+        let result = match function.function.body.as_ref().or(fetched.as_deref()) {
             Some(body) => {
                 frame.result_type = function.function.return_type.clone();
                 frame.body(&body.stmts);
@@ -353,6 +438,22 @@ impl<'a> Analysis<'a> {
                 deferred: Vec::new(),
                 facts: Vec::new(),
                 result: Value::Unknown,
+                records: Vec::new(),
+                first_var,
+                end_var,
+                var_names: Arc::new(self.vars.names_between(first_var, end_var)),
+            };
+            return (summary, Vec::new(), Vec::new());
+        }
+        if fixed.is_some() {
+            // Checked at each call, where the instance comes from: the
+            // method's own report is its placeholder summary's.
+            let summary = Summary {
+                function: Some(key),
+                params,
+                deferred: std::mem::take(&mut frame.deferred),
+                facts: std::mem::take(&mut frame.facts),
+                result,
                 records: Vec::new(),
                 first_var,
                 end_var,

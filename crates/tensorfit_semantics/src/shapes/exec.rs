@@ -31,6 +31,7 @@ mod instantiation;
 mod learnt;
 mod loops;
 mod rule_context;
+mod specialise;
 mod statements;
 mod subscripts;
 
@@ -517,6 +518,11 @@ impl<'f, 'a> Frame<'f, 'a> {
 
     /// Remembers the shape of a binding, to be shown.
     pub fn record(&mut self, name: &str, range: TextRange, value: &Value) {
+        // A constructor's statements run for each instance, in whatever
+        // function builds it: their shapes are not that function's.
+        if self.constructing > 0 {
+            return;
+        }
         self.push_record(Some(name.to_owned()), range, value);
     }
 

@@ -204,6 +204,7 @@ pub fn too_large(value: &Value) -> bool {
     match value {
         Value::Tensor(shape) | Value::Shape(shape) => shape_too_large(shape),
         Value::Int(term) => term_too_large(term),
+        Value::Bool(formula) => formula_too_large(formula),
         Value::Tuple(items) | Value::List(items) => items.iter().any(too_large),
         _ => false,
     }

@@ -304,6 +304,10 @@ pub enum Value {
     List(Vec<Value>),
     Layer(Arc<Layer>),
     Instance(Arc<Instance>),
+    /// A struct, function or prelude operation named as a value (Python's
+    /// `block=Bottleneck`, `norm_layer=nn.BatchNorm2d`): calling it calls
+    /// what it names.
+    Callable(String),
     /// Nothing is known: every use of it is unconstrained.
     Unknown,
 }
@@ -375,7 +379,9 @@ impl Value {
                     .map(|(n, v)| (n.clone(), v.map_terms(f, g, h)))
                     .collect(),
             })),
-            Value::Float | Value::Str(_) | Value::None | Value::Unknown => self.clone(),
+            Value::Float | Value::Str(_) | Value::None | Value::Callable(_) | Value::Unknown => {
+                self.clone()
+            }
         }
     }
 }

@@ -45,32 +45,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                         frame.call_value(&target, args, call.range, text)
                     });
                 }
-                let program = &self.analysis.program;
-                if let Some(function) = program.function(name) {
-                    let bound = self.bind_args(&function.function.params, None, args);
-                    return self.call_summary(function, bound, call.range, text);
-                }
-                if let Some((def, local)) = program.struct_def(name) {
-                    let bound = self.bind_args(def.params.as_deref().unwrap_or(&[]), None, args);
-                    // An imported struct's fields are another file's text:
-                    // what they require is reported at this call.
-                    let site = (!local).then(|| CallSite {
-                        range: call.range,
-                        callee: name.clone(),
-                        text: text.to_owned(),
-                    });
-                    return self.construct_at(def, bound, site);
-                }
-                if let Some(contract) = program.prelude_op(name) {
-                    if name == "einsum" {
-                        if let Some(value) = self.call_einsum(args) {
-                            return value;
-                        }
-                    }
-                    let bound = self.bind_args(&contract.params, None, args);
-                    return self.call_prelude(name, contract, bound, call.range);
-                }
-                Value::Unknown
+                self.call_named(name, args, call.range, text)
             }
             ExprKind::Field {
                 value,
@@ -114,6 +89,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                             frame.call_value(&member, args, call.range, text)
                         })
                     }
+                    // Python's `len(x)`.
+                    _ if method.text == "__len__" => length(&receiver),
                     _ => match self.analysis.program.prelude_op(&method.text) {
                         Some(contract) => {
                             let mut bound = self.bind_args(&contract.params, Some(1), args);
@@ -134,6 +111,38 @@ impl<'f, 'a> Frame<'f, 'a> {
                 self.call_value(&target, args, call.range, text)
             }
         }
+    }
+
+    /// A call of the function, struct or prelude operation `name` (not a
+    /// local), directly or through a value that names it
+    /// ([`Value::Callable`]: `block(inplanes, planes)`).
+    fn call_named(&mut self, name: &str, args: &[ast::Arg], range: TextRange, text: &str) -> Value {
+        let program = &self.analysis.program;
+        if let Some(function) = program.function(name) {
+            let bound = self.bind_args(&function.function.params, None, args);
+            return self.call_summary(function, bound, range, text);
+        }
+        if let Some((def, local)) = program.struct_def(name) {
+            let bound = self.bind_args(def.params.as_deref().unwrap_or(&[]), None, args);
+            // An imported struct's fields are another file's text:
+            // what they require is reported at this call.
+            let site = (!local).then(|| CallSite {
+                range,
+                callee: name.to_owned(),
+                text: text.to_owned(),
+            });
+            return self.construct_at(def, bound, site);
+        }
+        if let Some(contract) = program.prelude_op(name) {
+            if name == "einsum" {
+                if let Some(value) = self.call_einsum(args) {
+                    return value;
+                }
+            }
+            let bound = self.bind_args(&contract.params, None, args);
+            return self.call_prelude(name, contract, bound, range);
+        }
+        Value::Unknown
     }
 
     /// Applies a callable value (layer or instance) to one evaluated argument.
@@ -220,6 +229,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
                 None => Value::Unknown,
             },
+            Value::Callable(name) => self.call_named(name, args, range, text),
             _ => Value::Unknown,
         }
     }
@@ -456,15 +466,43 @@ impl<'f, 'a> Frame<'f, 'a> {
         range: TextRange,
         text: &str,
     ) -> Value {
-        let Some(summary) = self.analysis.summary(function) else {
+        let Some(mut summary) = self.analysis.summary(function) else {
             return Value::Unknown;
         };
+        // Only a body can be summarised again; a contract's placeholders
+        // are what it states.
+        let has_body =
+            !function.function.is_extern && (function.local || function.function.body.is_some());
+        let fixed = match has_body {
+            true => super::specialise::fixed_arguments(&summary, &bound),
+            false => Vec::new(),
+        };
+        if !fixed.is_empty() {
+            match self.analysis.summary_for_arguments(function, &fixed) {
+                Some(own) => summary = own,
+                None => return Value::Unknown,
+            }
+        }
         let call = CallSite {
             range,
             callee: function.key(),
             text: text.to_owned(),
         };
         self.instantiate(&summary, call, bound)
+    }
+}
+
+/// `len(value)`: a list's or tuple's number of items, a shape's rank, a
+/// tensor's first dimension.
+fn length(value: &Value) -> Value {
+    match value {
+        Value::List(items) | Value::Tuple(items) => Value::Int(Term::int(items.len() as i64)),
+        Value::Shape(shape) => Value::Int(shape.rank()),
+        Value::Tensor(shape) => match shape.dims() {
+            Some([first, ..]) => Value::Int(first.clone()),
+            _ => Value::Unknown,
+        },
+        _ => Value::Unknown,
     }
 }
 

@@ -10,7 +10,7 @@ use crate::shapes::describe::describe;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
 use crate::shapes::limits::{self, LimitKind};
 use crate::shapes::rules::{self, Args};
-use crate::shapes::value::{Shape, Value};
+use crate::shapes::value::{Instance, Shape, Value};
 
 impl<'f, 'a> Frame<'f, 'a> {
     pub fn condition(&mut self, expr: &ast::Expr) -> Formula {
@@ -62,6 +62,14 @@ impl<'f, 'a> Frame<'f, 'a> {
             | ExprKind::Reduction { .. } => Value::Unknown,
             ExprKind::List(items) => Value::List(items.iter().map(|i| self.expr(i)).collect()),
             ExprKind::Tuple(items) => Value::Tuple(items.iter().map(|i| self.expr(i)).collect()),
+            ExprKind::Record(fields) => Value::Instance(std::sync::Arc::new(Instance {
+                struct_name: "dict".to_owned(),
+                params: Vec::new(),
+                fields: fields
+                    .iter()
+                    .filter_map(|f| Some((f.name.as_ref()?.text.clone(), self.expr(&f.value))))
+                    .collect(),
+            })),
             ExprKind::Call { callee, args } => self.call(expr, callee, args),
             ExprKind::Subscript { value, indices } => {
                 let v = self.expr(value);
@@ -93,6 +101,14 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Binary { op, lhs, rhs } => self.binary(expr, *op, lhs, rhs),
             ExprKind::Compare { operands, ops } => {
                 let values: Vec<Value> = operands.iter().map(|o| self.expr(o)).collect();
+                if let ([op @ (CompareOp::Is | CompareOp::IsNot)], [a, b]) =
+                    (ops.as_slice(), values.as_slice())
+                {
+                    return match identical(a, b) {
+                        Some(same) => Value::Bool(Formula::truth(same == (*op == CompareOp::Is))),
+                        None => Value::Unknown,
+                    };
+                }
                 if let ([op], [a, b]) = (ops.as_slice(), values.as_slice()) {
                     if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
                         // PyTorch's element-wise comparison: a boolean tensor.
@@ -147,7 +163,22 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     pub(super) fn name(&mut self, name: &str) -> Value {
-        self.value_of(name).unwrap_or(Value::Unknown)
+        if let Some(value) = self.value_of(name) {
+            return value;
+        }
+        let program = &self.analysis.program;
+        if name == "None" {
+            Value::None
+        } else if program.struct_def(name).is_some()
+            || program.function(name).is_some()
+            || program.prelude_op(name).is_some()
+        {
+            // Named as a value (`block=Bottleneck`,
+            // `norm_layer=nn.BatchNorm2d`): called later.
+            Value::Callable(name.to_owned())
+        } else {
+            Value::Unknown
+        }
     }
 
     /// The value of a name in scope or of a constant, refined.
@@ -177,6 +208,19 @@ impl<'f, 'a> Frame<'f, 'a> {
             (Value::Tensor(shape), "rank") => Value::Int(shape.rank()),
             (Value::Instance(instance), _) => {
                 instance.member(name).cloned().unwrap_or(Value::Unknown)
+            }
+            // A class attribute read on the class (`block.expansion`).
+            (Value::Callable(class), _) => {
+                let attribute = self
+                    .analysis
+                    .program
+                    .struct_def(class)
+                    .and_then(|(def, _)| def.class_fields.iter().find(|f| f.name.text == name))
+                    .map(|field| field.value.clone());
+                match attribute {
+                    Some(value) => self.default_value(&value),
+                    None => Value::Unknown,
+                }
             }
             _ => Value::Unknown,
         }
@@ -218,6 +262,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                     BinaryOp::Rem => Term::rem(x, y),
                     _ => return Value::Unknown,
                 })
+            }
+            // Python's list concatenation (`layers + [block]`, and
+            // `layers.append(block)` as the front end writes it).
+            (BinaryOp::Add, Value::List(x), Value::List(y)) => {
+                Value::List(x.iter().chain(y).cloned().collect())
             }
             (BinaryOp::MatMul, _, _) => {
                 let bound = vec![
@@ -292,7 +341,21 @@ impl<'f, 'a> Frame<'f, 'a> {
     // ----------------------------------------------------------------- calls
 }
 
+/// Python's `a is b`, which programs ask of `None` only: whether both or
+/// just one of the values are `None`; not known of an unknown value.
+fn identical(a: &Value, b: &Value) -> Option<bool> {
+    match (a, b) {
+        (Value::Unknown, _) | (_, Value::Unknown) => None,
+        (Value::None, Value::None) => Some(true),
+        (Value::None, _) | (_, Value::None) => Some(false),
+        _ => None,
+    }
+}
+
 fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
+    if matches!(op, CompareOp::Is | CompareOp::IsNot) {
+        return None;
+    }
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(match op {
             CompareOp::Eq => Formula::eq(x, y),
@@ -301,6 +364,7 @@ fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
             CompareOp::Le => Formula::le(x, y),
             CompareOp::Gt => Formula::gt(x, y),
             CompareOp::Ge => Formula::ge(x, y),
+            CompareOp::Is | CompareOp::IsNot => return None,
         }),
         (Value::Bool(x), Value::Bool(y)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
             let same = Formula::iff(x, y);

@@ -66,6 +66,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let Some(site) = &site {
             self.via_context.insert(0, site.clone());
         }
+        if def.init.is_some() || !def.class_fields.is_empty() {
+            self.run_init(def);
+        }
         for field in &def.fields {
             let value = self.expr(&field.value);
             self.bind(&field.name.text, value.clone(), None);
@@ -83,6 +86,32 @@ impl<'f, 'a> Frame<'f, 'a> {
             params,
             fields,
         }))
+    }
+
+    /// A Python class's construction before its fields are read: the class
+    /// attributes, then `__init__`'s statements, in the scope of the
+    /// parameters, where both leave `self.<field>` names.
+    fn run_init(&mut self, def: &ast::Struct) {
+        for attribute in &def.class_fields {
+            let value = self.expr(&attribute.value);
+            self.bind(&format!("self.{}", attribute.name.text), value, None);
+        }
+        let Some(init) = &def.init else {
+            return;
+        };
+        // `return` in `__init__` ends it, not the function being analysed.
+        let saved_returns = std::mem::take(&mut self.returns);
+        let saved_returned = std::mem::replace(&mut self.returned, false);
+        let saved_result_type = self.result_type.take();
+        for stmt in &init.stmts {
+            if self.returned {
+                break;
+            }
+            self.stmt(stmt);
+        }
+        self.returns = saved_returns;
+        self.returned = saved_returned;
+        self.result_type = saved_result_type;
     }
 
     /// Evaluates a struct's fields for a method's `self` without checking
@@ -180,7 +209,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             self.push_fact(Fact {
                 guard,
                 formula,
-                kind: fact.kind,
+                kind: match self.assume_only {
+                    true => FactKind::Assumption,
+                    false => fact.kind,
+                },
                 range: fact.range,
                 function: fact.function.clone(),
                 explain,

@@ -13,7 +13,19 @@ use super::{describe_type, truth, BranchOrigin, Frame, Merge, Slot};
 use crate::shapes::conditions::ConditionRecord;
 use crate::shapes::describe::describe;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
+use crate::shapes::limits::{self, LimitKind};
 use crate::shapes::value::{Shape, Value};
+
+/// How many iterations of a loop with known bounds run one by one; a
+/// longer one is summarised by the loop rule.
+const MAX_UNROLLED: i64 = 64;
+
+/// The number of iterations of `for i in s..e` when both are known and
+/// there are at most [`MAX_UNROLLED`].
+fn unrolled_count(s: &Term, e: &Term) -> Option<i64> {
+    let count = e.as_const()?.checked_sub(s.as_const()?)?;
+    (count <= MAX_UNROLLED).then_some(count.max(0))
+}
 
 /// How much of a condition a message prints before it cuts it.
 const WHERE_CHARS: usize = 100;
@@ -125,7 +137,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                 else_branch,
             } => {
                 let reads_before = self.shape_reads;
-                let c = self.condition(condition);
+                // A condition on a value nothing is known of (Python's
+                // `isinstance(x, int)`, an attribute of an unknown object)
+                // decides paths the program may never take: what fails on
+                // them is no proof of an error, so their facts are only
+                // assumed.
+                let (c, opaque) = match self.expr(condition) {
+                    Value::Bool(f) => (f, false),
+                    _ => (Formula::var(self.analysis.vars.fresh()), true),
+                };
                 if self.constructing == 0 {
                     self.conditions.push(ConditionRecord {
                         range: condition.range,
@@ -149,11 +169,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                 self.branch(
                     c,
                     origin,
-                    |this| this.block(&then_branch.stmts),
-                    |this| match else_branch {
-                        Some(ast::ElseBranch::Block(block)) => this.block(&block.stmts),
-                        Some(ast::ElseBranch::If(nested)) => this.stmt(nested),
-                        None => {}
+                    |this| this.on_path(opaque, |this| this.block(&then_branch.stmts)),
+                    |this| {
+                        this.on_path(opaque, |this| match else_branch {
+                            Some(ast::ElseBranch::Block(block)) => this.block(&block.stmts),
+                            Some(ast::ElseBranch::If(nested)) => this.stmt(nested),
+                            None => {}
+                        })
                     },
                 );
             }
@@ -165,6 +187,24 @@ impl<'f, 'a> Frame<'f, 'a> {
             } => {
                 let s = self.int(start);
                 let e = self.int(end);
+                if let Some(count) = unrolled_count(&s, &e) {
+                    // Known bounds (Python's `for i in range(3)`, and every
+                    // loop of a constructor called with numbers): each
+                    // iteration runs, which is exact.
+                    let first = s.as_const().unwrap_or(0);
+                    for k in 0..count {
+                        if self.returned {
+                            break;
+                        }
+                        self.scopes.push(HashMap::new());
+                        if let Some(v) = variable {
+                            self.bind(&v.text, Value::Int(Term::int(first + k)), None);
+                        }
+                        self.block(&body.stmts);
+                        self.scopes.pop();
+                    }
+                    return;
+                }
                 let entered = Formula::lt(&s, &e);
                 let again = |_: &mut Self| Formula::lt(&Term::add(&s, &Term::int(1)), &e);
                 self.run_loop(
@@ -213,6 +253,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                 self.expr(expr);
             }
         }
+    }
+
+    /// Runs `run`; with `opaque`, on a path of an unknown condition, whose
+    /// facts are assumed, not checked.
+    fn on_path(&mut self, opaque: bool, run: impl FnOnce(&mut Self)) {
+        let saved = self.assume_only;
+        self.assume_only |= opaque;
+        run(self);
+        self.assume_only = saved;
     }
 
     /// `assertion `a == b` does not hold: a = 10, b = 30`, naming the value
@@ -340,8 +389,19 @@ impl<'f, 'a> Frame<'f, 'a> {
             .collect()
     }
 
-    /// The value that is `a` when `c` holds and `b` otherwise.
+    /// The value that is `a` when `c` holds and `b` otherwise; unknown
+    /// when that value would be too large (a loop full of branches merges
+    /// its values again at each one).
     pub(super) fn merge(&mut self, c: &Formula, a: &Value, b: &Value) -> Value {
+        let merged = self.merge_values(c, a, b);
+        if limits::too_large(&merged) {
+            self.analysis.hit(LimitKind::TermSize);
+            return Value::Unknown;
+        }
+        merged
+    }
+
+    fn merge_values(&mut self, c: &Formula, a: &Value, b: &Value) -> Value {
         let (a, b) = (&self.refine(a.clone()), &self.refine(b.clone()));
         match (a, b) {
             (Value::Int(x), Value::Int(y)) => Value::Int(Term::ite(c, x, y)),

@@ -28,6 +28,9 @@ enum Index {
     },
     Ellipsis,
     NewAxis,
+    /// A list of `Int`s (`x[:, [-1], :]`): PyTorch's advanced indexing
+    /// keeps the dimension, with one position per item.
+    Select(i64),
     /// A tensor, a `Bool` or a value nothing is known of.
     Opaque,
 }
@@ -35,7 +38,7 @@ enum Index {
 impl Index {
     /// Whether the index uses up a dimension of the indexed tensor.
     fn consumes(&self) -> bool {
-        matches!(self, Index::At(_) | Index::Slice { .. })
+        matches!(self, Index::At(_) | Index::Slice { .. } | Index::Select(_))
     }
 }
 
@@ -47,6 +50,13 @@ impl<'f, 'a> Frame<'f, 'a> {
         subject: String,
         range: TextRange,
     ) -> Value {
+        if let (Value::Instance(record), [key]) = (value, indices) {
+            // A dict of modules by key (`self.branches["small"]`).
+            return match self.expr(key) {
+                Value::Str(name) => record.member(&name).cloned().unwrap_or(Value::Unknown),
+                _ => Value::Unknown,
+            };
+        }
         let indices: Vec<Index> = indices.iter().map(|i| self.index(i)).collect();
         match value {
             Value::Tensor(shape) => {
@@ -99,6 +109,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             _ => match self.expr(index) {
                 Value::Int(t) => Index::At(t),
+                Value::List(items) if items.iter().all(|i| i.as_int().is_some()) => {
+                    Index::Select(items.len() as i64)
+                }
                 _ => Index::Opaque,
             },
         }
@@ -130,7 +143,10 @@ impl<'f, 'a> Frame<'f, 'a> {
         subject: &str,
         range: TextRange,
     ) -> Value {
-        if indices.iter().any(|i| matches!(i, Index::Opaque)) {
+        // Several lists index together (broadcast, and moved to the front
+        // when apart): not followed.
+        let selections = indices.iter().filter(|i| matches!(i, Index::Select(_)));
+        if indices.iter().any(|i| matches!(i, Index::Opaque)) || selections.count() > 1 {
             return Value::Unknown;
         }
         // PyTorch 1.13 accepts a second `...` (each skips the dimensions
@@ -207,6 +223,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         };
         match index {
             Index::NewAxis => Some(Term::int(1)),
+            Index::Select(count) => Some(Term::int(*count)),
             Index::At(i) => {
                 let size = size().unwrap_or_else(|| self.fresh_int());
                 self.require(

@@ -19,6 +19,14 @@ pub(super) fn apply(
         | "new_empty" | "new_full" => {
             tensor(size_dims(frame, args.get("size"), name, range).map(Shape::known))
         }
+        // `randint(high, size)`: the size is the second argument.
+        "randint" => {
+            let size = match args.get("size") {
+                Value::None => args.get("high"),
+                size => size,
+            };
+            tensor(size_dims(frame, size, name, range).map(Shape::known))
+        }
         "eye" => {
             let n = args.int("n")?;
             let m = args.int("m").unwrap_or_else(|| n.clone());

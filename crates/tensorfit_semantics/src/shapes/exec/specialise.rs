@@ -1,0 +1,82 @@
+//! Functions analysed for the arguments of one call.
+//!
+//! A function's summary is made once, with placeholders for its parameters,
+//! and instantiated at each call. That is exact when the placeholders can
+//! stand for what calls pass: numbers for `Int`s, shapes for tensors, an
+//! instance built from placeholders of its struct's parameters for `self`.
+//! Python code passes more than that:
+//! - a module built from things no placeholder stands for (a block class,
+//!   a list of layer counts, a config object, an optional `downsample`),
+//!   whose fields are unknown in the summary, and so is everything
+//!   `forward` computes from them;
+//! - numbers, layers or classes to an unannotated parameter, which the
+//!   summary took for a tensor (`conv3x3(in_planes, out_planes)`).
+//!
+//! Such a call gets a summary of its own, with those parameters fixed to
+//! the call's values (`Analysis::summary_for_arguments`).
+
+use crate::shapes::analysis::Summary;
+use crate::shapes::value::Value;
+
+/// The arguments of a call that the summary's placeholders cannot stand
+/// for, by parameter.
+pub fn fixed_arguments(
+    summary: &Summary,
+    bound: &[(String, Value, String)],
+) -> Vec<(String, Value)> {
+    bound
+        .iter()
+        .filter(|(name, actual, _)| {
+            summary
+                .params
+                .iter()
+                .find(|(n, _)| n == name)
+                .is_some_and(|(_, assumed)| cannot_stand_for(assumed, actual))
+        })
+        .map(|(name, actual, _)| (name.clone(), actual.clone()))
+        .collect()
+}
+
+/// Whether the placeholder `assumed` cannot stand for `actual`.
+fn cannot_stand_for(assumed: &Value, actual: &Value) -> bool {
+    match (assumed, actual) {
+        // A tensor placeholder stands for tensors and scalars.
+        (Value::Tensor(_), Value::Tensor(_) | Value::Float | Value::Unknown) => false,
+        (Value::Tensor(_), _) => true,
+        _ => less_known(assumed, actual),
+    }
+}
+
+fn less_known(assumed: &Value, actual: &Value) -> bool {
+    match (assumed, actual) {
+        (Value::Unknown, Value::Unknown) => false,
+        (Value::Unknown, _) => true,
+        (Value::Instance(a), Value::Instance(b)) => {
+            a.struct_name != b.struct_name
+                || b.fields.iter().chain(&b.params).any(|(name, value)| {
+                    a.member(name)
+                        .is_none_or(|assumed| less_known(assumed, value))
+                })
+        }
+        (Value::List(a) | Value::Tuple(a), Value::List(b) | Value::Tuple(b)) => {
+            a.len() != b.len() || a.iter().zip(b).any(|(x, y)| less_known(x, y))
+        }
+        (Value::Layer(a), Value::Layer(b)) => {
+            a.kind != b.kind
+                || a.args.len() != b.args.len()
+                || a.args
+                    .iter()
+                    .zip(&b.args)
+                    .any(|((_, x), (_, y))| less_known(x, y))
+        }
+        // Numbers, booleans and shapes are symbolic in the summary: a call
+        // substitutes them.
+        (Value::Int(_), Value::Int(_))
+        | (Value::Bool(_), Value::Bool(_))
+        | (Value::Float, Value::Float)
+        | (Value::Tensor(_), Value::Tensor(_))
+        | (Value::Shape(_), Value::Shape(_)) => false,
+        (_, Value::Unknown) => false,
+        (a, b) => std::mem::discriminant(a) != std::mem::discriminant(b) || a != b,
+    }
+}
