@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use tensorfit_base::Diagnostic;
+use tensorfit_base::{Code, Diagnostic};
 use tensorfit_semantics::{Environment, FunctionOutcome, LimitHit, ShapeFindings};
 
 use crate::items::{self, interface, layout};
@@ -59,8 +59,25 @@ pub fn file_diagnostics(db: &dyn Db, file: SourceFile) -> Arc<[Diagnostic]> {
             .chain(shape_diagnostics(db, file))
             .map(|d| relocate::diagnostic(d.clone(), layout)),
     );
+    if file.language(db).is_python() {
+        diagnostics.retain(|d| !is_python_type_error(d.code));
+    }
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
     diagnostics.into()
+}
+
+/// A call's arguments that do not fit its parameters: on Python a
+/// `TypeError`, the Python server's to report, not a shape error (PYTHON.md
+/// §6). Python's `*args` and `**kwargs` are not parameters tensorfit binds,
+/// so it could not count them right anyway.
+fn is_python_type_error(code: Code) -> bool {
+    matches!(
+        code,
+        Code::WrongArgumentCount
+            | Code::MissingArgument
+            | Code::UnknownArgument
+            | Code::DuplicateArgument
+    )
 }
 
 /// The entry points' analyses, each once, in source order (the script

@@ -8,7 +8,7 @@ use tensorfit_syntax::{ItemHead, Outline, OutlinePiece, UniqueKeys};
 use tree_sitter::{Node, Tree};
 
 use crate::context::ModuleContext;
-use crate::lower::syntax::{child_by_field, definition_of, named_children, text_of};
+use crate::lower::syntax::{child_by_field, decorated, definition_of, named_children, text_of};
 use crate::lower::{is_main_guard, methods_of};
 
 /// The pieces of a parsed Python text, given its context (which says
@@ -32,9 +32,10 @@ pub fn outline(tree: &Tree, text: &str, context: &ModuleContext) -> Outline {
                 let methods = methods_of(definition, text)
                     .into_iter()
                     .map(|(method, node)| {
+                        let placed = decorated(node);
                         (
                             unique(format!("{name}.{method}")),
-                            TextRange::new(node.start_byte(), node.end_byte()),
+                            TextRange::new(placed.start_byte(), placed.end_byte()),
                         )
                     })
                     .collect();

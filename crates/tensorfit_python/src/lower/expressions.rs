@@ -432,15 +432,12 @@ impl Lowerer<'_> {
     /// the exact quotient, in integer arithmetic (sizes are not negative,
     /// so truncation is the floor). `None` without a division.
     fn int_of_quotient(&mut self, node: Node<'_>) -> Option<Expr> {
-        let mut numerator = Vec::new();
-        let mut denominator = Vec::new();
-        self.factors(node, false, &mut numerator, &mut denominator)?;
-        if denominator.is_empty() {
-            return None;
-        }
+        // The factors multiplied (`[0]`) and divided by (`[1]`).
+        let mut factors: [Vec<Expr>; 2] = Default::default();
+        self.factors(node, false, &mut factors)?;
         let range = self.range(node);
-        let product = |factors: Vec<Expr>| {
-            factors.into_iter().reduce(|lhs, rhs| Expr {
+        let [numerator, denominator] = factors.map(|side| {
+            side.into_iter().reduce(|lhs, rhs| Expr {
                 kind: ExprKind::Binary {
                     op: BinaryOp::Mul,
                     lhs: Box::new(lhs),
@@ -448,50 +445,41 @@ impl Lowerer<'_> {
                 },
                 range,
             })
-        };
+        });
         Some(Expr {
             kind: ExprKind::Binary {
                 op: BinaryOp::Div,
-                lhs: Box::new(product(numerator)?),
-                rhs: Box::new(product(denominator)?),
+                lhs: Box::new(numerator?),
+                rhs: Box::new(denominator?),
             },
             range,
         })
     }
 
+    /// Adds the factors of `node` to `factors[divides]`, and those of its
+    /// divisors to the other side.
     fn factors(
         &mut self,
         node: Node<'_>,
         divides: bool,
-        numerator: &mut Vec<Expr>,
-        denominator: &mut Vec<Expr>,
+        factors: &mut [Vec<Expr>; 2],
     ) -> Option<()> {
-        match node.kind() {
-            "parenthesized_expression" => {
-                let inner = *named_children(node).first()?;
-                self.factors(inner, divides, numerator, denominator)
-            }
-            "binary_operator" => {
-                let (left, operator, right) = operands(node)?;
-                let flips = match self.text(operator) {
-                    "*" => false,
-                    "/" => true,
-                    _ => return self.factor(node, divides, numerator, denominator),
-                };
-                self.factors(left, divides, numerator, denominator)?;
-                self.factors(right, divides != flips, numerator, denominator)
-            }
-            _ => self.factor(node, divides, numerator, denominator),
+        if node.kind() == "parenthesized_expression" {
+            let inner = *named_children(node).first()?;
+            return self.factors(inner, divides, factors);
         }
-    }
-
-    fn factor(
-        &mut self,
-        node: Node<'_>,
-        divides: bool,
-        numerator: &mut Vec<Expr>,
-        denominator: &mut Vec<Expr>,
-    ) -> Option<()> {
+        if node.kind() == "binary_operator" {
+            let (left, operator, right) = operands(node)?;
+            let flips = match self.text(operator) {
+                "*" => Some(false),
+                "/" => Some(true),
+                _ => None,
+            };
+            if let Some(flips) = flips {
+                self.factors(left, divides, factors)?;
+                return self.factors(right, divides != flips, factors);
+            }
+        }
         let value = match node.kind() {
             "float" => {
                 let number: f64 = self.text(node).replace('_', "").parse().ok()?;
@@ -507,10 +495,7 @@ impl Lowerer<'_> {
         if matches!(value.kind, ExprKind::Float(_) | ExprKind::Unknown(_)) {
             return None;
         }
-        match divides {
-            true => denominator.push(value),
-            false => numerator.push(value),
-        }
+        factors[usize::from(divides)].push(value);
         Some(())
     }
 

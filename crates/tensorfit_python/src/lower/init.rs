@@ -13,7 +13,9 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
-use super::syntax::{child_by_field, decorators, definition_of, named_children, text_of};
+use super::syntax::{
+    child_by_field, decorated, decorators, definition_of, named_children, text_of,
+};
 use super::{locals, methods_of, Lowerer, Scope, ScopeKind};
 
 /// The prefix of the local that holds a field inside `init`.
@@ -87,42 +89,34 @@ impl Lowerer<'_> {
             .unwrap_or_default();
         let mut params = Vec::new();
         let mut fields = Vec::new();
-        for member in members
-            .iter()
-            .filter(|m| m.kind() == "expression_statement")
-        {
-            for assignment in named_children(*member) {
-                let (Some(left), Some(annotation)) = (
-                    child_by_field(assignment, "left"),
-                    child_by_field(assignment, "type"),
-                ) else {
-                    continue;
-                };
-                if left.kind() != "identifier" || self.text(annotation).contains("ClassVar") {
-                    continue;
-                }
-                let name = self.name(left);
-                let default = child_by_field(assignment, "right")
-                    .filter(|d| !is_field_factory(*d, self.text))
-                    .map(|d| self.expr(d));
-                params.push(Param {
-                    is_self: false,
-                    variadic: false,
-                    name: name.clone(),
-                    ty: self.annotation(annotation),
-                    default,
-                    range: self.range(assignment),
-                });
-                fields.push(Field {
-                    value: Expr {
-                        kind: ExprKind::Name(name.text.clone()),
-                        range: name.range,
-                    },
-                    name,
-                    ty: None,
-                    range: self.range(assignment),
-                });
+        for (assignment, left) in class_body_assignments(&members) {
+            let Some(annotation) = child_by_field(assignment, "type") else {
+                continue;
+            };
+            if self.text(annotation).contains("ClassVar") {
+                continue;
             }
+            let name = self.name(left);
+            let default = child_by_field(assignment, "right")
+                .filter(|d| !is_field_factory(*d, self.text))
+                .map(|d| self.expr(d));
+            params.push(Param {
+                is_self: false,
+                variadic: false,
+                name: name.clone(),
+                ty: self.annotation(annotation),
+                default,
+                range: self.range(assignment),
+            });
+            fields.push(Field {
+                value: Expr {
+                    kind: ExprKind::Name(name.text.clone()),
+                    range: name.range,
+                },
+                name,
+                ty: None,
+                range: self.range(assignment),
+            });
         }
         Struct {
             name: child_by_field(class, "name").map(|n| self.name(n)),
@@ -139,11 +133,7 @@ impl Lowerer<'_> {
         methods_of(class, self.text)
             .into_iter()
             .map(|(_, method)| {
-                let decorated = method
-                    .parent()
-                    .filter(|p| p.kind() == "decorated_definition")
-                    .unwrap_or(method);
-                self.function(method, &decorators(decorated, self.text), true)
+                self.function(method, &decorators(decorated(method), self.text), true)
             })
             .collect()
     }
@@ -151,30 +141,19 @@ impl Lowerer<'_> {
     /// `name = value` in the class body.
     fn class_attributes(&mut self, members: &[Node<'_>]) -> Vec<Field> {
         let mut attributes: Vec<Field> = Vec::new();
-        for member in members
-            .iter()
-            .filter(|m| m.kind() == "expression_statement")
-        {
-            for assignment in named_children(*member) {
-                let (Some(left), Some(right)) = (
-                    child_by_field(assignment, "left"),
-                    child_by_field(assignment, "right"),
-                ) else {
-                    continue;
-                };
-                if assignment.kind() != "assignment" || left.kind() != "identifier" {
-                    continue;
-                }
-                let field = Field {
-                    name: self.name(left),
-                    ty: None,
-                    value: self.expr(right),
-                    range: self.range(assignment),
-                };
-                // Assigned again, the last value is the class's.
-                attributes.retain(|a| a.name.text != field.name.text);
-                attributes.push(field);
-            }
+        for (assignment, left) in class_body_assignments(members) {
+            let Some(right) = child_by_field(assignment, "right") else {
+                continue;
+            };
+            let field = Field {
+                name: self.name(left),
+                ty: None,
+                value: self.expr(right),
+                range: self.range(assignment),
+            };
+            // Assigned again, the last value is the class's.
+            attributes.retain(|a| a.name.text != field.name.text);
+            attributes.push(field);
         }
         attributes
     }
@@ -518,6 +497,23 @@ fn bind_helper_arguments(params: &[(Param, bool)], arguments: Vec<Arg>) -> Vec<O
         }
     }
     bound
+}
+
+/// The assignments to a plain name in a class body (`expansion = 4`,
+/// `n_embd: int = 768`), with that name.
+fn class_body_assignments<'t>(members: &[Node<'t>]) -> Vec<(Node<'t>, Node<'t>)> {
+    members
+        .iter()
+        .filter(|m| m.kind() == "expression_statement")
+        .flat_map(|m| named_children(*m))
+        .filter(|a| a.kind() == "assignment")
+        .filter_map(|a| {
+            Some((
+                a,
+                child_by_field(a, "left").filter(|l| l.kind() == "identifier")?,
+            ))
+        })
+        .collect()
 }
 
 /// The class a node is in.

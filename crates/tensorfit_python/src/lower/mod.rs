@@ -23,7 +23,7 @@ use tree_sitter::Node;
 use crate::context::ModuleContext;
 use crate::outline::constant_name;
 use locals::Locals;
-use syntax::{child_by_field, decorators, definition_of, named_children, text_of};
+use syntax::{child_by_field, decorated, decorators, definition_of, named_children, text_of};
 
 /// How deeply expressions and blocks are followed; deeper text is unknown,
 /// so that no later (recursive) pass runs out of stack.
@@ -181,9 +181,13 @@ impl<'t> Lowerer<'t> {
     /// A function, or a method when `is_method` (its first parameter is
     /// `self`, whatever it is called).
     fn function(&mut self, node: Node<'_>, decorators: &[&str], is_method: bool) -> Function {
+        // The function's range and place are the item's, decorators
+        // included, as the outline gives them: the database anchors a
+        // summary's offsets inside that range.
+        let item = decorated(node);
         let saved_shift = self.shift;
-        if let Some(place) = (self.placement)(node.start_byte()) {
-            self.shift = place as isize - node.start_byte() as isize;
+        if let Some(place) = (self.placement)(item.start_byte()) {
+            self.shift = place as isize - item.start_byte() as isize;
         }
         let is_static = decorators.contains(&"staticmethod");
         let has_self = is_method && !is_static;
@@ -218,6 +222,21 @@ impl<'t> Lowerer<'t> {
             );
             let mut stmts = self.hoisted_locals(TextRange::empty(self.range(block).start as usize));
             stmts.extend(self.block_statements(block));
+            // Python returns `None` where a body ends; that it contradicts a
+            // `-> Tensor` annotation is a type error, the Python server's
+            // to report (PYTHON.md §6). Such a path's result is unknown.
+            if !matches!(stmts.last().map(|s| &s.kind), Some(StmtKind::Return(_))) {
+                let end = TextRange::empty(self.range(block).end as usize);
+                stmts.push(Stmt {
+                    kind: StmtKind::Return(Some(Expr {
+                        kind: ExprKind::Unknown(
+                            "the function ends without `return`, which returns `None`".to_owned(),
+                        ),
+                        range: end,
+                    })),
+                    range: end,
+                });
+            }
             self.scope = outer;
             Block {
                 stmts,
@@ -231,7 +250,7 @@ impl<'t> Lowerer<'t> {
             return_type,
             where_clauses: Vec::new(),
             body,
-            range: self.range(node),
+            range: self.range(item),
         };
         self.shift = saved_shift;
         function

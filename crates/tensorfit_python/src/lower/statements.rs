@@ -539,22 +539,7 @@ impl Lowerer<'_> {
             kind: ExprKind::Name(text.to_owned()),
             range: at,
         };
-        let length = Expr {
-            kind: ExprKind::Call {
-                callee: Box::new(Expr {
-                    kind: ExprKind::Field {
-                        value: Box::new(name(&items)),
-                        field: FieldName::Named(Name {
-                            text: "__len__".to_owned(),
-                            range: at,
-                        }),
-                    },
-                    range: at,
-                }),
-                args: Vec::new(),
-            },
-            range: at,
-        };
+        let length = super::expressions::method_call(name(&items), "__len__", at);
         let item = Expr {
             kind: ExprKind::Subscript {
                 value: Box::new(name(&items)),

@@ -39,6 +39,15 @@ pub(crate) fn definition_of(node: Node<'_>) -> Node<'_> {
     }
 }
 
+/// The decorated definition around a definition, or the definition: the
+/// item as the outline places it (from its first decorator).
+pub(crate) fn decorated(definition: Node<'_>) -> Node<'_> {
+    definition
+        .parent()
+        .filter(|p| p.kind() == "decorated_definition")
+        .unwrap_or(definition)
+}
+
 /// The decorators' texts (`staticmethod`, `torch.no_grad()`).
 pub(crate) fn decorators<'t>(node: Node<'_>, text: &'t str) -> Vec<&'t str> {
     if node.kind() != "decorated_definition" {

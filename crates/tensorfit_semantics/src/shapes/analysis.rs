@@ -20,10 +20,6 @@ use super::shown::{self, ShownShape};
 use super::value::{Shape, Value};
 use super::vars::VarGen;
 
-/// How many methods one analysis summarises for single instances: a model
-/// has at most a few hundred distinct blocks.
-const MAX_INSTANCE_SUMMARIES: usize = 512;
-
 /// What a function means to its callers: placeholders for its parameters,
 /// the facts its body states about them (minus those that fail on their
 /// own, which are reported inside the function), and its result.
@@ -97,7 +93,8 @@ pub struct Analysis<'a> {
     holes: RefCell<BTreeMap<TextRange, VarId>>,
     /// `None` while the function is being summarised (a recursive call).
     summaries: RefCell<HashMap<String, Option<Arc<Summary>>>>,
-    /// Methods summarised for one instance, by method and instance.
+    /// Functions summarised for the values of single calls, by function
+    /// and values.
     instance_summaries: RefCell<HashMap<String, Option<Arc<Summary>>>>,
     pub reports: RefCell<Vec<EntryReport>>,
     /// Names the program gives to dimensions (`let batch = x.shape[0]`).
@@ -255,7 +252,7 @@ impl<'a> Analysis<'a> {
 
     /// The summary of `function` for calls that pass the values `fixed`
     /// (see `exec::specialise`), made once per such values and analysis;
-    /// `None` past [`MAX_INSTANCE_SUMMARIES`] or in a recursive call.
+    /// `None` past [`limits::MAX_CALL_SUMMARIES`] or in a recursive call.
     pub fn summary_for_arguments(
         &self,
         function: FunctionRef<'a>,
@@ -268,8 +265,8 @@ impl<'a> Analysis<'a> {
         if let Some(known) = self.instance_summaries.borrow().get(&key) {
             return known.clone();
         }
-        if self.instance_summaries.borrow().len() >= MAX_INSTANCE_SUMMARIES {
-            self.hit(LimitKind::CallDepth);
+        if self.instance_summaries.borrow().len() >= limits::MAX_CALL_SUMMARIES {
+            self.hit(LimitKind::CallSummaries);
             return None;
         }
         let Some(_nested) = SummaryDepth::enter() else {
@@ -393,17 +390,7 @@ impl<'a> Analysis<'a> {
             _ => None,
         };
         if fixed.is_some() && function.function.body.is_none() && fetched.is_none() {
-            let summary = Summary {
-                function: Some(key),
-                params,
-                deferred: Vec::new(),
-                facts: Vec::new(),
-                result: Value::Unknown,
-                records: Vec::new(),
-                first_var,
-                end_var: self.vars.now(),
-                var_names: Arc::new(BTreeMap::new()),
-            };
+            let summary = self.unknown_summary(key, params, first_var);
             return (summary, Vec::new(), Vec::new());
         }
         let result = match function.function.body.as_ref().or(fetched.as_deref()) {
@@ -432,17 +419,7 @@ impl<'a> Analysis<'a> {
                     ..EntryReport::default()
                 });
             }
-            let summary = Summary {
-                function: Some(key),
-                params,
-                deferred: Vec::new(),
-                facts: Vec::new(),
-                result: Value::Unknown,
-                records: Vec::new(),
-                first_var,
-                end_var,
-                var_names: Arc::new(self.vars.names_between(first_var, end_var)),
-            };
+            let summary = self.unknown_summary(key, params, first_var);
             return (summary, Vec::new(), Vec::new());
         }
         if fixed.is_some() {
@@ -535,6 +512,27 @@ impl<'a> Analysis<'a> {
             var_names: Arc::new(self.vars.names_between(first_var, end_var)),
         };
         (summary, migrations, paths)
+    }
+
+    /// A summary that says nothing: no facts, an unknown result.
+    fn unknown_summary(
+        &self,
+        key: String,
+        params: Vec<(String, Value)>,
+        first_var: VarId,
+    ) -> Summary {
+        let end_var = self.vars.now();
+        Summary {
+            function: Some(key),
+            params,
+            deferred: Vec::new(),
+            facts: Vec::new(),
+            result: Value::Unknown,
+            records: Vec::new(),
+            first_var,
+            end_var,
+            var_names: Arc::new(self.vars.names_between(first_var, end_var)),
+        }
     }
 
     /// Checks the script body (top-level statements).

@@ -14,11 +14,18 @@ use std::time::Duration;
 use super::value::{Shape, Value};
 use tensorfit_solver::{time_cap, Formula, Limits, Term};
 
+/// How many summaries one analysis makes for the values of single calls:
+/// a model has at most a few hundred distinct blocks.
+pub const MAX_CALL_SUMMARIES: usize = 512;
+
 /// A bound that an analysis reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LimitKind {
     /// Calls nested deeper than [`MAX_SUMMARY_DEPTH`] summaries.
     CallDepth,
+    /// More than [`MAX_CALL_SUMMARIES`] summaries made for the values of
+    /// single calls (`exec/specialise.rs`).
+    CallSummaries,
     /// A function body or script took more than [`STEP_BUDGET`] steps.
     Steps,
     /// A dimension grew past [`MAX_TERM_SIZE`] nodes.
@@ -39,6 +46,7 @@ impl LimitKind {
     pub fn as_str(self) -> &'static str {
         match self {
             LimitKind::CallDepth => "call-depth",
+            LimitKind::CallSummaries => "call-summaries",
             LimitKind::Steps => "steps",
             LimitKind::TermSize => "term-size",
             LimitKind::Rank => "rank",
@@ -53,6 +61,9 @@ impl LimitKind {
         match self {
             LimitKind::CallDepth => format!(
                 "calls nested more than {MAX_SUMMARY_DEPTH} deep: the results of the deeper calls are unknown"
+            ),
+            LimitKind::CallSummaries => format!(
+                "more than {MAX_CALL_SUMMARIES} functions summarised for the values of single calls: the results of further such calls are unknown"
             ),
             LimitKind::Steps => format!(
                 "the analysis took more than {STEP_BUDGET} steps: the rest of this body is not checked"

@@ -91,6 +91,16 @@ impl<'f, 'a> Frame<'f, 'a> {
                     }
                     // Python's `len(x)`.
                     _ if method.text == "__len__" => length(&receiver),
+                    // An object nothing is known of may not be a tensor
+                    // (`self._rng.randint(0, n)` is Python's `random`): its
+                    // method is not the operation of the same name. Its
+                    // arguments are still checked.
+                    Value::Unknown => {
+                        for arg in args {
+                            self.expr(&arg.value);
+                        }
+                        Value::Unknown
+                    }
                     _ => match self.analysis.program.prelude_op(&method.text) {
                         Some(contract) => {
                             let mut bound = self.bind_args(&contract.params, Some(1), args);

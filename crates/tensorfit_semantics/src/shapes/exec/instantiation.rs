@@ -66,9 +66,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let Some(site) = &site {
             self.via_context.insert(0, site.clone());
         }
-        if def.init.is_some() || !def.class_fields.is_empty() {
-            self.run_init(def);
-        }
+        self.run_init(def);
         for field in &def.fields {
             let value = self.expr(&field.value);
             self.bind(&field.name.text, value.clone(), None);
@@ -88,8 +86,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         }))
     }
 
-    /// A Python class's construction before its fields are read: the class
-    /// attributes, then `__init__`'s statements, in the scope of the
+    /// A Python class's construction before its fields are read (nothing
+    /// for a Tensor-language struct): the class attributes, then
+    /// `__init__`'s statements, in the scope of the
     /// parameters, where both leave `self.<field>` names.
     fn run_init(&mut self, def: &ast::Struct) {
         for attribute in &def.class_fields {
