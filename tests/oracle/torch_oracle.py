@@ -12,8 +12,9 @@ raises does not hide the ones after it. Then:
   its traceback: PyTorch fails exactly where tensorfit says;
 - every `#~ shape NAME: Tensor[...]` on a top-level line with concrete
   dimensions must be NAME's shape after that statement;
-- every `#~ hole: N` line runs with its `...` replaced by N, so the value
-  tensorfit proposes is one PyTorch accepts.
+- every `#~ hole: N` line runs with its `...` replaced by N (on a
+  `Lazy*` layer's line, with the layer made concrete with N, as the quick
+  fix does), so the value tensorfit proposes is one PyTorch accepts.
 
 Exit status 0 when all hold, 1 with one line per problem otherwise.
 """
@@ -48,9 +49,17 @@ def fill_holes(lines, expected):
             continue
         line = filled[number - 1]
         code, _, comment = line.partition("#~")
-        if "..." not in code:
+        value = match.group(1)
+        lazy = re.search(r"Lazy(\w+)\(\s*(\)?)", code)
+        if "..." in code:
+            code = code.replace("...", value, 1)
+        elif lazy:
+            separator = "" if lazy.group(2) else ", "
+            concrete = f"{lazy.group(1)}({value}{separator}{lazy.group(2)}"
+            code = code[: lazy.start()] + concrete + code[lazy.end() :]
+        else:
             raise SystemExit(f"line {number}: a hole expectation on a line without `...`")
-        filled[number - 1] = code.replace("...", match.group(1), 1) + "#~" + comment
+        filled[number - 1] = code + "#~" + comment
     return filled
 
 

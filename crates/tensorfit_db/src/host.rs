@@ -364,6 +364,7 @@ mod tests {
             let options = ShapeOptions {
                 limits: tensorfit_semantics::Limits::default(),
                 questions: false,
+                language: tensorfit_semantics::Language::Tensor,
             };
             let mut host = Host::new(Arc::new(crate::NoImports), options);
             host.set_text(path, &original);

@@ -80,6 +80,15 @@ impl SourceFile {
     pub fn language(self, db: &dyn Db) -> tensorfit_base::Language {
         Language::of_path(self.path(db))
     }
+
+    /// The settings' options for this file's analyses: operations follow
+    /// the rules of the file's language.
+    pub fn shape_options(self, db: &dyn Db) -> ShapeOptions {
+        ShapeOptions {
+            language: self.language(db),
+            ..db.settings().options(db)
+        }
+    }
 }
 
 /// The prelude every file sees. An input, so that a change of prelude

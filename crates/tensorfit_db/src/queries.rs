@@ -247,7 +247,7 @@ fn analyse(
     db.count_function_check();
     let imports = &items::imports(db, file).resolved;
     let prelude = crate::prelude(db);
-    let options = db.settings().options(db);
+    let options = file.shape_options(db);
     let _guard = InProgress::enter(file, key);
     let source = DbSummaries {
         db,
@@ -365,7 +365,7 @@ pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> Function
     db.count_script_check();
     let imports = &items::imports(db, file).resolved;
     let prelude = crate::prelude(db);
-    let options = db.settings().options(db);
+    let options = file.shape_options(db);
     let source = DbSummaries {
         db,
         file,

@@ -182,7 +182,7 @@ fn assemble_findings_of(db: &dyn Db, file: SourceFile) -> ShapeFindings {
     );
     let mut program = interface(db, file).clone();
     program.holes = items::holes(db, file).clone();
-    let options = db.settings().options(db);
+    let options = file.shape_options(db);
     let imports = &items::imports(db, file).resolved;
     let prelude = crate::prelude(db);
     solving(db, || {

@@ -12,6 +12,7 @@ use tensorfit_semantics::{Limits, ShapeOptions};
 const OPTIONS: ShapeOptions = ShapeOptions {
     limits: Limits { timeout_ms: 2000 },
     questions: true,
+    language: tensorfit_semantics::Language::Tensor,
 };
 
 /// A disk in memory that the test changes behind the host's back.

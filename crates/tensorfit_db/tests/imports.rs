@@ -11,6 +11,7 @@ use tensorfit_semantics::{Limits, ShapeOptions};
 const OPTIONS: ShapeOptions = ShapeOptions {
     limits: Limits { timeout_ms: 2000 },
     questions: true,
+    language: tensorfit_semantics::Language::Tensor,
 };
 
 const LAYERS: &str = "\

@@ -12,6 +12,7 @@ use tensorfit_semantics::{Limits, ShapeOptions};
 const OPTIONS: ShapeOptions = ShapeOptions {
     limits: Limits { timeout_ms: 2000 },
     questions: true,
+    language: tensorfit_semantics::Language::Tensor,
 };
 
 /// A leaf, two functions calling it, an entry point calling those, and an
@@ -318,6 +319,7 @@ fn entry_points_starved_by_the_file_budget_are_analysed_again_after_an_edit() {
     let options = ShapeOptions {
         limits: Limits { timeout_ms: 300 },
         questions: true,
+        language: tensorfit_semantics::Language::Tensor,
     };
     let mut host = Host::new(Arc::new(NoImports), options);
     let file = host.set_text(Path::new("main.tensor"), &undecidable_in_time(5));

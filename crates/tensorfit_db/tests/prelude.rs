@@ -12,6 +12,7 @@ use tensorfit_semantics::{Limits, Prelude, ShapeOptions, PRELUDE_SOURCE};
 const OPTIONS: ShapeOptions = ShapeOptions {
     limits: Limits { timeout_ms: 2000 },
     questions: true,
+    language: tensorfit_semantics::Language::Tensor,
 };
 
 /// A program that calls an operation the built-in prelude lacks.

@@ -92,6 +92,7 @@ pub fn analyze_file(
             timeout_ms: options.timeout_ms,
         },
         questions: options.questions,
+        language: tensorfit_semantics::Language::Tensor,
     };
     let mut host = Host::new(loader, options);
     let file = host.set_text(path, &text);

@@ -38,15 +38,19 @@ pub enum FixKind {
 pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
     let mut fixes = Vec::new();
     for hole in &analysis.shapes().holes {
-        let fill = |value: i64, title: String, preferred: bool| Fix {
-            title,
-            target: hole.range,
-            edits: vec![TextEdit {
-                range: hole.range,
-                new_text: value.to_string(),
-            }],
-            preferred,
-            kind: FixKind::QuickFix,
+        let lazy = lazy_layer(&analysis.text, hole.range);
+        let fill = |value: i64, title: String, preferred: bool| match &lazy {
+            Some(lazy) => lazy.made_concrete(value, preferred),
+            None => Fix {
+                title,
+                target: hole.range,
+                edits: vec![TextEdit {
+                    range: hole.range,
+                    new_text: value.to_string(),
+                }],
+                preferred,
+                kind: FixKind::QuickFix,
+            },
         };
         match &hole.values {
             ValueRange::Forced(value) => {
@@ -74,6 +78,61 @@ pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
     // Repairs before rewrites: an editor lists them in this order.
     fixes.sort_by_key(|f| (f.kind != FixKind::QuickFix, f.target.start));
     fixes
+}
+
+/// A Python `Lazy*` layer, whose inferred size is a hole with no text just
+/// after the call's `(` (the Python front end's `lazy_layer`).
+struct LazyLayer {
+    /// `LazyLinear` in `nn.LazyLinear(10)`.
+    name: TextRange,
+    concrete: String,
+    hole: TextRange,
+    /// More arguments follow the hole.
+    followed: bool,
+}
+
+fn lazy_layer(text: &str, hole: TextRange) -> Option<LazyLayer> {
+    if !hole.is_empty() {
+        return None;
+    }
+    let at = hole.start as usize;
+    let before = text.get(..at)?.strip_suffix('(')?.trim_end();
+    let start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let name = &before[start..];
+    let concrete = name.strip_prefix("Lazy")?.to_owned();
+    let followed = !text[at..].trim_start().starts_with(')');
+    Some(LazyLayer {
+        name: TextRange::new(start, before.len()),
+        concrete,
+        hole,
+        followed,
+    })
+}
+
+impl LazyLayer {
+    /// `nn.LazyLinear(10)` → `nn.Linear(320, 10)`.
+    fn made_concrete(&self, value: i64, preferred: bool) -> Fix {
+        let separator = if self.followed { ", " } else { "" };
+        let more = if self.followed { ", …" } else { "" };
+        Fix {
+            title: format!("Replace `Lazy{0}` with `{0}({value}{more})`", self.concrete),
+            target: TextRange::new(self.name.start as usize, self.hole.end as usize),
+            edits: vec![
+                TextEdit {
+                    range: self.name,
+                    new_text: self.concrete.clone(),
+                },
+                TextEdit {
+                    range: self.hole,
+                    new_text: format!("{value}{separator}"),
+                },
+            ],
+            preferred,
+            kind: FixKind::QuickFix,
+        }
+    }
 }
 
 fn migration_fixes(analysis: &FileAnalysis, migration: &Migration) -> Vec<Fix> {

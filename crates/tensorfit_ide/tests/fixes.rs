@@ -8,10 +8,15 @@ use expect_test::{expect, Expect};
 use tensorfit_ide::{analyze_file, fixes, AnalysisOptions, NoImports};
 
 fn check(fixture: &str, title: &str, expect: Expect) {
+    check_file("fix.tensor", fixture, title, expect);
+}
+
+/// [`check`] of a file of another name (`fix.py`: Python).
+fn check_file(name: &str, fixture: &str, title: &str, expect: Expect) {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor") as u32;
     let text = fixture.replace("$0", "");
     let analysis = analyze_file(
-        Path::new("fix.tensor"),
+        Path::new(name),
         text.as_bytes(),
         std::sync::Arc::new(NoImports),
         AnalysisOptions::default(),
@@ -48,6 +53,96 @@ let z = matmul(x, y)
             let x = randn([20, 10])
             let y = randn([10, 3])
             let z = matmul(x, y)
+        "#]],
+    );
+}
+
+#[test]
+fn fill_a_python_hole() {
+    check_file(
+        "fix.py",
+        r#"
+import torch
+from torch import nn
+fc = nn.Linear($0..., 10)
+y = fc(torch.randn(4, 320))
+"#,
+        "Fill",
+        expect![[r#"
+            Fill the hole with 320
+            ---
+            import torch
+            from torch import nn
+            fc = nn.Linear(320, 10)
+            y = fc(torch.randn(4, 320))
+        "#]],
+    );
+}
+
+#[test]
+fn make_a_lazy_layer_concrete() {
+    check_file(
+        "fix.py",
+        r#"
+import torch
+from torch import nn
+fc = nn.Lazy$0Linear(10)
+conv = nn.LazyConv2d(out_channels=8, kernel_size=3)
+bn = nn.LazyBatchNorm2d()
+y = fc(torch.randn(4, 320))
+z = bn(conv(torch.randn(1, 3, 5, 5)))
+"#,
+        "Linear",
+        expect![[r#"
+            Replace `LazyLinear` with `Linear(320, …)`
+            ---
+            import torch
+            from torch import nn
+            fc = nn.Linear(320, 10)
+            conv = nn.LazyConv2d(out_channels=8, kernel_size=3)
+            bn = nn.LazyBatchNorm2d()
+            y = fc(torch.randn(4, 320))
+            z = bn(conv(torch.randn(1, 3, 5, 5)))
+        "#]],
+    );
+    check_file(
+        "fix.py",
+        r#"
+import torch
+from torch import nn
+conv = nn.LazyConv2d($0out_channels=8, kernel_size=3)
+bn = nn.LazyBatchNorm2d()
+z = bn(conv(torch.randn(1, 3, 5, 5)))
+"#,
+        "Conv2d",
+        expect![[r#"
+            Replace `LazyConv2d` with `Conv2d(3, …)`
+            ---
+            import torch
+            from torch import nn
+            conv = nn.Conv2d(3, out_channels=8, kernel_size=3)
+            bn = nn.LazyBatchNorm2d()
+            z = bn(conv(torch.randn(1, 3, 5, 5)))
+        "#]],
+    );
+    check_file(
+        "fix.py",
+        r#"
+import torch
+from torch import nn
+conv = nn.LazyConv2d(out_channels=8, kernel_size=3)
+bn = nn.LazyBatch$0Norm2d()
+z = bn(conv(torch.randn(1, 3, 5, 5)))
+"#,
+        "BatchNorm2d",
+        expect![[r#"
+            Replace `LazyBatchNorm2d` with `BatchNorm2d(8)`
+            ---
+            import torch
+            from torch import nn
+            conv = nn.LazyConv2d(out_channels=8, kernel_size=3)
+            bn = nn.BatchNorm2d(8)
+            z = bn(conv(torch.randn(1, 3, 5, 5)))
         "#]],
     );
 }
@@ -348,7 +443,12 @@ fn claims_hold_once_written() {
 fn no_fix_adds_an_error() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = Vec::new();
-    for dir in ["tests/programs", "examples", "../shared/corpus"] {
+    for dir in [
+        "tests/programs",
+        "tests/python",
+        "examples",
+        "../shared/corpus",
+    ] {
         collect_programs(&root.join(dir), &mut files);
     }
     files.sort();
@@ -403,7 +503,7 @@ fn collect_programs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             collect_programs(&path, out);
-        } else if path.extension().is_some_and(|e| e == "tensor") {
+        } else if path.extension().is_some_and(|e| e == "tensor" || e == "py") {
             out.push(path);
         }
     }

@@ -191,6 +191,7 @@ fn database_only(text: &str) {
     let options = ShapeOptions {
         limits: Limits { timeout_ms: 2000 },
         questions: true,
+        language: tensorfit_semantics::Language::Tensor,
     };
     let path = std::path::Path::new("/bench/generated.tensor");
     let (mut colds, mut colds_whole) = (Vec::new(), Vec::new());
@@ -387,6 +388,7 @@ fn stages(text: &str) {
     let options = ShapeOptions {
         limits: Limits { timeout_ms: 2000 },
         questions: true,
+        language: tensorfit_semantics::Language::Tensor,
     };
     let path = std::path::Path::new("/bench/generated.tensor");
     let mut host = Host::new(std::sync::Arc::new(NoImports), options);

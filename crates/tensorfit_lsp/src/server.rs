@@ -197,6 +197,7 @@ fn shape_options(settings: &ServerSettings) -> ShapeOptions {
             timeout_ms: settings.timeout_ms,
         },
         questions: true,
+        language: tensorfit_semantics::Language::Tensor,
     }
 }
 

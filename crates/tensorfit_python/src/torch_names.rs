@@ -10,6 +10,11 @@ pub(crate) enum Resolved {
     Operation(&'static str),
     /// Returns its first argument's value: `nn.Parameter(t)` is `t`.
     FirstArgument,
+    /// A `Lazy*` layer: this prelude layer with its first argument (the
+    /// input size) left to infer (PYTHON.md §5).
+    Lazy(&'static str),
+    /// `functools.partial`: a callable with some arguments given.
+    Partial,
     /// Not modelled: the reason hover gives.
     Unknown(String),
 }
@@ -75,6 +80,24 @@ pub(crate) fn resolve(qualified: &str) -> Resolved {
     if FIRST_ARGUMENT.contains(&qualified) {
         return Resolved::FirstArgument;
     }
+    if qualified == "functools.partial" {
+        return Resolved::Partial;
+    }
+    // `nn.LazyLinear` is `nn.Linear` without `in_features`.
+    let public = qualified
+        .strip_prefix("torch.nn.modules.")
+        .and_then(|rest| rest.rsplit_once('.'))
+        .map_or(qualified, |(_, name)| name);
+    let lazy = public.strip_prefix("torch.nn.Lazy").or_else(|| {
+        (public != qualified)
+            .then(|| public.strip_prefix("Lazy"))
+            .flatten()
+    });
+    if let Some(concrete) = lazy {
+        if let Some(op) = registry::operation_by_pytorch_name(&format!("torch.nn.{concrete}")) {
+            return Resolved::Lazy(op.name);
+        }
+    }
     if qualified == "torch" || qualified.starts_with("torch.") {
         Resolved::Unknown(format!("`{qualified}` is not modelled"))
     } else {
@@ -99,6 +122,12 @@ mod tests {
             Resolved::Operation("Conv2d")
         );
         assert_eq!(resolve("torch.nn.Parameter"), Resolved::FirstArgument);
+        assert_eq!(resolve("torch.nn.LazyLinear"), Resolved::Lazy("Linear"));
+        assert_eq!(
+            resolve("torch.nn.modules.conv.LazyConv2d"),
+            Resolved::Lazy("Conv2d")
+        );
+        assert_eq!(resolve("functools.partial"), Resolved::Partial);
         assert!(
             matches!(resolve("torch.fft.fft"), Resolved::Unknown(why) if why.contains("not modelled"))
         );

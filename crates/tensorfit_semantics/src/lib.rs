@@ -40,6 +40,7 @@ pub use signature::{
     argument_names, bind, BindProblem, Binding, Parameter, Signature, SignatureParam, Source,
 };
 
+pub use tensorfit_base::Language;
 pub use tensorfit_solver::Limits;
 pub use tensorfit_solver::ValueRange;
 

@@ -26,6 +26,11 @@ use std::sync::OnceLock;
 
 use crate::signature::{Parameter, Signature, SignatureParam};
 
+/// The name under which the Python front end passes `functools.partial`,
+/// which the analysis evaluates itself (a partial of a callable value). Not
+/// an identifier of either language, so no program defines it.
+pub const PARTIAL: &str = "functools.partial";
+
 /// The group an operation belongs to (and the interpreter module it runs
 /// in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

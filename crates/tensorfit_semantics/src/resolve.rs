@@ -1007,7 +1007,9 @@ impl<'a> Walker<'a, '_> {
                 self.declare_pattern(pattern, DefKind::Var, stmt.range, instance, ty.as_ref());
             }
             StmtKind::Assign { target, value, .. } => self.assignment(target, value, stmt.range),
-            StmtKind::Assert { condition, message } => {
+            StmtKind::Assert {
+                condition, message, ..
+            } => {
                 self.expr(condition);
                 if let Some(message) = message {
                     self.expr(message);

@@ -92,7 +92,9 @@ impl Names<'_> {
                 self.expr(target);
                 self.expr(value);
             }
-            ast::StmtKind::Assert { condition, message } => {
+            ast::StmtKind::Assert {
+                condition, message, ..
+            } => {
                 self.expr(condition);
                 message.iter().for_each(|m| self.expr(m));
             }

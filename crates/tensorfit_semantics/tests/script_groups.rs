@@ -12,6 +12,7 @@ use tensorfit_semantics::{
 const OPTIONS: ShapeOptions = ShapeOptions {
     limits: Limits { timeout_ms: 2000 },
     questions: true,
+    language: tensorfit_semantics::Language::Tensor,
 };
 
 fn tensor_files(dir: &Path, found: &mut Vec<PathBuf>) {

@@ -205,9 +205,9 @@ impl Stmt {
             StmtKind::Let { value, .. } => vec![value],
             StmtKind::Var { value, .. } => value.iter().collect(),
             StmtKind::Assign { target, value, .. } => vec![target, value],
-            StmtKind::Assert { condition, message } => {
-                std::iter::once(condition).chain(message).collect()
-            }
+            StmtKind::Assert {
+                condition, message, ..
+            } => std::iter::once(condition).chain(message).collect(),
             StmtKind::If { condition, .. } | StmtKind::While { condition, .. } => vec![condition],
             StmtKind::For { start, end, .. } => vec![start, end],
             StmtKind::Return(value) => value.iter().collect(),
@@ -239,6 +239,11 @@ pub enum StmtKind {
     Assert {
         condition: Expr,
         message: Option<Expr>,
+        /// Python's `if not condition: raise ...` in the middle of a body:
+        /// the program goes on only where the condition holds. Raising is
+        /// what the function does for other values, so a failure is its
+        /// callers' error, never its own (PYTHON.md §3).
+        guard: bool,
     },
     If {
         condition: Expr,

@@ -550,6 +550,7 @@ impl<'t> Lowerer<'t> {
             "assert_statement" => StmtKind::Assert {
                 condition: self.expr_field(node, "condition"),
                 message: node.field("message").map(|m| self.expr(m)),
+                guard: false,
             },
             "if_statement" => self.if_statement(node),
             "for_statement" => {

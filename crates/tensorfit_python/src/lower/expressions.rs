@@ -11,6 +11,7 @@ use super::syntax::{child_by_field, named_children};
 use super::Lowerer;
 use crate::context::resolve_dotted;
 use crate::torch_names::{self, Resolved, SHAPE_KEEPING_METHODS};
+use tensorfit_semantics::registry;
 
 impl Lowerer<'_> {
     pub(super) fn expr(&mut self, node: Node<'_>) -> Expr {
@@ -251,7 +252,7 @@ impl Lowerer<'_> {
     fn imported(&self, path: &str, range: TextRange) -> Expr {
         let kind = match torch_names::resolve(path) {
             Resolved::Operation(name) => ExprKind::Name(name.to_owned()),
-            Resolved::FirstArgument => {
+            Resolved::FirstArgument | Resolved::Lazy(_) | Resolved::Partial => {
                 ExprKind::Unknown(format!("`{path}` is read only as a call"))
             }
             Resolved::Unknown(why) => ExprKind::Unknown(why),
@@ -409,15 +410,63 @@ impl Lowerer<'_> {
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
             }
-            if torch_names::resolve(&path) == Resolved::FirstArgument {
-                return match argument_nodes.first() {
-                    Some(first) if first.kind() != "keyword_argument" => self.expr(*first),
-                    _ => self.unknown(node, "the call is incomplete"),
-                };
+            match torch_names::resolve(&path) {
+                Resolved::FirstArgument => {
+                    return match argument_nodes.first() {
+                        Some(first) if first.kind() != "keyword_argument" => self.expr(*first),
+                        _ => self.unknown(node, "the call is incomplete"),
+                    };
+                }
+                Resolved::Lazy(concrete) => return self.lazy_layer(node, arguments, concrete),
+                Resolved::Partial => {
+                    let args = self.arguments(node);
+                    let callee = Expr {
+                        kind: ExprKind::Name(registry::PARTIAL.to_owned()),
+                        range: self.range(function),
+                    };
+                    return Expr {
+                        kind: ExprKind::Call {
+                            callee: Box::new(callee),
+                            args,
+                        },
+                        range,
+                    };
+                }
+                _ => {}
             }
         }
         let callee = self.expr(function);
         let args = self.arguments(node);
+        Expr {
+            kind: ExprKind::Call {
+                callee: Box::new(callee),
+                args,
+            },
+            range,
+        }
+    }
+
+    /// `nn.LazyLinear(10)`: `nn.Linear` whose first argument is a hole with
+    /// no text, just after the `(` (PYTHON.md §5). The quick fix that fills
+    /// it also drops `Lazy` from the name (see `tensorfit_ide::fixes`).
+    fn lazy_layer(&mut self, node: Node<'_>, arguments: Node<'_>, concrete: &str) -> Expr {
+        let range = self.range(node);
+        let at = self.range(arguments).start + 1;
+        let hole = TextRange::empty(at as usize);
+        self.holes.push(hole);
+        let mut args = vec![Arg {
+            name: None,
+            value: Expr {
+                kind: ExprKind::Hole,
+                range: hole,
+            },
+            range: hole,
+        }];
+        args.extend(self.arguments(node));
+        let callee = Expr {
+            kind: ExprKind::Name(concrete.to_owned()),
+            range: child_by_field(node, "function").map_or(range, |f| self.range(f)),
+        };
         Expr {
             kind: ExprKind::Call {
                 callee: Box::new(callee),
@@ -639,7 +688,11 @@ impl Lowerer<'_> {
         let condition = self.expr(*args.first()?);
         let message = args.get(1).map(|m| self.expr(*m));
         Some(Stmt {
-            kind: StmtKind::Assert { condition, message },
+            kind: StmtKind::Assert {
+                condition,
+                message,
+                guard: false,
+            },
             range,
         })
     }

@@ -145,10 +145,16 @@ impl Lowerer<'_> {
             let Some(right) = child_by_field(assignment, "right") else {
                 continue;
             };
+            // `WORLD = None` in a class body is a slot the program fills
+            // later (`GroupMember.WORLD = pg`), not a constant.
+            let value = match right.kind() {
+                "none" => self.unknown(right, "a class attribute set to `None` is assigned later"),
+                _ => self.expr(right),
+            };
             let field = Field {
                 name: self.name(left),
                 ty: None,
-                value: self.expr(right),
+                value,
                 range: self.range(assignment),
             };
             // Assigned again, the last value is the class's.

@@ -67,7 +67,11 @@ impl Lowerer<'_> {
                 };
                 let condition = self.expr(*condition);
                 let message = parts.get(1).map(|m| self.expr(*m));
-                stmt(StmtKind::Assert { condition, message })
+                stmt(StmtKind::Assert {
+                    condition,
+                    message,
+                    guard: false,
+                })
             }
             "if_statement" => {
                 let (Some(condition), Some(consequence)) = (
@@ -440,6 +444,7 @@ impl Lowerer<'_> {
             kind: StmtKind::Assert {
                 condition,
                 message: None,
+                guard: true,
             },
             range,
         }

@@ -48,7 +48,9 @@ impl Interpreter<'_> {
                 self.bind_statement(frame, pattern, ty.as_ref(), value.as_ref(), true)?;
             }
             StmtKind::Assign { target, op, value } => self.assign(frame, target, *op, value)?,
-            StmtKind::Assert { condition, message } => {
+            StmtKind::Assert {
+                condition, message, ..
+            } => {
                 if !self.condition(frame, condition)? {
                     let said = match message {
                         Some(m) => match self.eval(frame, m)? {

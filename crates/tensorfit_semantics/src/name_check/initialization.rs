@@ -80,7 +80,9 @@ impl Flow<'_, '_> {
                 self.reads(value.range);
                 self.assignment(target, *op);
             }
-            StmtKind::Assert { condition, message } => {
+            StmtKind::Assert {
+                condition, message, ..
+            } => {
                 self.reads(condition.range);
                 if let Some(message) = message {
                     self.reads(message.range);

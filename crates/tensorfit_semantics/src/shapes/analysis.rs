@@ -43,6 +43,10 @@ pub struct Summary {
     pub first_var: VarId,
     pub end_var: VarId,
     pub var_names: Arc<BTreeMap<VarId, String>>,
+    /// The function's conditions on unknown values
+    /// ([`Analysis::opaque_vars`]): what it states on paths they decide is
+    /// only assumed at a call.
+    pub opaque_vars: Arc<BTreeSet<VarId>>,
 }
 
 /// Where an analysis gets the summaries of the checked file's functions
@@ -87,6 +91,12 @@ pub struct Analysis<'a> {
     pub limits: Limits,
     /// Holes, migrations and decided conditions are wanted.
     pub questions: bool,
+    pub language: tensorfit_base::Language,
+    /// The variables that stand for a condition or a loop count computed
+    /// from a value nothing is known of: a path they decide may never be
+    /// taken, so a failure only on such paths is no proof (see
+    /// `check::check_paths`).
+    pub opaque_vars: RefCell<HashSet<VarId>>,
     /// Summaries of the file's own functions; imported ones are made here.
     source: Option<&'a dyn SummarySource>,
     /// The holes this analysis evaluated.
@@ -123,15 +133,16 @@ pub struct Analysis<'a> {
 impl<'a> Analysis<'a> {
     pub fn new(
         program: Program<'a>,
-        limits: Limits,
-        questions: bool,
+        options: super::ShapeOptions,
         source: Option<&'a dyn SummarySource>,
     ) -> Self {
         Analysis {
             program,
             vars: VarGen::default(),
-            limits,
-            questions,
+            limits: options.limits,
+            questions: options.questions,
+            language: options.language,
+            opaque_vars: RefCell::new(HashSet::new()),
             source,
             holes: RefCell::new(BTreeMap::new()),
             summaries: RefCell::new(HashMap::new()),
@@ -435,11 +446,22 @@ impl<'a> Analysis<'a> {
                 first_var,
                 end_var,
                 var_names: Arc::new(self.vars.names_between(first_var, end_var)),
+                opaque_vars: self.opaque_between(first_var, end_var),
             };
             return (summary, Vec::new(), Vec::new());
         }
         let precondition = frame.precondition_facts.unwrap_or(frame.facts.len());
         let facts = std::mem::take(&mut frame.facts);
+        if self.language.is_python() && check::guards_refute_parameters(self, &facts) {
+            if function.local {
+                self.reports.borrow_mut().push(EntryReport {
+                    function: Some(key.clone()),
+                    ..EntryReport::default()
+                });
+            }
+            let summary = self.unknown_summary(key, params, first_var);
+            return (summary, Vec::new(), Vec::new());
+        }
         let mut outcome = check::check_entry(self, &facts, precondition);
         self.remember(&facts, &outcome);
         let mut migrations = Vec::new();
@@ -510,8 +532,21 @@ impl<'a> Analysis<'a> {
             first_var,
             end_var,
             var_names: Arc::new(self.vars.names_between(first_var, end_var)),
+            opaque_vars: self.opaque_between(first_var, end_var),
         };
         (summary, migrations, paths)
+    }
+
+    /// The opaque variables made while summarising one function.
+    fn opaque_between(&self, first: VarId, end: VarId) -> Arc<BTreeSet<VarId>> {
+        Arc::new(
+            self.opaque_vars
+                .borrow()
+                .iter()
+                .filter(|v| **v >= first && **v < end)
+                .copied()
+                .collect(),
+        )
     }
 
     /// A summary that says nothing: no facts, an unknown result.
@@ -532,6 +567,7 @@ impl<'a> Analysis<'a> {
             first_var,
             end_var,
             var_names: Arc::new(self.vars.names_between(first_var, end_var)),
+            opaque_vars: self.opaque_between(first_var, end_var),
         }
     }
 

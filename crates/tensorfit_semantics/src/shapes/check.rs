@@ -72,9 +72,40 @@ pub fn check_entry(analysis: &Analysis<'_>, facts: &[Fact], precondition: usize)
     outcome
 }
 
+/// Whether a Python function's own `raise` guards contradict the facts
+/// that hold on every path (`len(t.size()) != 1` and `len(t.size()) != 2`
+/// both raising for `t = args[1]`, `t = args[2]`): then what it was taken
+/// for is wrong (a parameter without annotation read as a tensor is a
+/// tuple), and the function says nothing, at home or at its calls.
+pub fn guards_refute_parameters(analysis: &Analysis<'_>, facts: &[Fact]) -> bool {
+    let unconditional = |f: &&Fact| f.guard.is_empty();
+    if !facts
+        .iter()
+        .filter(unconditional)
+        .any(|f| f.kind == FactKind::Guard)
+    {
+        return false;
+    }
+    let items: Vec<SolverFact> = facts
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| unconditional(f))
+        .map(|(i, f)| SolverFact {
+            id: i as u32,
+            formula: f.formula.clone(),
+        })
+        .collect();
+    match solver::check(&items, analysis.limits) {
+        Outcome::Unsat(core) => core
+            .iter()
+            .any(|id| facts[*id as usize].kind == FactKind::Guard),
+        _ => false,
+    }
+}
+
 fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     let mut paths: Vec<Guard> = Vec::new();
-    for fact in facts.iter().filter(|f| f.kind != FactKind::Assumption) {
+    for fact in facts.iter().filter(|f| f.kind.is_checked()) {
         if !paths.contains(&fact.guard) {
             paths.push(fact.guard.clone());
         }
@@ -85,6 +116,11 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     let mut reported_ranges: HashSet<(TextRange, bool)> = HashSet::new();
     let mut consistent = Vec::new();
+    let opaque = OpaqueLiterals::new(analysis);
+    // Failures on paths decided by an unknown value, reported at the end
+    // only if they happen whichever way the unknowns decide.
+    let mut undecided: Vec<(usize, Vec<SolverFact>)> = Vec::new();
+    let mut infeasible: Vec<&Guard> = Vec::new();
     // Checking time is bounded per entry point and per file: past the
     // budget, the paths not yet checked are left unreported rather than
     // delaying the answer.
@@ -106,6 +142,7 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
                 .collect();
             let has_literal = weaker.iter().any(|f| f.id >= GUARD_ID_BASE);
             if has_literal && solver::check(&weaker, analysis.limits) != Outcome::Sat {
+                infeasible.push(path);
                 continue 'paths;
             }
         }
@@ -145,7 +182,7 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
                     .iter()
                     .filter(|id| **id < GUARD_ID_BASE)
                     .map(|id| *id as usize)
-                    .filter(|i| facts[*i].kind != FactKind::Assumption)
+                    .filter(|i| facts[*i].kind.is_checked())
                     .max()
                 else {
                     decided = false;
@@ -157,6 +194,10 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
                     .filter(|f| core.contains(&f.id) && f.id != chosen as u32)
                     .cloned()
                     .collect();
+                if opaque.decides(&facts[chosen].guard) {
+                    undecided.push((chosen, rest));
+                    continue;
+                }
                 report(
                     analysis,
                     &facts[chosen],
@@ -174,10 +215,96 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
             consistent.push((path.clone(), holding));
         }
     }
+    for (chosen, rest) in &undecided {
+        // For each unknown the path depends on, the statement also fails
+        // (or cannot run) on a path where it went the other way.
+        let failed: Vec<&Guard> = opaque
+            .siblings(facts, *chosen)
+            .filter(|i| set_aside.contains(i) || infeasible.contains(&&facts[*i].guard))
+            .map(|i| &facts[i].guard)
+            .collect();
+        let fails_everywhere = facts[*chosen]
+            .guard
+            .iter()
+            .filter(|literal| opaque.is_opaque(literal))
+            .all(|literal| {
+                let negated = tensorfit_solver::Formula::not(literal);
+                failed.iter().any(|guard| {
+                    guard
+                        .iter()
+                        .any(|g| *g == negated || tensorfit_solver::Formula::not(g) == *literal)
+                })
+            });
+        if fails_everywhere {
+            report(
+                analysis,
+                &facts[*chosen],
+                rest,
+                &mut diagnostics,
+                &mut reported_ranges,
+            );
+        }
+    }
     EntryOutcome {
         diagnostics,
         set_aside,
         consistent,
+    }
+}
+
+/// The path-condition literals that test an opaque value
+/// ([`Analysis::opaque_vars`]).
+struct OpaqueLiterals {
+    vars: HashSet<tensorfit_solver::VarId>,
+}
+
+impl OpaqueLiterals {
+    fn new(analysis: &Analysis<'_>) -> OpaqueLiterals {
+        OpaqueLiterals {
+            vars: analysis.opaque_vars.borrow().clone(),
+        }
+    }
+
+    fn is_opaque(&self, literal: &tensorfit_solver::Formula) -> bool {
+        if self.vars.is_empty() {
+            return false;
+        }
+        let mut found = false;
+        literal.visit_bool_vars(&mut |v| found |= self.vars.contains(&v));
+        literal.visit_atoms(&mut |atom| {
+            if let Term::Var(v) = atom {
+                found |= self.vars.contains(v);
+            }
+        });
+        found
+    }
+
+    /// Whether an opaque value decides part of the path.
+    fn decides(&self, guard: &Guard) -> bool {
+        guard.iter().any(|literal| self.is_opaque(literal))
+    }
+
+    /// The facts the same statement states on the paths that differ from
+    /// `fact`'s only in what opaque values decide (a fact that holds
+    /// trivially on one of them is not stated there at all).
+    fn siblings<'f>(&'f self, facts: &'f [Fact], fact: usize) -> impl Iterator<Item = usize> + 'f {
+        let decided = |guard: &Guard| -> Vec<tensorfit_solver::Formula> {
+            guard
+                .iter()
+                .filter(|literal| !self.is_opaque(literal))
+                .cloned()
+                .collect()
+        };
+        let of = &facts[fact];
+        let known = decided(&of.guard);
+        (0..facts.len()).filter(move |i| {
+            let other = &facts[*i];
+            other.range == of.range
+                && other.kind == of.kind
+                && other.part == of.part
+                && other.via == of.via
+                && decided(&other.guard) == known
+        })
     }
 }
 
@@ -191,7 +318,7 @@ fn contradictory_precondition(
     analysis: &Analysis<'_>,
     precondition: &[Fact],
 ) -> Option<Vec<Diagnostic>> {
-    if precondition.iter().all(|f| f.kind == FactKind::Assumption) {
+    if precondition.iter().all(|f| !f.kind.is_checked()) {
         return None; // types alone are always satisfiable: no query
     }
     let unconditional = (0..precondition.len()).filter(|i| precondition[*i].guard.is_empty());
@@ -199,7 +326,7 @@ fn contradictory_precondition(
     let Outcome::Unsat(core) = solver::check(&items, analysis.limits) else {
         return None;
     };
-    let stated = |id: &&u32| precondition[**id as usize].kind != FactKind::Assumption;
+    let stated = |id: &&u32| precondition[**id as usize].kind.is_checked();
     let chosen = *core.iter().filter(stated).max()? as usize;
     let rest: Vec<SolverFact> = items
         .iter()

@@ -294,7 +294,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     fn push_fact(&mut self, fact: Fact) {
         let mut pending = vec![(fact, 0)];
         while let Some((fact, splits)) = pending.pop() {
-            let splittable = fact.kind != FactKind::Assumption && splits < MAX_BRANCH_SPLITS;
+            let splittable = fact.kind.is_checked() && splits < MAX_BRANCH_SPLITS;
             let merge = splittable
                 .then(|| {
                     self.merged_on

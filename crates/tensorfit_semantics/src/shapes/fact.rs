@@ -21,6 +21,17 @@ pub enum FactKind {
     /// Holds by construction (well-formed shapes, loop bounds); never the
     /// fact an error is reported at.
     Assumption,
+    /// The condition of a Python `if …: raise` guard in a function: assumed
+    /// where it is stated (raising is what the function does otherwise), a
+    /// precondition at each call.
+    Guard,
+}
+
+impl FactKind {
+    /// Whether a failure of the fact is reported where it is stated.
+    pub fn is_checked(self) -> bool {
+        matches!(self, FactKind::Precondition | FactKind::Claim)
+    }
 }
 
 /// How to explain a failing fact in the program's terms. Terms are shown

@@ -16,7 +16,7 @@ use super::analysis::{Analysis, Summary};
 use super::check;
 use super::display;
 use super::exec::Frame;
-use super::fact::{as_implications, Explain, Fact, FactKind};
+use super::fact::{as_implications, Explain, Fact};
 use super::program::FunctionRef;
 use super::substitution::Substitution;
 use super::value::{Shape, Value};
@@ -185,9 +185,15 @@ pub fn find_example(
         .filter(|path| !chooses_on(path, query.placeholder))
         .collect();
     for &rank in ranks {
-        if let Some(example) = example_of_rank(analysis, query, migration, rank, &required) {
-            migration.example = Some(example);
-            return;
+        match example_of_rank(analysis, query, migration, rank, &required) {
+            Candidate::Found(example) => {
+                migration.example = Some(example);
+                return;
+            }
+            // An operation on the parameter still waits for another
+            // parameter (a layer passed in): no rank is proven either way.
+            Candidate::Undecided => return,
+            Candidate::Refused => {}
         }
     }
     let tried = match ranks {
@@ -211,15 +217,24 @@ pub fn find_example(
     });
 }
 
+/// What one rank gives a parameter's example.
+enum Candidate {
+    Found(String),
+    Refused,
+    /// Operations stay deferred after the call (they wait for another
+    /// parameter), so their requirements are not among the facts.
+    Undecided,
+}
+
 /// The summary called with the parameter given `rank` fresh positive
-/// dimensions (the others left as they are): the call's facts, and the
-/// dimensions.
+/// dimensions (the others left as they are): the call's facts, the
+/// dimensions, and whether every deferred operation could be applied.
 fn called_with_rank(
     analysis: &Analysis<'_>,
     query: &ExampleQuery<'_, '_>,
     migration: &Migration,
     rank: i64,
-) -> (Vec<SolverFact>, Vec<Term>) {
+) -> (Vec<SolverFact>, Vec<Term>, bool) {
     let mut frame = Frame::new(analysis, None);
     let dims: Vec<Term> = (0..rank)
         .map(|_| frame.fresh_dim(migration.range))
@@ -238,7 +253,12 @@ fn called_with_rank(
         })
         .collect();
     frame.call_summary(query.function, bound, migration.range, &migration.parameter);
-    (as_implications(frame.facts.iter().enumerate()), dims)
+    let settled = frame.deferred.is_empty();
+    (
+        as_implications(frame.facts.iter().enumerate()),
+        dims,
+        settled,
+    )
 }
 
 /// A static shape of `rank` for the parameter that the summary's call
@@ -249,16 +269,26 @@ fn example_of_rank(
     migration: &Migration,
     rank: i64,
     paths: &[&PathFacts],
-) -> Option<String> {
-    let (mut encoded, dims) = called_with_rank(analysis, query, migration, rank);
+) -> Candidate {
+    let (mut encoded, dims, settled) = called_with_rank(analysis, query, migration, rank);
+    if !settled {
+        return Candidate::Undecided;
+    }
     for path in paths {
-        let formula = path_with_dims(analysis, &path.formula, query.placeholder, &dims)?;
+        let Some(formula) = path_with_dims(analysis, &path.formula, query.placeholder, &dims)
+        else {
+            return Candidate::Refused;
+        };
         let id = encoded.len() as u32;
         encoded.push(SolverFact { id, formula });
     }
-    let values = solver::least_model(&encoded, &dims, 1, analysis.limits)?;
-    let shown: Vec<String> = values.iter().map(i64::to_string).collect();
-    Some(format!("Tensor[{}]", shown.join(", ")))
+    match solver::least_model(&encoded, &dims, 1, analysis.limits) {
+        Some(values) => {
+            let shown: Vec<String> = values.iter().map(i64::to_string).collect();
+            Candidate::Found(format!("Tensor[{}]", shown.join(", ")))
+        }
+        None => Candidate::Refused,
+    }
 }
 
 /// For a parameter whose rank the function's own facts leave open: the
@@ -278,7 +308,7 @@ pub fn determine_rank(
     }
     let mut accepted = None;
     for &rank in ranks {
-        let (encoded, dims) = called_with_rank(analysis, query, migration, rank);
+        let (encoded, dims, _) = called_with_rank(analysis, query, migration, rank);
         // Unknown counts as accepted: the rank is then not determined.
         if matches!(
             solver::check_unminimized(&encoded, analysis.limits),
@@ -436,7 +466,7 @@ fn reason(
         let Some(fact) = facts.get(*id as usize) else {
             continue;
         };
-        if fact.kind == FactKind::Assumption {
+        if !fact.kind.is_checked() {
             continue;
         }
         let fixed = match &fact.explain {

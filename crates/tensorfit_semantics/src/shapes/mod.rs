@@ -26,7 +26,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use tensorfit_base::{Diagnostic, TextRange};
+use tensorfit_base::{Diagnostic, Language, TextRange};
 use tensorfit_solver::{Limits, VarId};
 use tensorfit_syntax::ast;
 
@@ -97,6 +97,10 @@ pub struct ShapeOptions {
     pub limits: Limits,
     /// Solve holes, migrations and decided conditions (LANGUAGE.md §9).
     pub questions: bool,
+    /// Whose rules the operations follow where the languages differ:
+    /// PyTorch creates tensors with a size of 0, the Tensor language does
+    /// not (docs/python.md). The database sets it from the file's path.
+    pub language: Language,
 }
 
 /// What analysing one function (or the script body) gives: its summary for
@@ -167,8 +171,7 @@ fn analyse_in(
     let Some(function) = program.by_key(key) else {
         return FunctionOutcome::default();
     };
-    let mut analysis =
-        analysis::Analysis::new(program, options.limits, options.questions, Some(source));
+    let mut analysis = analysis::Analysis::new(program, options, Some(source));
     analysis.not_assumed = not_assumed.iter().cloned().collect();
     let summary = limits::within_entry_time(
         options.limits,
@@ -191,8 +194,7 @@ pub fn analyse_script(
     source: &dyn SummarySource,
 ) -> FunctionOutcome {
     let program = program::Program::indexed(file, index, environment, None);
-    let analysis =
-        analysis::Analysis::new(program, options.limits, options.questions, Some(source));
+    let analysis = analysis::Analysis::new(program, options, Some(source));
     limits::within_entry_time(
         options.limits,
         |kind| analysis.hit(kind),
@@ -492,7 +494,14 @@ pub fn assemble_findings(
         // The paths are copied apart from one another before they meet, so
         // this analysis's fresh variables cannot clash with theirs.
         let program = program::Program::new(file, environment);
-        let analysis = analysis::Analysis::new(program, options.limits, true, None);
+        let analysis = analysis::Analysis::new(
+            program,
+            ShapeOptions {
+                questions: true,
+                ..options
+            },
+            None,
+        );
         // The holes of a file are one more entry point's worth of work.
         let deadline = std::time::Instant::now() + limits::entry_time(options.limits);
         let mut evaluated = BTreeMap::new();

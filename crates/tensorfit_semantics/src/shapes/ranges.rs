@@ -114,6 +114,7 @@ impl MapRanges for Summary {
             first_var: _,
             end_var: _,
             var_names: _,
+            opaque_vars: _,
         } = self;
         facts.map_ranges(map);
         records.map_ranges(map);

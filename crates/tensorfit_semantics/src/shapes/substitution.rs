@@ -109,9 +109,9 @@ impl Substitution {
         };
         let tail: Vec<Term> = rest.tail.iter().map(|t| self.term(t, vars)).collect();
         let middle = match self.shapes.get(&rest.base).cloned() {
-            Some(replacement) => {
-                replacement.slice(rest.skip_front as usize, rest.skip_back as usize)
-            }
+            Some(replacement) => replacement
+                .slice_exact(rest.skip_front as usize, rest.skip_back as usize)
+                .unwrap_or_else(|| Shape::opaque(vars.fresh())),
             None => Shape {
                 head: Vec::new(),
                 rest: Some(Rest {

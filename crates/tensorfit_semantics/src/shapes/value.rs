@@ -220,6 +220,23 @@ impl Shape {
         }
     }
 
+    /// [`Shape::slice`] when the result can be written as a shape: `None`
+    /// when the dimensions dropped from one end reach into the opaque
+    /// middle while the other end keeps spelt-out dimensions. The middle's
+    /// length is unknown then, so whether the drop also eats into the kept
+    /// dimensions is too (`[x.., 16]` without its first two dimensions is
+    /// `[]` for a matrix `x`, not `[x[2..], 16]`).
+    pub fn slice_exact(&self, from: usize, from_back: usize) -> Option<Shape> {
+        if let Some(rest) = &self.rest {
+            let (head, tail) = (self.head.len(), rest.tail.len());
+            let ambiguous = (from > head && from_back < tail) || (from_back > tail && from < head);
+            if ambiguous {
+                return None;
+            }
+        }
+        Some(self.slice(from, from_back))
+    }
+
     /// The shape with `f` applied to each dimension it spells out.
     pub fn map_terms(&self, f: &mut dyn FnMut(&Term) -> Term) -> Shape {
         Shape {
@@ -308,8 +325,46 @@ pub enum Value {
     /// `block=Bottleneck`, `norm_layer=nn.BatchNorm2d`): calling it calls
     /// what it names.
     Callable(String),
+    /// `functools.partial(callee, ...)`: a callable with the arguments
+    /// given so far; a call adds its own (Python's order: the given
+    /// positional ones first, its keywords overriding).
+    Partial(Arc<Partial>),
     /// Nothing is known: every use of it is unconstrained.
     Unknown,
+}
+
+/// An argument already evaluated: its name if named, its value, and its
+/// text for messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GivenArg {
+    pub name: Option<String>,
+    pub value: Value,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Partial {
+    /// The struct, function or prelude operation called.
+    pub callee: String,
+    pub args: Vec<GivenArg>,
+}
+
+impl Partial {
+    /// The arguments of a call of this partial with `call`'s own.
+    pub fn with_call_args(&self, call: Vec<GivenArg>) -> Vec<GivenArg> {
+        let (positional, named): (Vec<GivenArg>, Vec<GivenArg>) =
+            self.args.iter().cloned().partition(|a| a.name.is_none());
+        let (call_positional, call_named): (Vec<GivenArg>, Vec<GivenArg>) =
+            call.into_iter().partition(|a| a.name.is_none());
+        let overridden = |a: &GivenArg| call_named.iter().any(|c| c.name == a.name);
+        let kept: Vec<GivenArg> = named.into_iter().filter(|a| !overridden(a)).collect();
+        positional
+            .into_iter()
+            .chain(call_positional)
+            .chain(kept)
+            .chain(call_named)
+            .collect()
+    }
 }
 
 impl Value {
@@ -377,6 +432,17 @@ impl Value {
                     .fields
                     .iter()
                     .map(|(n, v)| (n.clone(), v.map_terms(f, g, h)))
+                    .collect(),
+            })),
+            Value::Partial(partial) => Value::Partial(Arc::new(Partial {
+                callee: partial.callee.clone(),
+                args: partial
+                    .args
+                    .iter()
+                    .map(|a| GivenArg {
+                        value: a.value.map_terms(f, g, h),
+                        ..a.clone()
+                    })
                     .collect(),
             })),
             Value::Float | Value::Str(_) | Value::None | Value::Callable(_) | Value::Unknown => {

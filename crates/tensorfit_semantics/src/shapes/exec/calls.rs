@@ -11,11 +11,12 @@ use tensorfit_solver::Term;
 use tensorfit_syntax::ast::{self, ExprKind, FieldName};
 
 use super::{Deferred, Frame, LayerSite};
+use crate::registry::PARTIAL;
 use crate::shapes::describe::describe;
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
-use crate::shapes::value::{Layer, Shape, Value};
+use crate::shapes::value::{GivenArg, Layer, Partial, Shape, Value};
 use crate::signature::{argument_names, bind, Signature, Source};
 
 impl<'f, 'a> Frame<'f, 'a> {
@@ -127,13 +128,34 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// local), directly or through a value that names it
     /// ([`Value::Callable`]: `block(inplanes, planes)`).
     fn call_named(&mut self, name: &str, args: &[ast::Arg], range: TextRange, text: &str) -> Value {
+        if name == "einsum" && self.analysis.program.prelude_op(name).is_some() {
+            if let Some(value) = self.call_einsum(args) {
+                return value;
+            }
+        }
+        if name == PARTIAL && self.analysis.program.prelude_op(name).is_none() {
+            let given = self.evaluate_args(args);
+            return partial(given);
+        }
+        let given = self.evaluate_args(args);
+        self.call_named_given(name, given, range, text)
+    }
+
+    /// [`Frame::call_named`] with the arguments evaluated.
+    fn call_named_given(
+        &mut self,
+        name: &str,
+        given: Vec<GivenArg>,
+        range: TextRange,
+        text: &str,
+    ) -> Value {
         let program = &self.analysis.program;
         if let Some(function) = program.function(name) {
-            let bound = self.bind_args(&function.function.params, None, args);
+            let bound = self.bind_given(&function.function.params, None, &given);
             return self.call_summary(function, bound, range, text);
         }
         if let Some((def, local)) = program.struct_def(name) {
-            let bound = self.bind_args(def.params.as_deref().unwrap_or(&[]), None, args);
+            let bound = self.bind_given(def.params.as_deref().unwrap_or(&[]), None, &given);
             // An imported struct's fields are another file's text:
             // what they require is reported at this call.
             let site = (!local).then(|| CallSite {
@@ -144,12 +166,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             return self.construct_at(def, bound, site);
         }
         if let Some(contract) = program.prelude_op(name) {
-            if name == "einsum" {
-                if let Some(value) = self.call_einsum(args) {
-                    return value;
-                }
-            }
-            let bound = self.bind_args(&contract.params, None, args);
+            let bound = self.bind_given(&contract.params, None, &given);
             return self.call_prelude(name, contract, bound, range);
         }
         Value::Unknown
@@ -240,6 +257,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 None => Value::Unknown,
             },
             Value::Callable(name) => self.call_named(name, args, range, text),
+            Value::Partial(partial) => {
+                let given = self.evaluate_args(args);
+                self.call_named_given(&partial.callee, partial.with_call_args(given), range, text)
+            }
             _ => Value::Unknown,
         }
     }
@@ -317,12 +338,35 @@ impl<'f, 'a> Frame<'f, 'a> {
         skip: Option<usize>,
         args: &[ast::Arg],
     ) -> Vec<(String, Value, String)> {
+        let given = self.evaluate_args(args);
+        self.bind_given(params, skip, &given)
+    }
+
+    /// A call's arguments evaluated, in order.
+    pub(super) fn evaluate_args(&mut self, args: &[ast::Arg]) -> Vec<GivenArg> {
+        args.iter()
+            .map(|arg| GivenArg {
+                name: arg.name.as_ref().map(|n| n.text.clone()),
+                value: self.expr(&arg.value),
+                text: describe(&arg.value),
+            })
+            .collect()
+    }
+
+    /// [`Frame::bind_args`] for arguments already evaluated.
+    pub(super) fn bind_given(
+        &mut self,
+        params: &[ast::Param],
+        skip: Option<usize>,
+        given: &[GivenArg],
+    ) -> Vec<(String, Value, String)> {
         let skip = skip.unwrap_or(0);
         let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
-        let binding = bind(&params, skip, &argument_names(args));
-        let values: Vec<(Value, String)> = args
+        let names: Vec<Option<&str>> = given.iter().map(|a| a.name.as_deref()).collect();
+        let binding = bind(&params, skip, &names);
+        let values: Vec<(Value, String)> = given
             .iter()
-            .map(|arg| (self.expr(&arg.value), describe(&arg.value)))
+            .map(|arg| (arg.value.clone(), arg.text.clone()))
             .collect();
         params
             .iter()
@@ -499,6 +543,26 @@ impl<'f, 'a> Frame<'f, 'a> {
             text: text.to_owned(),
         };
         self.instantiate(&summary, call, bound)
+    }
+}
+
+/// `functools.partial(callee, ...)`: a partial of a callable value, with
+/// the arguments after it; of a partial, its arguments and these.
+fn partial(mut given: Vec<GivenArg>) -> Value {
+    if given.first().is_none_or(|first| first.name.is_some()) {
+        return Value::Unknown;
+    }
+    let callee = given.remove(0);
+    match callee.value {
+        Value::Callable(name) => Value::Partial(Arc::new(Partial {
+            callee: name,
+            args: given,
+        })),
+        Value::Partial(inner) => Value::Partial(Arc::new(Partial {
+            callee: inner.callee.clone(),
+            args: inner.with_call_args(given),
+        })),
+        _ => Value::Unknown,
     }
 }
 

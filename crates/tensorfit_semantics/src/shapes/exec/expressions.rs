@@ -101,6 +101,11 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Binary { op, lhs, rhs } => self.binary(expr, *op, lhs, rhs),
             ExprKind::Compare { operands, ops } => {
                 let values: Vec<Value> = operands.iter().map(|o| self.expr(o)).collect();
+                // A comparison with a value nothing is known of is not
+                // known either: the paths it decides are opaque (see `if`).
+                if values.iter().any(|v| matches!(v, Value::Unknown)) {
+                    return Value::Unknown;
+                }
                 if let ([op @ (CompareOp::Is | CompareOp::IsNot)], [a, b]) =
                     (ops.as_slice(), values.as_slice())
                 {
@@ -342,10 +347,17 @@ impl<'f, 'a> Frame<'f, 'a> {
 }
 
 /// Python's `a is b`, which programs ask of `None` only: whether both or
-/// just one of the values are `None`; not known of an unknown value.
+/// just one of the values are `None`; not known of an unknown value, nor of
+/// a tensor of unknown rank (a parameter without annotation is one, and
+/// may be `None` at a call).
 fn identical(a: &Value, b: &Value) -> Option<bool> {
+    let unknown = |v: &Value| match v {
+        Value::Unknown => true,
+        Value::Tensor(shape) => shape.dims().is_none(),
+        _ => false,
+    };
     match (a, b) {
-        (Value::Unknown, _) | (_, Value::Unknown) => None,
+        _ if unknown(a) || unknown(b) => None,
         (Value::None, Value::None) => Some(true),
         (Value::None, _) | (_, Value::None) => Some(false),
         _ => None,

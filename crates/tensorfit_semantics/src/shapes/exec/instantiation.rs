@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::{Formula, Term};
+use tensorfit_solver::{Formula, Term, VarId};
 use tensorfit_syntax::ast::{self};
 
 use super::{Frame, ShapeRecord, Slot, MAX_RECORDS, MAX_RECORD_DEPTH};
@@ -188,7 +188,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                 continue;
             }
             let formula = substitution.formula(&fact.formula, vars);
-            if formula.as_const() == Some(false) && fact.kind == FactKind::Precondition {
+            // A guard of the callee is what its callers must meet; what the
+            // callee states on a path an unknown value decides, the call may
+            // never reach.
+            let kind = match fact.kind {
+                _ if decided_by_unknown(&fact.guard, &summary.opaque_vars) => FactKind::Assumption,
+                FactKind::Guard => FactKind::Precondition,
+                kind => kind,
+            };
+            if formula.as_const() == Some(false) && kind == FactKind::Precondition {
                 raised.push(guard.clone());
             }
             if limits::formula_too_large(&formula) {
@@ -202,7 +210,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             });
             let mut via = vec![call_site.clone()];
             via.extend(fact.via.iter().cloned());
-            if formula == Formula::truth(true) || !self.is_new(fact.kind, &guard, &formula) {
+            if formula == Formula::truth(true) || !self.is_new(kind, &guard, &formula) {
                 continue;
             }
             self.push_fact(Fact {
@@ -210,7 +218,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 formula,
                 kind: match self.assume_only {
                     true => FactKind::Assumption,
-                    false => fact.kind,
+                    false => kind,
                 },
                 range: fact.range,
                 function: fact.function.clone(),
@@ -545,4 +553,22 @@ impl Rewrite for AtCall<'_> {
     fn shape(&mut self, shape: &Shape) -> Shape {
         self.substitution.shape(shape, self.vars)
     }
+}
+
+/// Whether a path condition tests one of `opaque` (a callee's conditions on
+/// unknown values).
+fn decided_by_unknown(guard: &Guard, opaque: &std::collections::BTreeSet<VarId>) -> bool {
+    if opaque.is_empty() {
+        return false;
+    }
+    guard.iter().any(|literal| {
+        let mut found = false;
+        literal.visit_bool_vars(&mut |v| found |= opaque.contains(&v));
+        literal.visit_atoms(&mut |atom| {
+            if let Term::Var(v) = atom {
+                found |= opaque.contains(v);
+            }
+        });
+        found
+    })
 }

@@ -45,4 +45,8 @@ impl RuleContext for Frame<'_, '_> {
     fn apply_to(&mut self, target: &Value, input: Value, text: &str, range: TextRange) -> Value {
         Frame::apply_to(self, target, input, text, range)
     }
+
+    fn follows_pytorch(&self) -> bool {
+        self.analysis.language.is_python()
+    }
 }

@@ -121,14 +121,24 @@ impl<'f, 'a> Frame<'f, 'a> {
                     self.record(name, target.range, &v);
                 }
             }
-            StmtKind::Assert { condition, .. } => {
+            StmtKind::Assert {
+                condition, guard, ..
+            } => {
                 let formula = self.condition(condition);
-                let kind = if self.opening && self.function.is_some() {
+                // A Python guard is assumed even at the opening: a function
+                // that always raises there (`__setattr__` of a frozen
+                // object) is no error until something calls it.
+                let kind = if *guard && self.function.is_some() {
+                    FactKind::Guard
+                } else if self.opening && self.function.is_some() {
                     FactKind::Precondition
                 } else {
                     FactKind::Claim
                 };
-                let explain = self.explain_assertion(condition);
+                let explain = match guard {
+                    true => self.explain_guard(condition),
+                    false => self.explain_assertion(condition),
+                };
                 self.require(formula, kind, stmt.range, explain);
             }
             StmtKind::If {
@@ -144,7 +154,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 // assumed.
                 let (c, opaque) = match self.expr(condition) {
                     Value::Bool(f) => (f, false),
-                    _ => (Formula::var(self.analysis.vars.fresh()), true),
+                    _ => (self.opaque_condition(), true),
                 };
                 if self.constructing == 0 {
                     self.conditions.push(ConditionRecord {
@@ -185,8 +195,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                 end,
                 body,
             } => {
-                let s = self.int(start);
-                let e = self.int(end);
+                let s = self.opaque_int(start);
+                let e = self.opaque_int(end);
                 if let Some(count) = unrolled_count(&s, &e) {
                     // Known bounds (Python's `for i in range(3)`, and every
                     // loop of a constructor called with numbers): each
@@ -235,8 +245,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                 );
             }
             StmtKind::While { condition, body } => {
-                let entered = self.condition(condition);
-                let again = |this: &mut Self| this.condition(condition);
+                let entered = self.opaque_or_condition(condition);
+                let again = |this: &mut Self| this.opaque_or_condition(condition);
                 self.run_loop(entered, stmt.range, &body.stmts, again, |this, _| {
                     this.block(&body.stmts)
                 });
@@ -255,6 +265,33 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// A condition whose value nothing is known of ([`Analysis::opaque_vars`]).
+    fn opaque_condition(&mut self) -> Formula {
+        let v = self.analysis.vars.fresh();
+        self.analysis.opaque_vars.borrow_mut().insert(v);
+        Formula::var(v)
+    }
+
+    fn opaque_or_condition(&mut self, condition: &ast::Expr) -> Formula {
+        match self.expr(condition) {
+            Value::Bool(f) => f,
+            _ => self.opaque_condition(),
+        }
+    }
+
+    /// An integer (a loop bound); one nothing is known of is opaque
+    /// ([`Analysis::opaque_vars`]): `for x in items` of an unknown list.
+    fn opaque_int(&mut self, expr: &ast::Expr) -> Term {
+        match self.expr(expr) {
+            Value::Int(t) => t,
+            _ => {
+                let v = self.analysis.vars.fresh();
+                self.analysis.opaque_vars.borrow_mut().insert(v);
+                Term::var(v)
+            }
+        }
+    }
+
     /// Runs `run`; with `opaque`, on a path of an unknown condition, whose
     /// facts are assumed, not checked.
     fn on_path(&mut self, opaque: bool, run: impl FnOnce(&mut Self)) {
@@ -269,6 +306,24 @@ impl<'f, 'a> Frame<'f, 'a> {
     pub(super) fn explain_assertion(&mut self, condition: &ast::Expr) -> Explain {
         let template = format!("assertion `{}` does not hold", describe(condition));
         self.explain_condition(template, condition)
+    }
+
+    /// `if x.size(-1) % n_head != 0: raise` runs: x.size(-1) % n_head = 2`:
+    /// a Python guard (the negation of the `if`'s condition) that fails.
+    fn explain_guard(&mut self, condition: &ast::Expr) -> Explain {
+        match &condition.kind {
+            ExprKind::Unary {
+                op: ast::UnaryOp::Not,
+                operand,
+            } => {
+                let template = format!("`if {}: raise` raises", describe(operand));
+                self.explain_condition(template, operand)
+            }
+            _ => {
+                let template = format!("`{}` is false, so the `raise` runs", describe(condition));
+                self.explain_condition(template, condition)
+            }
+        }
     }
 
     /// `where c % (r * r) == 0` does not hold: c % (r * r) = 2`: a

@@ -195,7 +195,17 @@ impl<'f, 'a> Frame<'f, 'a> {
             tail.extend(self.apply_index(shape, index, position, subject, range));
             position += i64::from(index.consumes());
         }
-        let middle = shape.slice(front_taken, back_taken);
+        let middle = match shape.slice_exact(front_taken, back_taken) {
+            Some(middle) => middle,
+            // Only the number of dimensions left is known.
+            None => {
+                let middle = Shape::opaque(self.analysis.vars.fresh());
+                let left = Term::sub(&shape.rank(), &Term::int((front_taken + back_taken) as i64));
+                self.assume(middle.well_formed(), range);
+                self.assume(Formula::eq(&middle.rank(), &left), range);
+                middle
+            }
+        };
         match Shape::known(head)
             .concat(&middle)
             .and_then(|s| s.concat(&Shape::known(tail)))

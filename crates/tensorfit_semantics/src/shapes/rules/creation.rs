@@ -38,17 +38,38 @@ pub(super) fn apply(
                 None => (Term::int(0), args.int("start")?),
             };
             let step = args.int("step").unwrap_or(Term::int(1));
+            // A descending range (`arange(5, 0, -1)`) is PyTorch's, and not
+            // what the length below counts.
+            if frame.follows_pytorch() && step.as_const().is_none_or(|k| k < 1) {
+                return Some(Value::Unknown);
+            }
             let length = Term::div(
                 &Term::add(&Term::sub(&end, &start), &Term::sub(&step, &Term::int(1))),
                 &step,
             );
-            require(
-                frame,
-                Formula::ge(&length, &Term::int(1)),
-                range,
-                "`arange` would be empty: {} elements".to_owned(),
-                vec![length.clone()],
-            );
+            // PyTorch allows an empty range (not a reversed one); the
+            // Tensor language does not. An empty tensor is not followed
+            // (see `size_dims`).
+            if frame.follows_pytorch() {
+                require(
+                    frame,
+                    Formula::ge(&length, &Term::int(0)),
+                    range,
+                    "`arange`'s end is before its start: {} elements".to_owned(),
+                    vec![length.clone()],
+                );
+                if length.as_const().is_some_and(|k| k < 1) {
+                    return Some(Value::Unknown);
+                }
+            } else {
+                require(
+                    frame,
+                    Formula::ge(&length, &Term::int(1)),
+                    range,
+                    "`arange` would be empty: {} elements".to_owned(),
+                    vec![length.clone()],
+                );
+            }
             Some(Value::Tensor(Shape::known(vec![length])))
         }
         _ => None,

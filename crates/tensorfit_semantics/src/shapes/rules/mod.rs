@@ -56,6 +56,9 @@ pub trait RuleContext {
     fn has_opaque_tensor(&self, args: &[(String, Value, String)]) -> bool;
     /// `target(input)`: a layer, or a struct instance's `forward`.
     fn apply_to(&mut self, target: &Value, input: Value, text: &str, range: TextRange) -> Value;
+    /// PyTorch's rules, not the Tensor language's, where they differ
+    /// (the file is Python).
+    fn follows_pytorch(&self) -> bool;
 }
 
 /// A call's arguments by parameter name, with the source text of each.
@@ -348,14 +351,29 @@ fn size_dims(
 ) -> Option<Vec<Term>> {
     let dims = value.as_dims()?;
     let dims = frame.refine_shape(&dims).dims()?.to_vec();
+    // PyTorch makes empty tensors (`torch.zeros(0, 4)`); the Tensor
+    // language's sizes are positive. Dimensions are positive everywhere
+    // else in the analysis, so an empty tensor's shape is not followed.
+    let least = match frame.follows_pytorch() {
+        true => 0,
+        false => 1,
+    };
     for (i, d) in dims.iter().enumerate() {
         require(
             frame,
-            Formula::ge(d, &Term::int(1)),
+            Formula::ge(d, &Term::int(least)),
             range,
-            format!("`{op}` needs positive sizes, but size {i} is {{}}"),
+            match least {
+                0 => {
+                    format!("`{op}` cannot create a tensor with negative dimension {{}} (size {i})")
+                }
+                _ => format!("`{op}` needs positive sizes, but size {i} is {{}}"),
+            },
             vec![d.clone()],
         );
+    }
+    if least == 0 && dims.iter().any(|d| d.as_const().is_some_and(|k| k < 1)) {
+        return None;
     }
     Some(dims)
 }

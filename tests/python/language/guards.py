@@ -1,0 +1,40 @@
+# `if cond: raise` is a guard (PYTHON.md §3): the function goes on only
+# where `cond` is false, and raising is what it does otherwise. A call that
+# makes `cond` true is the error, at the call; the function itself is not.
+import torch
+from torch import nn
+
+
+def heads_of(x, n_head):
+    if x.size(-1) % n_head != 0:
+        raise ValueError("the width must divide into heads")
+    B, T, C = x.size()
+    return x.view(B, T, n_head, C // n_head)
+
+
+def canonical_dim(rank: int, idx: int) -> int:
+    if idx >= 0 and idx < rank:
+        return idx
+    if idx < 0:
+        wrapped = idx + rank
+    else:
+        wrapped = idx
+    if wrapped < 0 or wrapped >= rank:
+        raise IndexError("dimension out of range")
+    return wrapped
+
+
+class Frozen:
+    ready = False
+
+    def __init__(self):
+        self.ready = True
+
+    def __setattr__(self, key, value):
+        if self.ready:
+            raise AttributeError("frozen")
+
+
+split = heads_of(torch.randn(2, 5, 12), 4)  #~ shape split: Tensor[2, 5, 4, 3]
+last = canonical_dim(3, -1)
+uneven = heads_of(torch.randn(2, 5, 10), 4)  #~ error: `if x.size(-1) % n_head != 0: raise` raises: x.size(-1) % n_head = 2
