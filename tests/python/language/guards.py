@@ -24,17 +24,6 @@ def canonical_dim(rank: int, idx: int) -> int:
     return wrapped
 
 
-class Frozen:
-    ready = False
-
-    def __init__(self):
-        self.ready = True
-
-    def __setattr__(self, key, value):
-        if self.ready:
-            raise AttributeError("frozen")
-
-
 split = heads_of(torch.randn(2, 5, 12), 4)  #~ shape split: Tensor[2, 5, 4, 3]
 last = canonical_dim(3, -1)
 uneven = heads_of(torch.randn(2, 5, 10), 4)  #~ error: `if x.size(-1) % n_head != 0: raise` raises: x.size(-1) % n_head = 2

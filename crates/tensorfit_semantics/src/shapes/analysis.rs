@@ -424,14 +424,7 @@ impl<'a> Analysis<'a> {
         if frame.out_of_steps() {
             // Past its budget a body says nothing, to its callers either.
             self.hit(frame.stopped_by());
-            if function.local {
-                self.reports.borrow_mut().push(EntryReport {
-                    function: Some(key.clone()),
-                    ..EntryReport::default()
-                });
-            }
-            let summary = self.unknown_summary(key, params, first_var);
-            return (summary, Vec::new(), Vec::new());
+            return self.saying_nothing(function, key, params, first_var);
         }
         if fixed.is_some() {
             // Checked at each call, where the instance comes from: the
@@ -453,14 +446,7 @@ impl<'a> Analysis<'a> {
         let precondition = frame.precondition_facts.unwrap_or(frame.facts.len());
         let facts = std::mem::take(&mut frame.facts);
         if self.language.is_python() && check::guards_refute_parameters(self, &facts) {
-            if function.local {
-                self.reports.borrow_mut().push(EntryReport {
-                    function: Some(key.clone()),
-                    ..EntryReport::default()
-                });
-            }
-            let summary = self.unknown_summary(key, params, first_var);
-            return (summary, Vec::new(), Vec::new());
+            return self.saying_nothing(function, key, params, first_var);
         }
         let mut outcome = check::check_entry(self, &facts, precondition);
         self.remember(&facts, &outcome);
@@ -535,6 +521,25 @@ impl<'a> Analysis<'a> {
             opaque_vars: self.opaque_between(first_var, end_var),
         };
         (summary, migrations, paths)
+    }
+
+    /// What a function that says nothing gives: an empty report of its own
+    /// (if it is the file's) and a summary that tells its callers nothing.
+    fn saying_nothing(
+        &self,
+        function: FunctionRef<'a>,
+        key: String,
+        params: Vec<(String, Value)>,
+        first_var: VarId,
+    ) -> (Summary, Vec<Migration>, Vec<migration::PathFacts>) {
+        if function.local {
+            self.reports.borrow_mut().push(EntryReport {
+                function: Some(key.clone()),
+                ..EntryReport::default()
+            });
+        }
+        let summary = self.unknown_summary(key, params, first_var);
+        (summary, Vec::new(), Vec::new())
     }
 
     /// The opaque variables made while summarising one function.
