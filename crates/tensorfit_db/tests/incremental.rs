@@ -564,6 +564,27 @@ logits = pipeline(torch.randn(2, 8))
         file_report(host.db(), file)
     }
 
+    /// Applies an edit that breaks the model: the report equals a fresh
+    /// check's and says `in_features`, after one or two analyses (the
+    /// edited method and what calls it).
+    fn breaking_edit_re_analyses_its_method(host: &mut Host, old: &str, new: &str) {
+        let file = host.file(path()).expect("open");
+        let before = host.db().function_checks();
+        let edited = replace(host, old, new);
+        let report = file_report(host.db(), file);
+        let rerun = host.db().function_checks() - before;
+        assert!((1..=2).contains(&rerun), "{rerun} analyses");
+        assert_eq!(*report, *fresh(&edited));
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("in_features")),
+            "{:#?}",
+            report.diagnostics
+        );
+    }
+
     #[test]
     fn typing_in_forward_re_analyses_that_method_alone() {
         let mut host = Host::new(Arc::new(NoImports), OPTIONS);
@@ -588,19 +609,10 @@ logits = pipeline(torch.randn(2, 8))
 
         // A change that breaks the model is found, and only the edited
         // method and what calls it are analysed again.
-        let before = host.db().function_checks();
-        let edited = replace(&mut host, "self.fc(x) * scale", "self.fc(x)[:, :8] * scale");
-        let report = file_report(host.db(), file);
-        let rerun = host.db().function_checks() - before;
-        assert!((1..=2).contains(&rerun), "{rerun} analyses");
-        assert_eq!(*report, *fresh(&edited));
-        assert!(
-            report
-                .diagnostics
-                .iter()
-                .any(|d| d.message.contains("in_features")),
-            "{:#?}",
-            report.diagnostics
+        breaking_edit_re_analyses_its_method(
+            &mut host,
+            "self.fc(x) * scale",
+            "self.fc(x)[:, :8] * scale",
         );
     }
 
@@ -647,23 +659,10 @@ logits = Head()(Encoder(Config())(torch.randn(2, 8)))
         let cold = file_report(host.db(), file);
         assert!(cold.diagnostics.is_empty(), "{:#?}", cold.diagnostics);
 
-        let before = host.db().function_checks();
-        let edited = replace(
+        breaking_edit_re_analyses_its_method(
             &mut host,
             "return self.fc(x)\n",
             "return torch.cat([self.fc(x), x], dim=1)\n",
-        );
-        let report = file_report(host.db(), file);
-        let rerun = host.db().function_checks() - before;
-        assert!((1..=2).contains(&rerun), "{rerun} analyses");
-        assert_eq!(*report, *fresh(&edited));
-        assert!(
-            report
-                .diagnostics
-                .iter()
-                .any(|d| d.message.contains("in_features")),
-            "{:#?}",
-            report.diagnostics
         );
     }
 }

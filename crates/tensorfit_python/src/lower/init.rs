@@ -16,7 +16,7 @@ use tree_sitter::Node;
 use super::syntax::{
     child_by_field, decorated, decorators, definition_of, named_children, text_of,
 };
-use super::{locals, methods_of, Lowerer, Scope, ScopeKind};
+use super::{methods_of, Lowerer, Scope, ScopeKind};
 
 /// The prefix of the local that holds a field inside `init`.
 pub(super) const FIELD_PREFIX: &str = "self.";
@@ -188,12 +188,7 @@ impl Lowerer<'_> {
             return (params, None, Vec::new());
         };
         let param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
-        let scope = Scope {
-            kind: ScopeKind::Init,
-            locals: locals::locals_of(body, self.text, &param_names),
-            params: param_names.into_iter().collect(),
-            self_name,
-        };
+        let scope = Scope::of_body(ScopeKind::Init, body, self.text, param_names, self_name);
         let outer_scope = std::mem::replace(&mut self.scope, scope);
         let outer_fields = self.init_fields.replace(Vec::new());
         let at = TextRange::empty(self.range(body).start as usize);
@@ -385,12 +380,7 @@ impl Lowerer<'_> {
                 range: at,
             });
         }
-        let scope = Scope {
-            kind: ScopeKind::Init,
-            locals: locals::locals_of(body, self.text, &param_names),
-            params: param_names.into_iter().collect(),
-            self_name,
-        };
+        let scope = Scope::of_body(ScopeKind::Init, body, self.text, param_names, self_name);
         let outer_scope = std::mem::replace(&mut self.scope, scope);
         let outer_result = self.helper_result.replace(result.clone());
         self.inlining.push(name);

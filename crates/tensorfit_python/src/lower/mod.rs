@@ -65,6 +65,25 @@ struct Scope {
     self_name: Option<String>,
 }
 
+impl Scope {
+    /// The scope of a body (`def`, `__init__`, an inlined helper) with
+    /// these parameters: its locals are the parameters and what it assigns.
+    fn of_body(
+        kind: ScopeKind,
+        body: Node<'_>,
+        text: &str,
+        params: Vec<String>,
+        self_name: Option<String>,
+    ) -> Scope {
+        Scope {
+            kind,
+            locals: locals::locals_of(body, text, &params),
+            params: params.into_iter().collect(),
+            self_name,
+        }
+    }
+}
+
 #[derive(Default, Clone, Copy, PartialEq, Eq)]
 enum ScopeKind {
     #[default]
@@ -210,16 +229,14 @@ impl<'t> Lowerer<'t> {
         let self_name = has_self.then(|| param_names.first().cloned()).flatten();
         let return_type = child_by_field(node, "return_type").and_then(|t| self.annotation(t));
         let body = child_by_field(node, "body").map(|block| {
-            let locals = locals::locals_of(block, self.text, &param_names);
-            let outer = std::mem::replace(
-                &mut self.scope,
-                Scope {
-                    kind: ScopeKind::Function,
-                    params: param_names.iter().cloned().collect(),
-                    self_name: self_name.clone(),
-                    locals,
-                },
+            let scope = Scope::of_body(
+                ScopeKind::Function,
+                block,
+                self.text,
+                param_names.clone(),
+                self_name.clone(),
             );
+            let outer = std::mem::replace(&mut self.scope, scope);
             let mut stmts = self.hoisted_locals(TextRange::empty(self.range(block).start as usize));
             stmts.extend(self.block_statements(block));
             // Python returns `None` where a body ends; that it contradicts a

@@ -96,7 +96,7 @@ pub struct Analysis<'a> {
     /// from a value nothing is known of: a path they decide may never be
     /// taken, so a failure only on such paths is no proof (see
     /// `check::check_paths`).
-    pub opaque_vars: RefCell<HashSet<VarId>>,
+    pub opaque_vars: RefCell<BTreeSet<VarId>>,
     /// Summaries of the file's own functions; imported ones are made here.
     source: Option<&'a dyn SummarySource>,
     /// The holes this analysis evaluated.
@@ -142,7 +142,7 @@ impl<'a> Analysis<'a> {
             limits: options.limits,
             questions: options.questions,
             language: options.language,
-            opaque_vars: RefCell::new(HashSet::new()),
+            opaque_vars: RefCell::new(BTreeSet::new()),
             source,
             holes: RefCell::new(BTreeMap::new()),
             summaries: RefCell::new(HashMap::new()),
@@ -547,8 +547,7 @@ impl<'a> Analysis<'a> {
         Arc::new(
             self.opaque_vars
                 .borrow()
-                .iter()
-                .filter(|v| **v >= first && **v < end)
+                .range(first..end)
                 .copied()
                 .collect(),
         )

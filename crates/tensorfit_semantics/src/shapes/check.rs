@@ -255,7 +255,7 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
 /// The path-condition literals that test an opaque value
 /// ([`Analysis::opaque_vars`]).
 struct OpaqueLiterals {
-    vars: HashSet<tensorfit_solver::VarId>,
+    vars: std::collections::BTreeSet<tensorfit_solver::VarId>,
 }
 
 impl OpaqueLiterals {
@@ -266,17 +266,7 @@ impl OpaqueLiterals {
     }
 
     fn is_opaque(&self, literal: &tensorfit_solver::Formula) -> bool {
-        if self.vars.is_empty() {
-            return false;
-        }
-        let mut found = false;
-        literal.visit_bool_vars(&mut |v| found |= self.vars.contains(&v));
-        literal.visit_atoms(&mut |atom| {
-            if let Term::Var(v) = atom {
-                found |= self.vars.contains(v);
-            }
-        });
-        found
+        super::fact::tests_any(literal, &self.vars)
     }
 
     /// Whether an opaque value decides part of the path.

@@ -1,13 +1,31 @@
 //! The facts symbolic execution records, with what is needed to report them.
 
+use std::collections::BTreeSet;
 use tensorfit_base::TextRange;
-use tensorfit_solver::{Fact as SolverFact, Formula, Term};
+
+use tensorfit_solver::{Fact as SolverFact, Formula, Term, VarId};
 
 use super::value::Shape;
 
 /// A path condition: the conjunction of the branch conditions (already
 /// negated for `else` branches) under which a fact must hold.
 pub type Guard = Vec<Formula>;
+
+/// Whether a path-condition literal tests one of `vars` (as a boolean or
+/// inside a term): the opaque variables of `Analysis::opaque_vars`.
+pub fn tests_any(literal: &Formula, vars: &BTreeSet<VarId>) -> bool {
+    if vars.is_empty() {
+        return false;
+    }
+    let mut found = false;
+    literal.visit_bool_vars(&mut |v| found |= vars.contains(&v));
+    literal.visit_atoms(&mut |atom| {
+        if let Term::Var(v) = atom {
+            found |= vars.contains(v);
+        }
+    });
+    found
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FactKind {

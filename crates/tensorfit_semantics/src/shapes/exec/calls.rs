@@ -128,14 +128,20 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// local), directly or through a value that names it
     /// ([`Value::Callable`]: `block(inplanes, planes)`).
     fn call_named(&mut self, name: &str, args: &[ast::Arg], range: TextRange, text: &str) -> Value {
-        if name == "einsum" && self.analysis.program.prelude_op(name).is_some() {
+        if name == PARTIAL {
+            let given = self.evaluate_args(args);
+            return partial(given);
+        }
+        // The prelude's `einsum` (not a function of the program's own).
+        let program = &self.analysis.program;
+        let prelude_einsum = name == "einsum"
+            && program.function(name).is_none()
+            && program.struct_def(name).is_none()
+            && program.prelude_op(name).is_some();
+        if prelude_einsum {
             if let Some(value) = self.call_einsum(args) {
                 return value;
             }
-        }
-        if name == PARTIAL && self.analysis.program.prelude_op(name).is_none() {
-            let given = self.evaluate_args(args);
-            return partial(given);
         }
         let given = self.evaluate_args(args);
         self.call_named_given(name, given, range, text)

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::{Formula, Term, VarId};
+use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self};
 
 use super::{Frame, ShapeRecord, Slot, MAX_RECORDS, MAX_RECORD_DEPTH};
 use crate::shapes::analysis::Summary;
-use crate::shapes::fact::{CallSite, Explain, Fact, FactKind, Guard, Rewrite};
+use crate::shapes::fact::{tests_any, CallSite, Explain, Fact, FactKind, Guard, Rewrite};
 use crate::shapes::limits::{self, LimitKind};
 use crate::shapes::rules::{self, Args};
 use crate::shapes::substitution::Substitution;
@@ -192,7 +192,13 @@ impl<'f, 'a> Frame<'f, 'a> {
             // callee states on a path an unknown value decides, the call may
             // never reach.
             let kind = match fact.kind {
-                _ if decided_by_unknown(&fact.guard, &summary.opaque_vars) => FactKind::Assumption,
+                _ if fact
+                    .guard
+                    .iter()
+                    .any(|l| tests_any(l, &summary.opaque_vars)) =>
+                {
+                    FactKind::Assumption
+                }
                 FactKind::Guard => FactKind::Precondition,
                 kind => kind,
             };
@@ -553,22 +559,4 @@ impl Rewrite for AtCall<'_> {
     fn shape(&mut self, shape: &Shape) -> Shape {
         self.substitution.shape(shape, self.vars)
     }
-}
-
-/// Whether a path condition tests one of `opaque` (a callee's conditions on
-/// unknown values).
-fn decided_by_unknown(guard: &Guard, opaque: &std::collections::BTreeSet<VarId>) -> bool {
-    if opaque.is_empty() {
-        return false;
-    }
-    guard.iter().any(|literal| {
-        let mut found = false;
-        literal.visit_bool_vars(&mut |v| found |= opaque.contains(&v));
-        literal.visit_atoms(&mut |atom| {
-            if let Term::Var(v) = atom {
-                found |= opaque.contains(v);
-            }
-        });
-        found
-    })
 }

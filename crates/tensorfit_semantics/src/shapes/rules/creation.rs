@@ -50,25 +50,19 @@ pub(super) fn apply(
             // PyTorch allows an empty range (not a reversed one); the
             // Tensor language does not. An empty tensor is not followed
             // (see `size_dims`).
-            if frame.follows_pytorch() {
-                require(
-                    frame,
-                    Formula::ge(&length, &Term::int(0)),
-                    range,
-                    "`arange`'s end is before its start: {} elements".to_owned(),
-                    vec![length.clone()],
-                );
-                if length.as_const().is_some_and(|k| k < 1) {
-                    return Some(Value::Unknown);
-                }
-            } else {
-                require(
-                    frame,
-                    Formula::ge(&length, &Term::int(1)),
-                    range,
-                    "`arange` would be empty: {} elements".to_owned(),
-                    vec![length.clone()],
-                );
+            let (least, message) = match frame.follows_pytorch() {
+                true => (0, "`arange`'s end is before its start: {} elements"),
+                false => (1, "`arange` would be empty: {} elements"),
+            };
+            require(
+                frame,
+                Formula::ge(&length, &Term::int(least)),
+                range,
+                message.to_owned(),
+                vec![length.clone()],
+            );
+            if length.as_const().is_some_and(|k| k < 1) {
+                return Some(Value::Unknown);
             }
             Some(Value::Tensor(Shape::known(vec![length])))
         }
