@@ -201,19 +201,34 @@ fn assemble_findings_of(db: &dyn Db, file: SourceFile) -> ShapeFindings {
 pub fn findings(db: &dyn Db, file: SourceFile) -> Arc<ShapeFindings> {
     let mut findings = relocate::findings(assembled_findings(db, file).clone(), layout(db, file));
     if file.language(db).is_python() {
-        python_findings(&mut findings);
+        python_findings(db, file, &mut findings);
     }
     Arc::new(findings)
 }
 
 /// What is shown of a Python file's findings: not the temporaries the front
-/// end made for destructuring, and no migrations yet, since an annotation
-/// in the file's own style (jaxtyping or none) is not written yet.
-fn python_findings(findings: &mut ShapeFindings) {
+/// end made for destructuring, and migrations in the file's own style
+/// (PYTHON.md §6): jaxtyping if it imports jaxtyping, else in words only.
+fn python_findings(db: &dyn Db, file: SourceFile, findings: &mut ShapeFindings) {
     findings.bindings.retain(|b| {
         !b.name
             .as_deref()
             .is_some_and(|n| n.starts_with(tensorfit_python::TEMPORARY_PREFIX))
     });
-    findings.migrations.clear();
+    // A parameter whose rank neither the body nor a call fixes taught
+    // nothing: in Python most such parameters are not even tensors (sizes,
+    // modules, configs), and an example of rank 0 would be noise.
+    findings
+        .migrations
+        .retain(|m| m.annotation != "Tensor" || !m.call_shapes.is_empty());
+    let text = file.text(db);
+    let style = items::module_context(db, file)
+        .as_deref()
+        .and_then(|context| tensorfit_python::annotation_style(&file.tree(db).0, text, context));
+    for migration in &mut findings.migrations {
+        let written = style.as_ref().is_some_and(|s| s.write(migration, text));
+        if !written {
+            migration.writing = None;
+        }
+    }
 }

@@ -136,14 +136,23 @@ impl LazyLayer {
 }
 
 fn migration_fixes(analysis: &FileAnalysis, migration: &Migration) -> Vec<Fix> {
+    // Offered in words only when the file has no way to write it.
+    let Some(writing) = &migration.writing else {
+        return Vec::new();
+    };
     let written = &analysis.text[migration.type_range.as_usize()];
     let annotate = |annotation: &str, title: String, preferred: bool| Fix {
         title,
         target: migration.range,
-        edits: vec![TextEdit {
+        edits: std::iter::once(TextEdit {
             range: migration.type_range,
-            new_text: annotation.to_owned(),
-        }],
+            new_text: format!("{}{annotation}", writing.lead),
+        })
+        .chain(writing.also.iter().map(|(range, text)| TextEdit {
+            range: *range,
+            new_text: text.clone(),
+        }))
+        .collect(),
         preferred,
         kind: FixKind::QuickFix,
     };

@@ -44,7 +44,18 @@ pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
         documentation: None,
     };
     if let Some(binding) = analysis.shapes().bindings.iter().find(|b| covers(b.range)) {
-        return Some(shape_hover(binding));
+        let mut hover = shape_hover(binding);
+        // On a parameter with something to migrate: the annotation.
+        let of_parameter = |m: &&tensorfit_semantics::Migration| {
+            m.range.start <= binding.range.start && binding.range.end <= m.range.end
+        };
+        if let Some(migration) = analysis.shapes().migrations.iter().find(of_parameter) {
+            hover.text.push('\n');
+            hover
+                .text
+                .push_str(&crate::migration::hover_text(analysis, migration));
+        }
+        return Some(hover);
     }
     if let Some(function) = function_hover(analysis, offset) {
         return Some(function);

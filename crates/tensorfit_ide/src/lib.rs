@@ -25,7 +25,7 @@ pub use analysis::{
 pub use completion::{completions, CompletionItem, CompletionKind};
 pub use fixes::{fixes, Fix, FixKind, TextEdit};
 pub use hover::{hole_text, hover, shape_text, Hover};
-pub use migration::reason_text;
+pub use migration::{reason_text, verdict_text};
 pub use navigation::{definition, goto_definition, references, Definition, NavTarget};
 pub use semantic_tokens::{semantic_tokens, SemanticToken, TokenKind, TokenModifiers};
 pub use signature_help::{signature_help, SignatureHelp};

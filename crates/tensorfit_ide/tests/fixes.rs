@@ -148,6 +148,73 @@ z = bn(conv(torch.randn(1, 3, 5, 5)))
 }
 
 #[test]
+fn annotate_a_bare_python_parameter_in_jaxtyping() {
+    check_file(
+        "fix.py",
+        r#"
+import torch
+from jaxtyping import Float
+def head(x$0):
+    b, c = x.shape
+    return x @ torch.ones(8, 4)
+y = head(torch.randn(2, 8))
+"#,
+        "Annotate `x` as",
+        expect![[r#"
+            Annotate `x` as Shaped[torch.Tensor, "_ 8"]
+            ---
+            import torch
+            from jaxtyping import Float, Shaped
+            def head(x: Shaped[torch.Tensor, "_ 8"]):
+                b, c = x.shape
+                return x @ torch.ones(8, 4)
+            y = head(torch.randn(2, 8))
+        "#]],
+    );
+}
+
+#[test]
+fn fill_a_jaxtyping_unknown_dimension() {
+    check_file(
+        "fix.py",
+        r#"
+from torch import Tensor, ones
+from jaxtyping import Float
+def head(x$0: Float[Tensor, "b _"]) -> Float[Tensor, "b 4"]:
+    return x @ ones(8, 4)
+"#,
+        "Annotate `x` as",
+        expect![[r#"
+            Annotate `x` as Float[Tensor, "b 8"]
+            ---
+            from torch import Tensor, ones
+            from jaxtyping import Float
+            def head(x: Float[Tensor, "b 8"]) -> Float[Tensor, "b 4"]:
+                return x @ ones(8, 4)
+        "#]],
+    );
+}
+
+#[test]
+fn no_annotation_is_written_without_jaxtyping() {
+    let text = "import torch\ndef head(x):\n    b, c = x.shape\n    return x @ torch.ones(8, 4)\n";
+    let analysis = analyze_file(
+        Path::new("fix.py"),
+        text.as_bytes(),
+        std::sync::Arc::new(NoImports),
+        AnalysisOptions::default(),
+    );
+    let migration = &analysis.shapes().migrations;
+    assert_eq!(migration.len(), 1, "{migration:?}");
+    assert_eq!(migration[0].annotation, "Tensor[?, 8]");
+    let titles: Vec<String> = fixes(&analysis).into_iter().map(|f| f.title).collect();
+    assert!(
+        titles.iter().all(|t| !t.starts_with("Annotate")),
+        "{titles:?}"
+    );
+}
+
+#[test]
 fn fill_a_hole_with_one_of_its_values() {
     check(
         r#"

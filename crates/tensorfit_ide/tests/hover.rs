@@ -8,10 +8,15 @@ use expect_test::{expect, Expect};
 use tensorfit_ide::{analyze_file, hover, AnalysisOptions, NoImports};
 
 fn check(fixture: &str, expect: Expect) {
+    check_file("hover.tensor", fixture, expect);
+}
+
+/// [`check`] of a file of another name (`hover.py`: Python).
+fn check_file(name: &str, fixture: &str, expect: Expect) {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor");
     let text = fixture.replace("$0", "");
     let analysis = analyze_file(
-        Path::new("hover.tensor"),
+        Path::new(name),
         text.as_bytes(),
         std::sync::Arc::new(NoImports),
         AnalysisOptions::default(),
@@ -284,6 +289,43 @@ fn tvm(A: Tensor[h, m], B: Tensor[h, n]) -> Tensor[m, n] {
         expect![[r#"
             `k`
             k: index over 0..h
+        "#]],
+    );
+}
+
+#[test]
+fn a_gradual_parameter_shows_the_annotation_that_fits() {
+    check(
+        r#"
+fn project(x$0: Tensor[?, ?], w: Tensor[16, 4]) -> Tensor {
+  return x @ w
+}
+"#,
+        expect![[r#"
+            `x`
+            x: Tensor[x.shape[0], 16]
+            can be annotated Tensor[?, 16]; a static annotation exists, e.g. Tensor[1, 16]
+        "#]],
+    );
+}
+
+#[test]
+fn a_bare_python_parameter_shows_it_in_jaxtyping() {
+    check_file(
+        "hover.py",
+        r#"
+import torch
+import jaxtyping
+def head(x$0):
+    b, c = x.shape
+    return x @ torch.ones(8, 4)
+y = head(torch.randn(2, 8))
+"#,
+        expect![[r#"
+            `x`
+            x: Tensor[b, 8]
+            at the call on line 7: Tensor[2, 8]
+            can be annotated jaxtyping.Shaped[torch.Tensor, "_ 8"]; a static annotation exists, e.g. jaxtyping.Shaped[torch.Tensor, "2 8"]
         "#]],
     );
 }

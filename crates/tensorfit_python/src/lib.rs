@@ -14,6 +14,7 @@
 //! ([`lower_piece`]) with the file's [`ModuleContext`] (its imports and
 //! top-level names), so that an edit inside one method lowers only it.
 
+mod annotation_style;
 mod context;
 mod lower;
 mod outline;
@@ -24,6 +25,7 @@ use std::sync::Arc;
 
 use tensorfit_syntax::{ast, LoweredPiece, Parse};
 
+pub use annotation_style::{annotation_style, AnnotationStyle};
 pub use context::{module_context, ModuleContext};
 pub use outline::outline;
 

@@ -34,7 +34,7 @@ pub use shapes::{
     claims_refuted_at_calls, entry_keys, file_time, CallShape, ClaimPart, DecidedCondition,
     EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex, LimitHit, LimitKind,
     MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport,
-    Summary, SummarySource,
+    Summary, SummarySource, Writing,
 };
 pub use signature::{
     argument_names, bind, BindProblem, Binding, Parameter, Signature, SignatureParam, Source,

@@ -94,19 +94,11 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
 /// Tensor[?, 4, ?, ?]; a static annotation exists, e.g. Tensor[8, 4, 8, 8]`
 fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
     for migration in &file.analysis.shapes().migrations {
+        if !worth_listing(file, migration) {
+            continue;
+        }
         let place = place(file, migration.range.start);
-        let verdict = match (
-            &migration.example,
-            tensorfit_ide::reason_text(&file.analysis, migration),
-        ) {
-            (Some(example), _) if migration.call_shapes.len() > 1 => format!(
-                "a static annotation exists (e.g. {example}), but the calls pass {}",
-                migration.call_shapes.join(" and ")
-            ),
-            (Some(example), _) => format!("a static annotation exists, e.g. {example}"),
-            (None, Some(reason)) => format!("no static annotation: {reason}"),
-            (None, None) => "whether a static annotation exists could not be determined".to_owned(),
-        };
+        let verdict = tensorfit_ide::verdict_text(&file.analysis, migration);
         writeln!(
             out,
             "{} at {place}: `{}` of `{}` is {}; {verdict}",
@@ -117,6 +109,21 @@ fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> 
         )?;
     }
     Ok(())
+}
+
+/// In the Tensor language every migration is listed: a type with `?` is
+/// the user asking. In Python a bare parameter is the norm, not a
+/// question, and listing every `forward`'s would bury the errors: only a
+/// jaxtyping `_` is listed (bare ones are answered by hover, the code
+/// action and JSON).
+fn worth_listing(file: &CheckedFile, migration: &tensorfit_ide::Migration) -> bool {
+    let python = tensorfit_base::Language::of_path(std::path::Path::new(&file.path)).is_python();
+    let written = file
+        .analysis
+        .text
+        .get(migration.type_range.as_usize())
+        .unwrap_or_default();
+    !python || written.contains('[')
 }
 
 /// `hole at model.tensor:6:32 must be 320`

@@ -45,6 +45,22 @@ pub struct Migration {
     /// no one static annotation fits every call, and none is offered as a
     /// fix (it would add an error at the other calls).
     pub call_shapes: Vec<String>,
+    /// How a code action writes the annotation into the file; `None` when
+    /// it is only offered in words (a Python file that does not import
+    /// jaxtyping has no way to write a shape).
+    pub writing: Option<Writing>,
+}
+
+/// What a fix writes besides replacing the parameter's type.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Writing {
+    /// Put before the annotation where the parameter has no type written
+    /// (`: ` in Python; nothing in the Tensor language, whose parameters
+    /// always have one).
+    pub lead: String,
+    /// Other edits the annotation needs, such as importing a name it
+    /// uses: each replaces a range with a text.
+    pub also: Vec<(TextRange, String)>,
 }
 
 impl Migration {
@@ -136,6 +152,7 @@ pub fn migrate(
         reason: Vec::new(),
         forced_rank,
         call_shapes: Vec::new(),
+        writing: Some(Writing::default()),
     };
     if let Outcome::Unsat(core) = solver::check(&encoded, limits) {
         migration.reason = reason(analysis, facts, &encoded, &core);

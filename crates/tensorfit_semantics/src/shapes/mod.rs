@@ -37,7 +37,7 @@ pub use analysis::{EntryReport, Summary, SummarySource};
 pub use conditions::DecidedCondition;
 pub use holes::{ClaimPart, HolePath, HoleSolution, Place};
 pub use limits::{file_time, LimitHit, LimitKind};
-pub use migration::{Migration, Requirement};
+pub use migration::{Migration, Requirement, Writing};
 pub use program::ItemIndex;
 pub use ranges::MapRanges;
 

@@ -165,10 +165,14 @@ impl MapRanges for Migration {
             example: _,
             forced_rank: _,
             call_shapes: _,
+            writing,
         } = self;
         range.map_ranges(map);
         type_range.map_ranges(map);
         reason.map_ranges(map);
+        for (range, _) in writing.iter_mut().flat_map(|w| w.also.iter_mut()) {
+            range.map_ranges(map);
+        }
     }
 }
 
