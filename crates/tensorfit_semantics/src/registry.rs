@@ -209,6 +209,27 @@ impl Operation {
             .map(move |ns| format!("{}{}", ns.prefix(), self.pytorch_name))
     }
 
+    /// How Python code usually calls it, for messages: `nn.Linear`,
+    /// `torch.cat`, `F.conv2d`. `None` for a tensor method (its name alone
+    /// reads as `x.view`) and for the model language's own operations.
+    pub fn python_spelling(&self) -> Option<String> {
+        let has = |namespace| self.pytorch.contains(&namespace);
+        // `F.conv2d` rather than `torch.conv2d`: what code usually writes.
+        let functional_first = self.family == Family::Nn && has(Namespace::Functional);
+        let prefix = if has(Namespace::Module) {
+            "nn."
+        } else if functional_first {
+            "F."
+        } else if has(Namespace::Torch) {
+            "torch."
+        } else if has(Namespace::Functional) {
+            "F."
+        } else {
+            return None;
+        };
+        Some(format!("{prefix}{}", self.pytorch_name))
+    }
+
     /// The same operation, called `name` in PyTorch.
     const fn named_in_pytorch(mut self, name: &'static str) -> Operation {
         self.pytorch_name = name;
@@ -603,6 +624,18 @@ mod tests {
 
     use super::*;
     use crate::Prelude;
+
+    #[test]
+    fn python_spellings_are_what_code_writes() {
+        let spelled = |name: &str| operation(name).and_then(Operation::python_spelling);
+        assert_eq!(spelled("Linear").as_deref(), Some("nn.Linear"));
+        assert_eq!(spelled("cat").as_deref(), Some("torch.cat"));
+        assert_eq!(spelled("conv2d").as_deref(), Some("F.conv2d"));
+        assert_eq!(spelled("variance").as_deref(), Some("torch.var"));
+        // A method reads as itself; the model language has no PyTorch name.
+        assert_eq!(spelled("view"), None);
+        assert_eq!(spelled("contract"), None);
+    }
 
     fn repository() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -17,6 +17,7 @@ pub fn expr(e: &ast::Expr) -> String {
     let mut printer = Printer {
         out: String::new(),
         limit: usize::MAX,
+        spell: &|_| None,
     };
     write_expr(&mut printer, e, Prec::Lowest);
     printer.out
@@ -26,9 +27,21 @@ pub fn expr(e: &ast::Expr) -> String {
 /// name an operand in a message, not to reprint the program. Printing stops
 /// soon after the limit, so a huge expression costs little.
 pub fn expr_within(e: &ast::Expr, max_chars: usize) -> String {
+    expr_within_spelled(e, max_chars, &|_| None)
+}
+
+/// [`expr_within`], with the callee names `spell` gives another spelling
+/// printed that way (a Python file's `torch.randn(2, 3)` where the tree
+/// says `randn(2, 3)`).
+pub fn expr_within_spelled(
+    e: &ast::Expr,
+    max_chars: usize,
+    spell: &dyn Fn(&str) -> Option<String>,
+) -> String {
     let mut printer = Printer {
         out: String::new(),
         limit: max_chars * 4,
+        spell,
     };
     write_expr(&mut printer, e, Prec::Lowest);
     let text = printer.out;
@@ -40,10 +53,12 @@ pub fn expr_within(e: &ast::Expr, max_chars: usize) -> String {
     }
 }
 
-struct Printer {
+struct Printer<'s> {
     out: String,
     /// Past this many bytes, the rest prints as `…`.
     limit: usize,
+    /// Another spelling of a callee's name, if it has one.
+    spell: &'s dyn Fn(&str) -> Option<String>,
 }
 
 /// Binding strength, loosest first (docs/language.md, "Expressions").
@@ -82,7 +97,7 @@ fn own_prec(kind: &ExprKind) -> Prec {
     }
 }
 
-fn write_expr(p: &mut Printer, e: &ast::Expr, context: Prec) {
+fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
     if p.out.len() > p.limit {
         if !p.out.ends_with(MISSING) {
             p.out.push_str(MISSING);
@@ -136,7 +151,14 @@ fn write_expr(p: &mut Printer, e: &ast::Expr, context: Prec) {
             p.out.push(')');
         }
         ExprKind::Call { callee, args } => {
-            write_expr(p, callee, Prec::Postfix);
+            let spelled = match &callee.kind {
+                ExprKind::Name(name) => (p.spell)(name),
+                _ => None,
+            };
+            match spelled {
+                Some(spelled) => p.out.push_str(&spelled),
+                None => write_expr(p, callee, Prec::Postfix),
+            }
             p.out.push('(');
             for (i, arg) in args.iter().enumerate() {
                 if i > 0 {
@@ -263,7 +285,7 @@ fn compare_symbol(op: CompareOp) -> &'static str {
     }
 }
 
-fn write_list(p: &mut Printer, elements: &[ast::Expr]) {
+fn write_list(p: &mut Printer<'_>, elements: &[ast::Expr]) {
     for (i, element) in elements.iter().enumerate() {
         if i > 0 {
             p.out.push_str(", ");

@@ -36,7 +36,7 @@ def labels(y: Int[Tensor, "b _"]) -> Int[Tensor, "b _"]:
 
 
 p = project(torch.randn(4, 8), torch.randn(8, 3))  #~ shape p: Tensor[4, 3]
-q = project(torch.randn(4, 8), torch.randn(5, 3))  #~ error
+q = project(torch.randn(4, 8), torch.randn(5, 3))  #~ error: torch.randn(5, 3).shape[0] = 5
 s = shift(torch.randn(10))  #~ shape s: Tensor[9]
 l = last(torch.randn(2, 5, 7))  #~ shape l: Tensor[2, 5]
 a = any_prefix(torch.randn(6, 3))  #~ shape a: Tensor[6, 3]

@@ -32,6 +32,6 @@ class Net(nn.Module):
 net = Net()
 images = torch.randn(4, 3, 32, 32)  #~ shape images: Tensor[4, 3, 32, 32]
 flat = net.features(images)  #~ shape flat: Tensor[4, 400]
-logits = net(images)  #~ error: in_features
+logits = net(images)  #~ error: `nn.Linear` gets the wrong number of input features
 mnist = torch.randn(4, 3, 28, 28)
 ok = net(mnist)  #~ shape ok: Tensor[4, 10]

@@ -85,5 +85,5 @@ model = UNet()
 image = torch.randn(1, 3, 64, 64)
 mask = model(image)  #~ shape mask: Tensor[1, 2, 64, 64]
 bottom = model.down3(model.down2(model.down1(model.inc(image))))  #~ shape bottom: Tensor[1, 512, 8, 8]
-odd = model(torch.randn(1, 3, 60, 60))  #~ error
+odd = model(torch.randn(1, 3, 60, 60))  #~ error: `torch.cat` needs equal sizes in dimension 2
 broken = BrokenUp(128, 64)(torch.randn(1, 128, 16, 16), torch.randn(1, 64, 32, 32))  #~ error

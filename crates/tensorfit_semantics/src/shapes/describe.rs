@@ -12,3 +12,9 @@ const MAX_LEN: usize = 40;
 pub fn describe(expr: &Expr) -> String {
     tensorfit_syntax::print::expr_within(expr, MAX_LEN)
 }
+
+/// [`describe`] with callee names spelt by `spell` (see
+/// `Frame::describe`).
+pub fn describe_spelled(expr: &Expr, spell: &dyn Fn(&str) -> Option<String>) -> String {
+    tensorfit_syntax::print::expr_within_spelled(expr, MAX_LEN, spell)
+}

@@ -14,7 +14,6 @@ use tensorfit_solver::Term;
 use tensorfit_solver::Formula;
 use tensorfit_syntax::ast::{self, ExprKind};
 
-use super::describe::describe;
 use super::exec::Frame;
 use super::rules::{require, require_equal};
 use super::value::{Shape, Value};
@@ -271,7 +270,7 @@ impl Frame<'_, '_> {
             let shape = self.expr(&arg.value).tensor_shape()?;
             operands.push(Operand {
                 shape,
-                text: describe(&arg.value),
+                text: self.describe(&arg.value),
             });
         }
         let place = EquationPlace {

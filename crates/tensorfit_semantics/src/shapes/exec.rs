@@ -32,6 +32,7 @@ mod learnt;
 mod loops;
 mod rule_context;
 mod specialise;
+mod spelling;
 mod statements;
 mod subscripts;
 

@@ -12,7 +12,6 @@ use tensorfit_syntax::ast::{self, ExprKind, FieldName};
 
 use super::{Deferred, Frame, LayerSite};
 use crate::registry::PARTIAL;
-use crate::shapes::describe::describe;
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
@@ -26,7 +25,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         callee: &ast::Expr,
         args: &[ast::Arg],
     ) -> Value {
-        let text = describe(call);
+        let text = self.describe(call);
         self.call_inner(call, callee, args, &text)
     }
 
@@ -108,7 +107,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                             if let Some(first) = contract.params.first() {
                                 bound.insert(
                                     0,
-                                    (first.name.text.clone(), receiver.clone(), describe(value)),
+                                    (
+                                        first.name.text.clone(),
+                                        receiver.clone(),
+                                        self.describe(value),
+                                    ),
                                 );
                             }
                             self.call_prelude(&method.text, contract, bound, call.range)
@@ -232,7 +235,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             Value::Layer(layer) => {
                 let values: Vec<(Value, String)> = args
                     .iter()
-                    .map(|a| (self.expr(&a.value), describe(&a.value)))
+                    .map(|a| (self.expr(&a.value), self.describe(&a.value)))
                     .collect();
                 let inputs = self.bind_layer_inputs(&layer.kind, args, values, range);
                 let from = self.facts.len();
@@ -354,7 +357,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             .map(|arg| GivenArg {
                 name: arg.name.as_ref().map(|n| n.text.clone()),
                 value: self.expr(&arg.value),
-                text: describe(&arg.value),
+                text: self.describe(&arg.value),
             })
             .collect()
     }

@@ -73,7 +73,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Call { callee, args } => self.call(expr, callee, args),
             ExprKind::Subscript { value, indices } => {
                 let v = self.expr(value);
-                self.subscript(&v, indices, describe(value), expr.range)
+                self.subscript(&v, indices, self.describe(value), expr.range)
             }
             // Only inside a subscript, which reads them itself.
             ExprKind::Slice { .. } | ExprKind::Ellipsis | ExprKind::NewAxis => Value::Unknown,
@@ -118,8 +118,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                     if matches!(a, Value::Tensor(_)) || matches!(b, Value::Tensor(_)) {
                         // PyTorch's element-wise comparison: a boolean tensor.
                         let bound = vec![
-                            ("input".to_owned(), a.clone(), describe(&operands[0])),
-                            ("other".to_owned(), b.clone(), describe(&operands[1])),
+                            ("input".to_owned(), a.clone(), self.describe(&operands[0])),
+                            ("other".to_owned(), b.clone(), self.describe(&operands[1])),
                         ];
                         return self.elementwise_comparison(*op, bound, expr.range);
                     }
@@ -135,7 +135,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             ExprKind::ShapeAssert { value, pattern, .. } => {
                 let v = self.expr(value);
-                self.shape_assertion(&v, describe(value), pattern, expr.range);
+                self.shape_assertion(&v, self.describe(value), pattern, expr.range);
                 v
             }
         }
@@ -254,7 +254,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                         FactKind::Precondition,
                         expr.range,
                         Explain::Text {
-                            template: format!("division by zero: `{}` is 0", describe(rhs)),
+                            template: format!("division by zero: `{}` is 0", self.describe(rhs)),
                             terms: vec![],
                         },
                     );
@@ -275,8 +275,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             (BinaryOp::MatMul, _, _) => {
                 let bound = vec![
-                    ("input".to_owned(), a, describe(lhs)),
-                    ("other".to_owned(), b, describe(rhs)),
+                    ("input".to_owned(), a, self.describe(lhs)),
+                    ("other".to_owned(), b, self.describe(rhs)),
                 ];
                 self.apply_or_defer("matmul", bound, expr.range)
             }
@@ -296,13 +296,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let opaque = x.dims().is_none() || y.dims().is_none();
                 if opaque && x != y && !scalar(&x) && !scalar(&y) {
                     let bound = vec![
-                        ("input".to_owned(), a, describe(lhs)),
-                        ("other".to_owned(), b, describe(rhs)),
+                        ("input".to_owned(), a, self.describe(lhs)),
+                        ("other".to_owned(), b, self.describe(rhs)),
                     ];
                     return self.defer("add", bound, expr.range);
                 }
-                let shape =
-                    rules::broadcast(self, &x, &y, (&describe(lhs), &describe(rhs)), expr.range);
+                let texts = (self.describe(lhs), self.describe(rhs));
+                let shape = rules::broadcast(self, &x, &y, (&texts.0, &texts.1), expr.range);
                 Value::Tensor(shape)
             }
             _ => Value::Unknown,

@@ -49,4 +49,8 @@ impl RuleContext for Frame<'_, '_> {
     fn follows_pytorch(&self) -> bool {
         self.analysis.language.is_python()
     }
+
+    fn spelled(&self, op: &str) -> Option<String> {
+        Frame::spelled(self, op)
+    }
 }

@@ -11,7 +11,6 @@ use tensorfit_syntax::ast::{self, ExprKind, Pattern, StmtKind};
 use super::loops::Iteration;
 use super::{describe_type, truth, BranchOrigin, Frame, Merge, Slot};
 use crate::shapes::conditions::ConditionRecord;
-use crate::shapes::describe::describe;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
 use crate::shapes::limits::{self, LimitKind};
 use crate::shapes::value::{Shape, Value};
@@ -90,7 +89,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 if let Some(ty) = ty {
                     let subject = match pattern {
                         Pattern::Name(name) => name.text.clone(),
-                        _ => describe(value),
+                        _ => self.describe(value),
                     };
                     self.check_annotation(&v, ty, &subject, stmt.range);
                 }
@@ -170,7 +169,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                         reads_shapes: self.shape_reads > reads_before,
                     });
                 }
-                let text = describe(condition);
+                let text = self.describe(condition);
                 let origin = BranchOrigin {
                     at: condition.range,
                     when_true: format!("`{text}` is true"),
@@ -254,7 +253,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             StmtKind::Return(value) => {
                 let v = value.as_ref().map(|v| self.expr(v)).unwrap_or(Value::None);
                 if let (Some(ty), Some(expr)) = (self.result_type.clone(), value) {
-                    self.check_result(&v, &ty, &describe(expr), stmt.range);
+                    self.check_result(&v, &ty, &self.describe(expr), stmt.range);
                 }
                 self.returns.push((self.guard.clone(), v));
                 self.returned = true;
@@ -304,7 +303,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// `assertion `a == b` does not hold: a = 10, b = 30`, naming the value
     /// of every operand that is not a literal.
     pub(super) fn explain_assertion(&mut self, condition: &ast::Expr) -> Explain {
-        let template = format!("assertion `{}` does not hold", describe(condition));
+        let template = format!("assertion `{}` does not hold", self.describe(condition));
         self.explain_condition(template, condition)
     }
 
@@ -316,11 +315,14 @@ impl<'f, 'a> Frame<'f, 'a> {
                 op: ast::UnaryOp::Not,
                 operand,
             } => {
-                let template = format!("`if {}: raise` raises", describe(operand));
+                let template = format!("`if {}: raise` raises", self.describe(operand));
                 self.explain_condition(template, operand)
             }
             _ => {
-                let template = format!("`{}` is false, so the `raise` runs", describe(condition));
+                let template = format!(
+                    "`{}` is false, so the `raise` runs",
+                    self.describe(condition)
+                );
                 self.explain_condition(template, condition)
             }
         }

@@ -28,8 +28,28 @@ mod products;
 mod recurrent;
 mod reduce;
 mod shape;
+mod spelling;
 
-pub use layers::{call_layer, check_construction, DEFERRED_LAYER};
+pub use layers::DEFERRED_LAYER;
+
+/// A layer's `forward` applied to its inputs.
+pub fn call_layer(
+    frame: &mut dyn RuleContext,
+    layer: &Layer,
+    args: Vec<(Value, String)>,
+    range: TextRange,
+) -> Value {
+    spelling::with_spelling(frame, &layer.kind, |frame| {
+        layers::call_layer(frame, layer, args, range)
+    })
+}
+
+/// What a layer's constructor requires of its arguments.
+pub fn check_construction(frame: &mut dyn RuleContext, kind: &str, args: &Args, range: TextRange) {
+    spelling::with_spelling(frame, kind, |frame| {
+        layers::check_construction(frame, kind, args, range)
+    })
+}
 
 /// What a rule may ask of the analysis running it. The executor
 /// (`shapes/exec`) calls the rules and implements this; the rules see
@@ -59,6 +79,9 @@ pub trait RuleContext {
     /// PyTorch's rules, not the Tensor language's, where they differ
     /// (the file is Python).
     fn follows_pytorch(&self) -> bool;
+    /// How the file spells the operation `op` when not as the Tensor
+    /// language does (`torch.cat` in Python), for messages.
+    fn spelled(&self, op: &str) -> Option<String>;
 }
 
 /// A call's arguments by parameter name, with the source text of each.
@@ -455,6 +478,15 @@ fn tensor(shape: Option<Shape>) -> Option<Value> {
 /// The built-in rule of a prelude function, if it has one: in the module of
 /// its family.
 pub fn apply(
+    frame: &mut dyn RuleContext,
+    name: &str,
+    args: &Args,
+    range: TextRange,
+) -> Option<Value> {
+    spelling::with_spelling(frame, name, |frame| apply_rule(frame, name, args, range))
+}
+
+fn apply_rule(
     frame: &mut dyn RuleContext,
     name: &str,
     args: &Args,

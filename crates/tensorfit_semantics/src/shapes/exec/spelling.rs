@@ -1,0 +1,31 @@
+//! Operations as the file spells them, for messages: a Python file's
+//! `torch.randn(5, 3).shape[0]` and `` `nn.Linear` `` where the tree,
+//! shared with the Tensor language, says `randn` and `Linear`
+//! (PYTHON.md §6).
+
+use tensorfit_syntax::ast;
+
+use super::Frame;
+use crate::registry;
+use crate::shapes::describe::describe_spelled;
+
+impl Frame<'_, '_> {
+    /// How the file spells the prelude operation `name`, when not as the
+    /// Tensor language does: only in Python, and never for a name the
+    /// program defines itself.
+    pub(in crate::shapes) fn spelled(&self, name: &str) -> Option<String> {
+        if !self.analysis.language.is_python() {
+            return None;
+        }
+        let program = &self.analysis.program;
+        if program.function(name).is_some() || program.struct_def(name).is_some() {
+            return None;
+        }
+        registry::operation(name)?.python_spelling()
+    }
+
+    /// An expression named in a message, in the file's spelling.
+    pub(in crate::shapes) fn describe(&self, expr: &ast::Expr) -> String {
+        describe_spelled(expr, &|name| self.spelled(name))
+    }
+}
