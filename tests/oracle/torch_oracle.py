@@ -20,6 +20,7 @@ Exit status 0 when all hold, 1 with one line per problem otherwise.
 """
 
 import ast
+import os
 import re
 import sys
 import traceback
@@ -105,6 +106,9 @@ def stub_jaxtyping():
 
 def main(path):
     stub_jaxtyping()
+    # As `python3 path` would: the file's directory first on the import
+    # path, so that it imports the workspace files beside it.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
     with open(path, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
     expected = expectations(lines)

@@ -30,8 +30,44 @@ pub fn outline(db: &dyn Db, file: SourceFile) -> Outline {
 /// What every piece of a Python file needs from the rest of it (its
 /// imports and top-level names); `None` for a Tensor file. Equal across
 /// edits that change neither, so that they lower no other piece again.
+///
+/// Names imported from the workspace's own Python files are looked up
+/// there (PYTHON.md §1): those the file found defines become items of this
+/// one, and the file an import (see [`interface`]).
 #[salsa::tracked(returns(ref))]
 pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext>> {
+    let mut context = plain_module_context(db, file).as_deref()?.clone();
+    for (module, names) in context.modules_imported_from() {
+        let found = tensorfit_python::module_candidates(&module)
+            .into_iter()
+            .find_map(|candidate| {
+                let target = crate::imports::resolve_relative(file.path(db), &candidate);
+                let imported = db.file_at(&target).ok()?;
+                (imported != file && imported.language(db).is_python())
+                    .then_some((candidate, imported))
+            });
+        let Some((candidate, imported)) = found else {
+            continue;
+        };
+        // The names the other file defines itself; what it imports in turn
+        // or assigns otherwise stays unknown here.
+        let Some(defined) = plain_module_context(db, imported).as_deref() else {
+            continue;
+        };
+        let items: Vec<String> = names.into_iter().filter(|n| defined.defines(n)).collect();
+        if !items.is_empty() {
+            context.workspace_items.extend(items);
+            context.workspace_files.insert(candidate);
+        }
+    }
+    Some(Arc::new(context))
+}
+
+/// The context read off the file's own text, without looking at other
+/// files: what an importing file learns of this one (reading the full
+/// context of each other would loop on files that import each other).
+#[salsa::tracked(returns(ref))]
+fn plain_module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext>> {
     crate::front_end::module_context(file.language(db), &file.tree(db).0, file.text(db))
         .map(Arc::new)
 }
@@ -188,10 +224,25 @@ fn declarations<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<ast::Item> {
 /// the script.
 #[salsa::tracked(returns(ref))]
 pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
+    // A Python file's imports of workspace files are in its context, not
+    // in its pieces: they become the Tensor language's file imports.
+    let python_imports = module_context(db, file)
+        .iter()
+        .flat_map(|context| context.workspace_files.iter())
+        .map(|path| {
+            ast::Item::Import(ast::Import {
+                path: Some(path.clone()),
+                path_range: TextRange::empty(0),
+                range: TextRange::empty(0),
+            })
+        });
     ast::SourceFile {
-        items: pieces(db, file)
-            .iter()
-            .flat_map(|piece| declarations(db, *piece).iter().cloned())
+        items: python_imports
+            .chain(
+                pieces(db, file)
+                    .iter()
+                    .flat_map(|piece| declarations(db, *piece).iter().cloned()),
+            )
             .collect(),
         script: Vec::new(),
         holes: Vec::new(),

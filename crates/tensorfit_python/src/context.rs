@@ -33,7 +33,19 @@ pub struct ModuleContext {
     pub constants: BTreeSet<String>,
     /// Every other name assigned at the top level (the script's variables).
     pub script_names: BTreeSet<String>,
+    /// Names imported from the workspace's own files that those files
+    /// define (`from .blocks import Bottleneck`): filled in by the
+    /// database, which can look at other files ([`Self::modules_imported_from`]).
+    pub workspace_items: BTreeSet<String>,
+    /// The files those names come from, as paths relative to this file's
+    /// directory (`blocks.py`, `../models/resnet.py`).
+    pub workspace_files: BTreeSet<String>,
 }
+
+/// How many directories above a file an absolute import (`from
+/// models.resnet import ResNet`) is looked for: the project's root is
+/// rarely further up.
+const MAX_PACKAGE_DEPTH: usize = 4;
 
 impl ModuleContext {
     /// The dotted path an imported name stands for.
@@ -48,14 +60,70 @@ impl ModuleContext {
             .any(|path| path == "torch" || path.starts_with("torch."))
     }
 
-    /// Whether `name` is a top-level definition of the file that the
-    /// lowered tree keeps under its own name.
+    /// Whether `name` is a top-level definition of the file (or one it
+    /// imports from the workspace) that the lowered tree keeps under its
+    /// own name.
     pub fn is_item(&self, name: &str) -> bool {
+        self.defines(name) || self.workspace_items.contains(name)
+    }
+
+    /// Whether the file itself defines `name` at its top level as a
+    /// function, a class or a constant.
+    pub fn defines(&self, name: &str) -> bool {
         self.functions.contains(name)
             || self.modules.contains(name)
             || self.classes.contains(name)
             || self.constants.contains(name)
     }
+
+    /// The modules the file imports names from under their own names
+    /// (`from .blocks import Bottleneck, conv3x3` gives `.blocks` with both
+    /// names; `as` renames are not followed), for the database to look
+    /// for in the workspace. `from . import x` (a module, not a name) is
+    /// left out.
+    pub fn modules_imported_from(&self) -> BTreeMap<String, Vec<String>> {
+        let mut modules: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (alias, path) in &self.imported {
+            let Some((module, name)) = path.rsplit_once('.') else {
+                continue;
+            };
+            let names_a_module = module.trim_start_matches('.').is_empty();
+            if name != alias || names_a_module || self.defines(alias) {
+                continue;
+            }
+            modules
+                .entry(module.to_owned())
+                .or_default()
+                .push(alias.clone());
+        }
+        modules
+    }
+}
+
+/// The files a module may be, relative to the importing file's directory,
+/// in the order Python would find them: `.blocks` is `blocks.py` or
+/// `blocks/__init__.py`; `..a.b` is `../a/b.py`; an absolute `models.resnet`
+/// is looked for in this directory and the few above it.
+pub fn module_candidates(module: &str) -> Vec<String> {
+    let dots = module.len() - module.trim_start_matches('.').len();
+    let segments: Vec<&str> = module[dots..].split('.').collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return Vec::new();
+    }
+    let path = segments.join("/");
+    let ups: Vec<usize> = match dots {
+        0 => (0..=MAX_PACKAGE_DEPTH).collect(),
+        n => vec![n - 1],
+    };
+    ups.into_iter()
+        .flat_map(|up| {
+            let prefix = "../".repeat(up);
+            [
+                format!("{prefix}{path}.py"),
+                format!("{prefix}{path}/__init__.py"),
+            ]
+        })
+        .collect()
 }
 
 /// The context of a parsed file.

@@ -1,0 +1,191 @@
+//! Imports between a workspace's Python files (PYTHON.md §1): `from
+//! .blocks import Block` and `from models.blocks import Block` reach the
+//! workspace's file, whose classes and functions the importer then checks
+//! against; what is not found, renamed or not defined there stays unknown
+//! and silent.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tensorfit_db::{file_report, FileLoader, Host};
+use tensorfit_semantics::{Limits, ShapeOptions};
+
+const OPTIONS: ShapeOptions = ShapeOptions {
+    limits: Limits { timeout_ms: 4000 },
+    questions: true,
+    language: tensorfit_semantics::Language::Tensor,
+};
+
+#[derive(Default)]
+struct Disk(Mutex<HashMap<PathBuf, String>>);
+
+impl FileLoader for Disk {
+    fn load(&self, path: &Path) -> std::io::Result<String> {
+        self.0
+            .lock()
+            .unwrap()
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+    }
+}
+
+const BLOCKS: &str = "\
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim, hidden):
+        super().__init__()
+        self.fc1 = nn.Linear(dim, hidden)
+        self.fc2 = nn.Linear(hidden, dim)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+";
+
+/// A workspace with `models/blocks.py` on disk.
+fn workspace(files: &[(&str, &str)]) -> Host {
+    let disk = Arc::new(Disk::default());
+    disk.0
+        .lock()
+        .unwrap()
+        .insert("models/blocks.py".into(), BLOCKS.to_owned());
+    let mut host = Host::new(disk, OPTIONS);
+    for (path, text) in files {
+        host.set_text(Path::new(path), text);
+    }
+    host
+}
+
+fn messages(host: &Host, path: &str) -> Vec<String> {
+    let file = host.file(Path::new(path)).expect("open");
+    file_report(host.db(), file)
+        .diagnostics
+        .iter()
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+fn shape_of(host: &Host, path: &str, name: &str) -> Option<String> {
+    let file = host.file(Path::new(path)).expect("open");
+    file_report(host.db(), file)
+        .findings
+        .bindings
+        .iter()
+        .find(|b| b.name.as_deref() == Some(name) && b.function.is_none())
+        .map(|b| b.shape.clone())
+}
+
+const RELATIVE: &str = "\
+import torch
+from .blocks import Block
+
+block = Block(8, 32)
+good = block(torch.randn(4, 8))
+bad = block(torch.randn(4, 9))
+";
+
+#[test]
+fn a_relative_import_reaches_the_packages_file() {
+    let host = workspace(&[("models/net.py", RELATIVE)]);
+    assert_eq!(
+        shape_of(&host, "models/net.py", "good").as_deref(),
+        Some("Tensor[4, 8]")
+    );
+    let messages = messages(&host, "models/net.py");
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("`nn.Linear` gets the wrong number of input features"),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn an_absolute_import_is_looked_for_above_the_file() {
+    let train = "\
+import torch
+from models.blocks import Block
+
+out = Block(8, 32)(torch.randn(4, 8))
+";
+    let host = workspace(&[("scripts/train.py", train), ("train.py", train)]);
+    // From the project's root, and from a directory beside `models`.
+    assert_eq!(
+        shape_of(&host, "train.py", "out").as_deref(),
+        Some("Tensor[4, 8]")
+    );
+    assert_eq!(
+        shape_of(&host, "scripts/train.py", "out").as_deref(),
+        Some("Tensor[4, 8]")
+    );
+}
+
+#[test]
+fn what_is_not_found_renamed_or_not_defined_there_is_unknown() {
+    let text = "\
+import torch
+from numpy import zeros
+from .blocks import Block as B, torch as t2, nn
+from .missing import Thing
+
+a = zeros(3)
+b = B(8, 32)(torch.randn(4, 9))
+c = Thing(3)(torch.randn(2, 2))
+";
+    let host = workspace(&[("models/other.py", text)]);
+    assert_eq!(messages(&host, "models/other.py"), Vec::<String>::new());
+    // `zeros` is numpy's, not the prelude's: no tensor.
+    assert_eq!(shape_of(&host, "models/other.py", "a"), None);
+}
+
+#[test]
+fn files_that_import_each_other_are_checked() {
+    let a = "\
+import torch
+from torch import nn
+from .b import helper_b
+
+
+def helper_a(x):
+    return x.view(x.size(0), -1)
+
+
+y = helper_a(torch.randn(2, 3, 4))
+";
+    let b = "\
+import torch
+from .a import helper_a
+
+
+def helper_b(x):
+    return helper_a(x)
+";
+    let host = workspace(&[("models/a.py", a), ("models/b.py", b)]);
+    assert_eq!(messages(&host, "models/a.py"), Vec::<String>::new());
+    assert_eq!(messages(&host, "models/b.py"), Vec::<String>::new());
+    assert_eq!(
+        shape_of(&host, "models/a.py", "y").as_deref(),
+        Some("Tensor[2, 12]")
+    );
+}
+
+#[test]
+fn an_edit_of_the_imported_file_is_seen() {
+    let mut host = workspace(&[("models/net.py", RELATIVE)]);
+    assert_eq!(messages(&host, "models/net.py").len(), 1);
+    // The block now takes 9 features: the call with 9 is right, the one
+    // with 8 wrong.
+    host.set_text(
+        Path::new("models/blocks.py"),
+        &BLOCKS.replace("nn.Linear(dim, hidden)", "nn.Linear(dim + 1, hidden)"),
+    );
+    let messages = messages(&host, "models/net.py");
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("= 8 but in_features = 9"),
+        "{messages:?}"
+    );
+}

@@ -1,0 +1,26 @@
+# Building blocks imported by uses_blocks.py (PYTHON.md §1, workspace
+# imports): checked on their own too.
+import torch
+from torch import nn
+
+
+class ConvBlock(nn.Module):
+    def __init__(self, in_channels, out_channels):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1)
+        self.norm = nn.BatchNorm2d(out_channels)
+
+    def forward(self, x):
+        return torch.relu(self.norm(self.conv(x)))
+
+
+class Classifier(nn.Module):
+    def __init__(self, features, classes):
+        super().__init__()
+        self.fc = nn.Linear(features, classes)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(x, 1))
+
+
+probe = ConvBlock(3, 8)(torch.randn(1, 3, 4, 4))  #~ shape probe: Tensor[1, 8, 4, 4]
