@@ -63,6 +63,9 @@ pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     if let Some(index) = crate::index_hover::index_hover(analysis, offset) {
         return Some(index);
     }
+    if let Some(unknown) = crate::unknown_hover::unknown_hover(analysis, offset) {
+        return Some(unknown);
+    }
     analysis
         .shapes()
         .expressions

@@ -17,6 +17,7 @@ mod render;
 mod semantic_tokens;
 mod signature_help;
 mod symbols;
+mod unknown_hover;
 
 pub use analysis::{
     analyze_file, file_analysis, file_diagnostics, file_syntax, AnalysisOptions, FileAnalysis,

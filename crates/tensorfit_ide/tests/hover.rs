@@ -329,3 +329,37 @@ y = head(torch.randn(2, 8))
         "#]],
     );
 }
+
+#[test]
+fn an_unknown_value_says_why() {
+    check_file(
+        "hover.py",
+        r#"
+import torch
+x = torch.randn(4, 8)
+spectrum = torch.fft.rf$0ft(x)
+"#,
+        expect![[r#"
+            `torch.fft.rfft`
+            unknown: `torch.fft.rfft` is not modelled
+        "#]],
+    );
+}
+
+#[test]
+fn a_name_assigned_an_unknown_value_says_why() {
+    check_file(
+        "hover.py",
+        r#"
+import torch
+import numpy as np
+def f(x):
+    grid$0 = np.meshgrid(x, x)
+    return grid
+"#,
+        expect![[r#"
+            `grid`
+            grid: unknown: `numpy.meshgrid` is outside what tensorfit reads
+        "#]],
+    );
+}

@@ -214,16 +214,14 @@ impl Operation {
     /// reads as `x.view`) and for the model language's own operations.
     pub fn python_spelling(&self) -> Option<String> {
         let has = |namespace| self.pytorch.contains(&namespace);
-        // `F.conv2d` rather than `torch.conv2d`: what code usually writes.
-        let functional_first = self.family == Family::Nn && has(Namespace::Functional);
+        // `F.relu`, `F.conv2d` rather than `torch.relu`: what model code
+        // usually writes.
         let prefix = if has(Namespace::Module) {
             "nn."
-        } else if functional_first {
+        } else if has(Namespace::Functional) {
             "F."
         } else if has(Namespace::Torch) {
             "torch."
-        } else if has(Namespace::Functional) {
-            "F."
         } else {
             return None;
         };
@@ -631,6 +629,7 @@ mod tests {
         assert_eq!(spelled("Linear").as_deref(), Some("nn.Linear"));
         assert_eq!(spelled("cat").as_deref(), Some("torch.cat"));
         assert_eq!(spelled("conv2d").as_deref(), Some("F.conv2d"));
+        assert_eq!(spelled("relu").as_deref(), Some("F.relu"));
         assert_eq!(spelled("variance").as_deref(), Some("torch.var"));
         // A method reads as itself; the model language has no PyTorch name.
         assert_eq!(spelled("view"), None);
