@@ -596,3 +596,29 @@ fn bad_python_input_gets_a_quiet_answer() {
         assert!(diagnostics.is_empty(), "{file}: {diagnostics:#?}");
     }
 }
+
+/// In Python the human report lists a migration only where the user wrote
+/// a jaxtyping `_`; a bare parameter's is in JSON (and hover, code action).
+#[test]
+fn python_migrations_are_listed_only_for_written_unknowns() {
+    let dir = scratch("python_migrations");
+    let file = write(
+        &dir,
+        "heads.py",
+        "import torch\nfrom torch import Tensor\nfrom jaxtyping import Float\n\n\
+         def bare(x):\n    b, c = x.shape\n    return x @ torch.ones(8, 4)\n\n\
+         def asked(x: Float[Tensor, \"b _\"]):\n    return x @ torch.ones(8, 4)\n",
+    );
+    let human = String::from_utf8_lossy(&tensorfit(&["check", &file]).stdout).into_owned();
+    let listed: Vec<&str> = human.lines().filter(|l| l.contains("migration")).collect();
+    assert_eq!(listed.len(), 1, "{human}");
+    assert!(listed[0].contains("`x` of `asked`"), "{human}");
+    let report = json(&tensorfit(&["check", "--format", "json", &file]));
+    let functions: Vec<&str> = report["files"][0]["migrations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(functions, ["bare", "asked"]);
+}

@@ -2,11 +2,13 @@
 //! import of a file created later finds it, one of a file deleted misses
 //! it, and a change of an imported file's text is seen.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+mod support;
 
-use tensorfit_db::{file_report, DiskChange, FileLoader, Host};
+use std::path::Path;
+use std::sync::Arc;
+
+use support::Disk;
+use tensorfit_db::{file_report, DiskChange, Host};
 use tensorfit_semantics::{Limits, ShapeOptions};
 
 const OPTIONS: ShapeOptions = ShapeOptions {
@@ -14,31 +16,6 @@ const OPTIONS: ShapeOptions = ShapeOptions {
     questions: true,
     language: tensorfit_semantics::Language::Tensor,
 };
-
-/// A disk in memory that the test changes behind the host's back.
-#[derive(Default)]
-struct Disk(Mutex<HashMap<PathBuf, String>>);
-
-impl Disk {
-    fn write(&self, path: &str, text: &str) {
-        self.0.lock().unwrap().insert(path.into(), text.to_owned());
-    }
-
-    fn delete(&self, path: &str) {
-        self.0.lock().unwrap().remove(Path::new(path));
-    }
-}
-
-impl FileLoader for Disk {
-    fn load(&self, path: &Path) -> std::io::Result<String> {
-        self.0
-            .lock()
-            .unwrap()
-            .get(path)
-            .cloned()
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
-    }
-}
 
 const MAIN: &str = "\
 import \"layers.tensor\"

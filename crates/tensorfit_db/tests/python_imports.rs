@@ -4,11 +4,13 @@
 //! against; what is not found, renamed or not defined there stays unknown
 //! and silent.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+mod support;
 
-use tensorfit_db::{file_report, FileLoader, Host};
+use std::path::Path;
+use std::sync::Arc;
+
+use support::Disk;
+use tensorfit_db::{file_report, Host};
 use tensorfit_semantics::{Limits, ShapeOptions};
 
 const OPTIONS: ShapeOptions = ShapeOptions {
@@ -16,20 +18,6 @@ const OPTIONS: ShapeOptions = ShapeOptions {
     questions: true,
     language: tensorfit_semantics::Language::Tensor,
 };
-
-#[derive(Default)]
-struct Disk(Mutex<HashMap<PathBuf, String>>);
-
-impl FileLoader for Disk {
-    fn load(&self, path: &Path) -> std::io::Result<String> {
-        self.0
-            .lock()
-            .unwrap()
-            .get(path)
-            .cloned()
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
-    }
-}
 
 const BLOCKS: &str = "\
 import torch
@@ -49,10 +37,7 @@ class Block(nn.Module):
 /// A workspace with `models/blocks.py` on disk.
 fn workspace(files: &[(&str, &str)]) -> Host {
     let disk = Arc::new(Disk::default());
-    disk.0
-        .lock()
-        .unwrap()
-        .insert("models/blocks.py".into(), BLOCKS.to_owned());
+    disk.write("models/blocks.py", BLOCKS);
     let mut host = Host::new(disk, OPTIONS);
     for (path, text) in files {
         host.set_text(Path::new(path), text);

@@ -38,7 +38,7 @@ pub fn unknown_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
             return Some(hover);
         }
         for expr in stmt.exprs() {
-            if let Some((range, why)) = innermost_unknown(expr, &covers) {
+            if let Some((range, why)) = unknown_at(expr, &covers) {
                 return Some(Hover {
                     range,
                     text: format!("unknown: {why}"),
@@ -57,14 +57,14 @@ fn body_of(function: &ast::Function) -> impl Iterator<Item = &Stmt> {
 
 /// `y = torch.fft.rfft(x)` with the cursor on `y`.
 fn assigned_unknown(stmt: &Stmt, covers: &dyn Fn(TextRange) -> bool) -> Option<Hover> {
-    let (name, value) = match &stmt.kind {
+    let (name, range, value) = match &stmt.kind {
         StmtKind::Let {
             pattern: Pattern::Name(name),
             value,
             ..
-        } => (name.text.clone(), value),
+        } => (name.text.as_str(), name.range, value),
         StmtKind::Assign { target, value, .. } => match &target.kind {
-            ExprKind::Name(name) if covers(target.range) => (name.clone(), value),
+            ExprKind::Name(name) => (name.as_str(), target.range, value),
             _ => return None,
         },
         _ => return None,
@@ -74,44 +74,32 @@ fn assigned_unknown(stmt: &Stmt, covers: &dyn Fn(TextRange) -> bool) -> Option<H
         ExprKind::Call { callee, .. } => callee,
         _ => value,
     };
-    let ExprKind::Unknown(why) = &value.kind else {
-        return None;
-    };
-    let range = match &stmt.kind {
-        StmtKind::Let {
-            pattern: Pattern::Name(n),
-            ..
-        } => n.range,
-        StmtKind::Assign { target, .. } => target.range,
-        _ => return None,
-    };
-    covers(range).then(|| Hover {
-        range,
-        text: format!("{name}: unknown: {why}"),
-        documentation: None,
-    })
+    match &value.kind {
+        ExprKind::Unknown(why) if covers(range) => Some(Hover {
+            range,
+            text: format!("{name}: unknown: {why}"),
+            documentation: None,
+        }),
+        _ => None,
+    }
 }
 
-/// The smallest unknown expression under the cursor, walked with a stack
-/// (expressions nest as deep as the text does).
-fn innermost_unknown<'e>(
+/// The unknown expression under the cursor. Unknown expressions have no
+/// children, so the first found is the innermost. Walked with a stack:
+/// expressions nest as deep as the text does.
+fn unknown_at<'e>(
     expr: &'e Expr,
     covers: &dyn Fn(TextRange) -> bool,
 ) -> Option<(TextRange, &'e str)> {
-    let mut best: Option<(TextRange, &str)> = None;
     let mut stack = vec![expr];
     while let Some(expr) = stack.pop() {
         if !covers(expr.range) {
             continue;
         }
-        if let ExprKind::Unknown(why) = &expr.kind {
-            let len = |r: TextRange| r.end - r.start;
-            let smaller = best.is_none_or(|(r, _)| len(expr.range) < len(r));
-            if smaller && !why.is_empty() {
-                best = Some((expr.range, why));
-            }
+        match &expr.kind {
+            ExprKind::Unknown(why) if !why.is_empty() => return Some((expr.range, why)),
+            _ => stack.extend(expr.children()),
         }
-        stack.extend(expr.children());
     }
-    best
+    None
 }

@@ -17,7 +17,7 @@ pub fn expr(e: &ast::Expr) -> String {
     let mut printer = Printer {
         out: String::new(),
         limit: usize::MAX,
-        spell: &|_| None,
+        spelling: &Spelling::TENSOR,
     };
     write_expr(&mut printer, e, Prec::Lowest);
     printer.out
@@ -27,21 +27,38 @@ pub fn expr(e: &ast::Expr) -> String {
 /// name an operand in a message, not to reprint the program. Printing stops
 /// soon after the limit, so a huge expression costs little.
 pub fn expr_within(e: &ast::Expr, max_chars: usize) -> String {
-    expr_within_spelled(e, max_chars, &|_| None)
+    expr_within_spelled(e, max_chars, &Spelling::TENSOR)
 }
 
-/// [`expr_within`], with the callee names `spell` gives another spelling
-/// printed that way (a Python file's `torch.randn(2, 3)` where the tree
-/// says `randn(2, 3)`).
-pub fn expr_within_spelled(
-    e: &ast::Expr,
-    max_chars: usize,
-    spell: &dyn Fn(&str) -> Option<String>,
-) -> String {
+/// How a source language writes what the tree holds in the Tensor
+/// language's terms, for quoting its expressions in messages.
+pub struct Spelling<'s> {
+    /// Another name for a callee, if it has one (a Python file's
+    /// `torch.randn` where the tree says `randn`).
+    pub callee: &'s dyn Fn(&str) -> Option<String>,
+    /// Between a keyword argument's name and its value: the Tensor
+    /// language's `: `, Python's `=`.
+    pub keyword: &'static str,
+}
+
+impl Spelling<'_> {
+    /// The Tensor language's own.
+    pub const TENSOR: Spelling<'static> = Spelling {
+        callee: &no_other_name,
+        keyword: ": ",
+    };
+}
+
+fn no_other_name(_: &str) -> Option<String> {
+    None
+}
+
+/// [`expr_within`] in another language's spelling.
+pub fn expr_within_spelled(e: &ast::Expr, max_chars: usize, spelling: &Spelling<'_>) -> String {
     let mut printer = Printer {
         out: String::new(),
         limit: max_chars * 4,
-        spell,
+        spelling,
     };
     write_expr(&mut printer, e, Prec::Lowest);
     let text = printer.out;
@@ -57,8 +74,7 @@ struct Printer<'s> {
     out: String,
     /// Past this many bytes, the rest prints as `…`.
     limit: usize,
-    /// Another spelling of a callee's name, if it has one.
-    spell: &'s dyn Fn(&str) -> Option<String>,
+    spelling: &'s Spelling<'s>,
 }
 
 /// Binding strength, loosest first (docs/language.md, "Expressions").
@@ -152,7 +168,7 @@ fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
         }
         ExprKind::Call { callee, args } => {
             let spelled = match &callee.kind {
-                ExprKind::Name(name) => (p.spell)(name),
+                ExprKind::Name(name) => (p.spelling.callee)(name),
                 _ => None,
             };
             match spelled {
@@ -165,7 +181,7 @@ fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
                     p.out.push_str(", ");
                 }
                 if let Some(name) = &arg.name {
-                    let _ = write!(p.out, "{}: ", name.text);
+                    let _ = write!(p.out, "{}{}", name.text, p.spelling.keyword);
                 }
                 write_expr(p, &arg.value, Prec::Lowest);
             }
@@ -314,6 +330,24 @@ fn write_string(out: &mut String, value: &str) {
 mod tests {
     use super::*;
     use crate::ast::StmtKind;
+
+    #[test]
+    fn another_spelling_renames_callees_and_keywords() {
+        let parse = crate::parse("let y = interpolate(x, scale_factor: 2)");
+        let Some(StmtKind::Let { value, .. }) = parse.file.script.first().map(|s| &s.kind) else {
+            panic!("no let");
+        };
+        let callee = |name: &str| (name == "interpolate").then(|| "F.interpolate".to_owned());
+        let python = Spelling {
+            callee: &callee,
+            keyword: "=",
+        };
+        assert_eq!(
+            expr_within_spelled(value, 40, &python),
+            "F.interpolate(x, scale_factor=2)"
+        );
+        assert_eq!(expr_within(value, 40), "interpolate(x, scale_factor: 2)");
+    }
 
     /// The value of the file's first `let`.
     fn printed(source: &str, within: Option<usize>) -> String {

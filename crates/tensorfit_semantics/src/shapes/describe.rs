@@ -2,6 +2,7 @@
 //! (`self.conv(input)`, `x.shape[1]`).
 
 use tensorfit_syntax::ast::Expr;
+use tensorfit_syntax::print::Spelling;
 
 /// Longer descriptions are cut: a message names an operand, it does not
 /// reprint the program.
@@ -13,8 +14,7 @@ pub fn describe(expr: &Expr) -> String {
     tensorfit_syntax::print::expr_within(expr, MAX_LEN)
 }
 
-/// [`describe`] with callee names spelt by `spell` (see
-/// `Frame::describe`).
-pub fn describe_spelled(expr: &Expr, spell: &dyn Fn(&str) -> Option<String>) -> String {
-    tensorfit_syntax::print::expr_within_spelled(expr, MAX_LEN, spell)
+/// [`describe`] in another language's spelling (see `Frame::describe`).
+pub fn describe_spelled(expr: &Expr, spelling: &Spelling<'_>) -> String {
+    tensorfit_syntax::print::expr_within_spelled(expr, MAX_LEN, spelling)
 }

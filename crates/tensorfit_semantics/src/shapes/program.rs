@@ -174,6 +174,14 @@ impl<'a> Program<'a> {
         self.prelude.function(name)
     }
 
+    /// Whether `name` is the prelude's operation: the prelude has it and no
+    /// function or struct of the program takes the name.
+    pub fn names_prelude_op(&self, name: &str) -> bool {
+        self.function(name).is_none()
+            && self.struct_def(name).is_none()
+            && self.prelude_op(name).is_some()
+    }
+
     pub fn method(&self, struct_name: &str, method: &str) -> Option<FunctionRef<'a>> {
         let (owner, local) = self.struct_def(struct_name)?;
         let function = owner

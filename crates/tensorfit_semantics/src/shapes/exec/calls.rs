@@ -136,12 +136,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             return partial(given);
         }
         // The prelude's `einsum` (not a function of the program's own).
-        let program = &self.analysis.program;
-        let prelude_einsum = name == "einsum"
-            && program.function(name).is_none()
-            && program.struct_def(name).is_none()
-            && program.prelude_op(name).is_some();
-        if prelude_einsum {
+        if name == "einsum" && self.analysis.program.names_prelude_op(name) {
             if let Some(value) = self.call_einsum(args) {
                 return value;
             }

@@ -4,6 +4,7 @@
 //! (PYTHON.md §6).
 
 use tensorfit_syntax::ast;
+use tensorfit_syntax::print::Spelling;
 
 use super::Frame;
 use crate::registry;
@@ -14,11 +15,7 @@ impl Frame<'_, '_> {
     /// Tensor language does: only in Python, and never for a name the
     /// program defines itself.
     pub(in crate::shapes) fn spelled(&self, name: &str) -> Option<String> {
-        if !self.analysis.language.is_python() {
-            return None;
-        }
-        let program = &self.analysis.program;
-        if program.function(name).is_some() || program.struct_def(name).is_some() {
+        if !self.analysis.language.is_python() || !self.analysis.program.names_prelude_op(name) {
             return None;
         }
         registry::operation(name)?.python_spelling()
@@ -26,6 +23,16 @@ impl Frame<'_, '_> {
 
     /// An expression named in a message, in the file's spelling.
     pub(in crate::shapes) fn describe(&self, expr: &ast::Expr) -> String {
-        describe_spelled(expr, &|name| self.spelled(name))
+        if !self.analysis.language.is_python() {
+            return describe_spelled(expr, &Spelling::TENSOR);
+        }
+        let callee = |name: &str| self.spelled(name);
+        describe_spelled(
+            expr,
+            &Spelling {
+                callee: &callee,
+                keyword: "=",
+            },
+        )
     }
 }

@@ -30,7 +30,12 @@ pub(super) fn apply(
 /// What a layer's constructor refuses, as PyTorch's does when the module
 /// is made (not when it is called): heads that do not divide the width,
 /// groups that do not divide the channels.
-pub fn check_construction(frame: &mut dyn RuleContext, kind: &str, args: &Args, range: TextRange) {
+pub(super) fn check_construction(
+    frame: &mut dyn RuleContext,
+    kind: &str,
+    args: &Args,
+    range: TextRange,
+) {
     let divisible: &[(&str, &str)] = match kind {
         "MultiheadAttention" => &[("embed_dim", "num_heads")],
         "GroupNorm" => &[("num_channels", "num_groups")],
@@ -220,7 +225,7 @@ fn apply_deferred_layer(
 }
 
 /// Calling a prelude layer.
-pub fn call_layer(
+pub(super) fn call_layer(
     frame: &mut dyn RuleContext,
     layer: &Layer,
     args: Vec<(Value, String)>,
