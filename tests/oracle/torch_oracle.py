@@ -26,6 +26,11 @@ import sys
 import traceback
 
 EXPECTATION = re.compile(r"#~(.*)$")
+# The forms of EXPECTATIONS.md; anything else is a typo the oracle would
+# otherwise skip without proving it.
+KNOWN_FORM = re.compile(
+    r"(error|warning)(:.*)?$|hint:|shape \S+:|hole:|always-(true|false)$|annotate \S+:|no-static \S+$"
+)
 
 
 def expectations(lines):
@@ -112,6 +117,10 @@ def main(path):
     with open(path, encoding="utf-8") as handle:
         lines = handle.read().splitlines()
     expected = expectations(lines)
+    for number, text in expected:
+        if not KNOWN_FORM.match(text):
+            print(f"{path}: line {number}: `#~ {text}` is not an expectation (EXPECTATIONS.md)")
+            return 1
     source = "\n".join(fill_holes(lines, expected)) + "\n"
     module = ast.parse(source, filename=path)
     namespace = {"__name__": "__main__", "__file__": path}

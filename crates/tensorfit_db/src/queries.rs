@@ -148,6 +148,11 @@ impl SummarySource for DbSummaries<'_> {
         let id = FunctionId::new(self.db, imported, key.to_owned());
         Some(imported_summary(self.db, id))
     }
+
+    fn imported_body(&self, import: usize, key: &str) -> Option<Arc<ast::Block>> {
+        let imported = (*items::imports(self.db, self.file).files.get(import)?)?;
+        function_body(self.db, FunctionId::new(self.db, imported, key.to_owned()))
+    }
 }
 
 /// The summary of a function as another file that imports it sees it:

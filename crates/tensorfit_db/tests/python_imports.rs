@@ -174,3 +174,50 @@ fn an_edit_of_the_imported_file_is_seen() {
         "{messages:?}"
     );
 }
+
+const HEADS: &str = "\
+import torch
+
+
+def head(x, classes):
+    weight = torch.randn(x.shape[-1], classes)
+    return x @ weight
+";
+
+#[test]
+fn an_imported_function_is_summarised_again_for_the_numbers_a_call_passes() {
+    let net = "\
+import torch
+from .heads import head
+
+scores = head(torch.randn(4, 6), 3)
+wide = head(torch.randn(4, 6), 10)
+";
+    let mut host = workspace(&[("models/heads.py", HEADS), ("models/net.py", net)]);
+    assert_eq!(
+        shape_of(&host, "models/net.py", "scores").as_deref(),
+        Some("Tensor[4, 3]")
+    );
+    assert_eq!(
+        shape_of(&host, "models/net.py", "wide").as_deref(),
+        Some("Tensor[4, 10]")
+    );
+    assert_eq!(messages(&host, "models/net.py"), Vec::<String>::new());
+    // The helper's body changes: its callers in other files see the new
+    // body, and a requirement of it that a call breaks fails at that call.
+    host.set_text(
+        Path::new("models/heads.py"),
+        &HEADS.replace(
+            "torch.randn(x.shape[-1], classes)",
+            "torch.randn(6 + classes, classes)",
+        ),
+    );
+    let messages = messages(&host, "models/net.py");
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert!(
+        messages
+            .iter()
+            .all(|m| m.contains("this call of `head` fails")),
+        "{messages:?}"
+    );
+}

@@ -31,13 +31,25 @@ class LSTMTagger(nn.Module):
         self.lstm = nn.LSTM(embedding_dim, hidden_dim, batch_first=True)
         self.hidden2tag = nn.Linear(hidden_dim, tagset_size)
 
-    # Annotated: `lstm_out, _ = self.lstm(...)` of a tensor of unknown rank
-    # is not followed yet (docs/python.md, "Not yet").
     def forward(self, sentence: Int[Tensor, "batch words"]):
         embeds = self.word_embeddings(sentence)
         lstm_out, _ = self.lstm(embeds)
         tag_space = self.hidden2tag(lstm_out)
         return F.log_softmax(tag_space, dim=-1)
+
+
+# Unannotated, with the states unpacked: the layer's result is followed
+# per call, where the input's rank is known.
+class GRUEncoder(nn.Module):
+    def __init__(self, features, hidden):
+        super().__init__()
+        self.lstm = nn.LSTM(features, hidden, num_layers=2, bidirectional=True)
+        self.gru = nn.GRU(2 * hidden, hidden, batch_first=True)
+
+    def forward(self, x):
+        out, (h, c) = self.lstm(x)
+        summary = self.gru(out.transpose(0, 1))[1]
+        return out, h, summary
 
 
 embed = PatchEmbed()
@@ -49,3 +61,7 @@ mismatch = small(torch.randn(8, 3, 64, 64))  #~ error
 tagger = LSTMTagger(embedding_dim=6, hidden_dim=6, vocab_size=9, tagset_size=3)
 sentence = torch.zeros(1, 5, dtype=torch.long)
 scores = tagger(sentence)  #~ shape scores: Tensor[1, 5, 3]
+
+encoder = GRUEncoder(features=4, hidden=5)
+states, last, summary = encoder(torch.randn(7, 3, 4))  #~ shape states: Tensor[7, 3, 10] ; shape last: Tensor[4, 3, 5] ; shape summary: Tensor[1, 3, 5]
+bad = encoder(torch.randn(7, 3, 5))  #~ error

@@ -23,4 +23,9 @@ class Classifier(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+def project(x, classes):
+    weight = torch.randn(classes, x.shape[-1])
+    return x @ weight.t()
+
+
 probe = ConvBlock(3, 8)(torch.randn(1, 3, 4, 4))  #~ shape probe: Tensor[1, 8, 4, 4]

@@ -2,7 +2,7 @@
 # (`from blocks import ...`, found beside this file as Python finds it).
 import torch
 from torch import nn
-from blocks import ConvBlock, Classifier
+from blocks import ConvBlock, Classifier, project
 
 
 class SmallNet(nn.Module):
@@ -19,3 +19,4 @@ net = SmallNet()
 logits = net(torch.randn(4, 3, 32, 32))  #~ shape logits: Tensor[4, 10]
 wrong = net(torch.randn(4, 3, 28, 28))  #~ error: `nn.Linear` gets the wrong number of input features
 gray = net(torch.randn(4, 1, 32, 32))  #~ error: `nn.Conv2d` gets the wrong number of input channels
+scores = project(torch.randn(4, 6), 3)  #~ shape scores: Tensor[4, 3]

@@ -475,7 +475,11 @@ pub fn assemble_diagnostics(outcomes: &[&FunctionOutcome]) -> Vec<Diagnostic> {
         diagnostics.extend(entry.conditions.iter().map(decided_hint));
     }
     diagnostics.sort_by_key(|d| (d.range.start, d.range.end));
-    diagnostics.dedup_by(|a, b| a.range == b.range && a.message == b.message);
+    // One check can be made more than once (a deferred `LSTM` call, once
+    // per tensor of its result): the same message at the same place is
+    // reported once, even when others at that place come between.
+    let mut seen = std::collections::HashSet::new();
+    diagnostics.retain(|d| seen.insert((d.range, d.message.clone())));
     diagnostics
 }
 

@@ -527,10 +527,10 @@ impl<'f, 'a> Frame<'f, 'a> {
         let Some(mut summary) = self.analysis.summary(function) else {
             return Value::Unknown;
         };
-        // Only a body can be summarised again; a contract's placeholders
-        // are what it states.
-        let has_body =
-            !function.function.is_extern && (function.local || function.function.body.is_some());
+        // Only a body can be summarised again (the file's, or an imported
+        // file's, which the source has); a contract's placeholders are
+        // what it states.
+        let has_body = !function.function.is_extern;
         let fixed = match has_body {
             true => super::specialise::fixed_arguments(&summary, &bound),
             false => Vec::new(),

@@ -179,27 +179,50 @@ fn attention(
 pub const DEFERRED_LAYER: &str = "<layer call>";
 
 /// Keeps a layer call on a tensor of unknown rank for each call of the
-/// function being summarised, where the rank is known. Attention's weights
-/// are not kept: only its output (the first of the pair) is.
+/// function being summarised, where the rank is known.
+///
+/// A deferred result is a tensor, so a layer that returns a tuple (an
+/// `LSTM`'s `(output, (h_n, c_n))`) is deferred once per tensor of the
+/// tuple, each with the `part` (a path into the tuple) it stands for; the
+/// summary keeps the tuple's structure, so unpacking and `r[0]` mean what
+/// they mean at a call. Attention's weights are not kept: only its output
+/// (the first of the pair) is.
 fn defer_layer(
     frame: &mut dyn RuleContext,
     layer: &Layer,
     inputs: Vec<(String, Value, String)>,
     range: TextRange,
 ) -> Value {
-    let mut bound = vec![(
-        "layer".to_owned(),
-        Value::Layer(std::sync::Arc::new(layer.clone())),
-        String::new(),
-    )];
-    bound.extend(inputs);
-    let output = frame.defer(DEFERRED_LAYER, bound, range);
-    if layer.kind == "MultiheadAttention" {
-        Value::Tuple(vec![output, Value::Unknown])
-    } else {
-        output
+    let mut defer_part = |path: &[i64]| {
+        let mut bound = vec![
+            (
+                "layer".to_owned(),
+                Value::Layer(std::sync::Arc::new(layer.clone())),
+                String::new(),
+            ),
+            (
+                DEFERRED_PART.to_owned(),
+                Value::List(path.iter().map(|k| Value::Int(Term::int(*k))).collect()),
+                String::new(),
+            ),
+        ];
+        bound.extend(inputs.iter().cloned());
+        frame.defer(DEFERRED_LAYER, bound, range)
+    };
+    match layer.kind.as_str() {
+        "MultiheadAttention" => Value::Tuple(vec![defer_part(&[0]), Value::Unknown]),
+        "LSTM" => Value::Tuple(vec![
+            defer_part(&[0]),
+            Value::Tuple(vec![defer_part(&[1, 0]), defer_part(&[1, 1])]),
+        ]),
+        "GRU" => Value::Tuple(vec![defer_part(&[0]), defer_part(&[1])]),
+        _ => defer_part(&[]),
     }
 }
+
+/// The argument of a deferred layer call that says which tensor of the
+/// layer's result it stands for (see [`defer_layer`]).
+const DEFERRED_PART: &str = "part";
 
 /// Applies a deferred layer call (see [`defer_layer`]) once its inputs'
 /// ranks are known.
@@ -212,16 +235,29 @@ fn apply_deferred_layer(
         return None;
     };
     let layer = layer.clone();
+    let path: Vec<usize> = match args.get(DEFERRED_PART) {
+        Value::List(steps) => steps
+            .iter()
+            .map(|step| match step {
+                Value::Int(k) => k.as_const().and_then(|k| usize::try_from(k).ok()),
+                _ => None,
+            })
+            .collect::<Option<_>>()?,
+        _ => Vec::new(),
+    };
     let inputs: Vec<(Value, String)> = args
         .items()
         .iter()
-        .filter(|(name, _, _)| name != "layer")
+        .filter(|(name, _, _)| name != "layer" && name != DEFERRED_PART)
         .map(|(_, value, text)| (value.clone(), text.clone()))
         .collect();
-    Some(match call_layer(frame, &layer, inputs, range) {
-        Value::Tuple(mut items) if !items.is_empty() => items.swap_remove(0),
-        other => other,
-    })
+    // Through the wrapper, so that its messages name the layer as the
+    // program's language spells it.
+    let result = super::call_layer(frame, &layer, inputs, range);
+    Some(path.iter().fold(result, |value, &k| match value {
+        Value::Tuple(mut items) if k < items.len() => items.swap_remove(k),
+        _ => Value::Unknown,
+    }))
 }
 
 /// Calling a prelude layer.
