@@ -114,7 +114,7 @@ fn main() {
                     &path,
                     &bytes,
                     std::sync::Arc::new(FsLoader::default()),
-                    options,
+                    options.clone(),
                 );
                 times.push(started.elapsed());
                 diagnostics = analysis.diagnostics().len();

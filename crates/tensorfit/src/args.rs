@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
-usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-ms N] PATH...
+usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-ms N]
+                       [--python-path DIR]... PATH...
        tensorfit run FILE [--entry NAME] [--input NAME=2x3x4]... [--seed N]
                      [--max-steps N] [--max-elements N]
        tensorfit lsp
@@ -17,6 +18,9 @@ usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-
                sarif: SARIF 2.1.0; github: GitHub Actions annotations
   --shapes     human format: also list the shape of every tensor binding
   --timeout-ms solver time limit per query in milliseconds (default 2000)
+  --python-path a directory of installed Python packages that imports are
+               followed into (repeatable; default: the site-packages of
+               the python3 on PATH; --python-path= for none)
   run          run a program on random f32 data, checking every shape fact
                (see docs/interpreter.md); without --entry, the script body
   --entry      a function or Struct.method to call instead of the script
@@ -41,6 +45,9 @@ pub struct CheckOptions {
     pub shapes: bool,
     /// The solver's time limit per query.
     pub timeout_ms: u64,
+    /// `--python-path` directories, in order; `None` when none is given
+    /// (the default search paths apply). An empty value adds nothing.
+    pub python_paths: Option<Vec<PathBuf>>,
     pub paths: Vec<PathBuf>,
 }
 
@@ -79,6 +86,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
         format: Format::Human,
         shapes: false,
         timeout_ms: 2000,
+        python_paths: None,
         paths: Vec::new(),
     };
     while let Some(arg) = args.next() {
@@ -103,6 +111,13 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
                 options.timeout_ms = text.parse().ok().filter(|ms| *ms > 0).ok_or_else(|| {
                     format!("`--timeout-ms` needs a positive number of milliseconds, not `{text}`")
                 })?;
+            }
+            "--python-path" => {
+                let dir = value("--python-path")?;
+                let paths = options.python_paths.get_or_insert_with(Vec::new);
+                if !dir.is_empty() {
+                    paths.push(PathBuf::from(dir));
+                }
             }
             "--shapes" => options.shapes = true,
             "-h" | "--help" => return Ok(Command::Help),
@@ -221,6 +236,30 @@ mod tests {
         assert!(parse_args(&["run"]).is_err());
         assert!(parse_args(&["run", "a.tensor", "--input", "x"]).is_err());
         assert!(parse_args(&["run", "a.tensor", "b.tensor"]).is_err());
+    }
+
+    #[test]
+    fn python_paths_are_given_in_order_or_left_to_the_default() {
+        let paths = |args: &[&str]| match parse_args(args) {
+            Ok(Command::Check(options)) => options.python_paths,
+            other => panic!("not a check command: {other:?}"),
+        };
+        assert_eq!(paths(&["check", "a.py"]), None);
+        assert_eq!(
+            paths(&[
+                "check",
+                "--python-path",
+                "/site",
+                "--python-path=/more",
+                "a.py"
+            ]),
+            Some(vec![PathBuf::from("/site"), PathBuf::from("/more")])
+        );
+        // `--python-path=` alone: no search path at all.
+        assert_eq!(
+            paths(&["check", "--python-path=", "a.py"]),
+            Some(Vec::new())
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use tensorfit_base::Severity;
+use tensorfit_base::{Language, Severity};
 use tensorfit_ide::{analyze_file, read_source, AnalysisOptions, FsLoader};
 
 use crate::args::{CheckOptions, Format};
@@ -14,12 +14,21 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     let mut io_errors = Vec::new();
     let paths = collect_files(&options.paths, &mut io_errors);
     let loader = std::sync::Arc::new(FsLoader::within(workspace_roots(&options.paths)));
+    let python_paths = match &options.python_paths {
+        Some(given) => given.clone(),
+        None if paths.iter().any(|p| Language::of_path(p).is_python()) => {
+            tensorfit_db::python_modules::site_packages()
+        }
+        None => Vec::new(),
+    };
+    loader.set_libraries(python_paths.clone());
     let mut files = Vec::new();
     for path in paths {
         match read_source(&path) {
             Ok(bytes) => {
                 let options = AnalysisOptions {
                     timeout_ms: options.timeout_ms.min(u64::from(u32::MAX)) as u32,
+                    python_paths: python_paths.clone(),
                     ..AnalysisOptions::default()
                 };
                 let analysis = analyze_file(&path, &bytes, loader.clone(), options);

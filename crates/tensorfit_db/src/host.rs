@@ -158,6 +158,17 @@ impl Host {
         }
     }
 
+    /// Sets the directories absolute Python imports are looked for in
+    /// besides the importer's project (site-packages; see
+    /// [`crate::python_modules`]). Only a change is applied: the imports
+    /// of Python files are resolved again.
+    pub fn set_python_paths(&mut self, dirs: Vec<std::path::PathBuf>) {
+        let input = self.db.python_paths();
+        if *input.dirs(&self.db) != dirs {
+            self.write(|db| input.set_dirs(db).to(dirs));
+        }
+    }
+
     /// Changes inputs. A setter waits until every snapshot is dropped;
     /// salsa cancels their work at its next query, but a Z3 query runs up
     /// to its time limit (seconds) without asking salsa. So the database's

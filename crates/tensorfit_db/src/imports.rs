@@ -38,6 +38,9 @@ impl FileLoader for NoImports {
 #[derive(Default)]
 pub struct FsLoader {
     roots: RwLock<Vec<PathBuf>>,
+    /// Directories read besides the workspace: the Python search paths
+    /// (installed packages), which imports may follow into.
+    libraries: RwLock<Vec<PathBuf>>,
 }
 
 /// The largest source file tensorfit reads: far more than any model.
@@ -60,9 +63,24 @@ impl FsLoader {
         *self.roots.write().unwrap_or_else(|e| e.into_inner()) = roots;
     }
 
+    /// Sets the directories of installed packages that may be read too
+    /// (the Python search paths).
+    pub fn set_libraries(&self, dirs: impl IntoIterator<Item = PathBuf>) {
+        let dirs = dirs
+            .into_iter()
+            .filter_map(|dir| std::fs::canonicalize(dir).ok())
+            .collect();
+        *self.libraries.write().unwrap_or_else(|e| e.into_inner()) = dirs;
+    }
+
     fn inside_roots(&self, canonical: &Path) -> bool {
         let roots = self.roots.read().unwrap_or_else(|e| e.into_inner());
-        roots.is_empty() || roots.iter().any(|root| canonical.starts_with(root))
+        let libraries = self.libraries.read().unwrap_or_else(|e| e.into_inner());
+        roots.is_empty()
+            || roots
+                .iter()
+                .chain(libraries.iter())
+                .any(|root| canonical.starts_with(root))
     }
 }
 

@@ -38,26 +38,17 @@ pub fn outline(db: &dyn Db, file: SourceFile) -> Outline {
 pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext>> {
     let mut context = plain_module_context(db, file).as_deref()?.clone();
     for (module, names) in context.modules_imported_from() {
-        let found = tensorfit_python::module_candidates(&module)
-            .into_iter()
-            .find_map(|candidate| {
-                let target = crate::imports::resolve_relative(file.path(db), &candidate);
-                let imported = db.file_at(&target).ok()?;
-                (imported != file && imported.language(db).is_python())
-                    .then_some((candidate, imported))
-            });
-        let Some((candidate, imported)) = found else {
-            continue;
-        };
-        // The names the other file defines itself; what it imports in turn
-        // or assigns otherwise stays unknown here.
-        let Some(defined) = plain_module_context(db, imported).as_deref() else {
-            continue;
-        };
-        let items: Vec<String> = names.into_iter().filter(|n| defined.defines(n)).collect();
-        if !items.is_empty() {
-            context.workspace_items.extend(items);
-            context.workspace_files.insert(candidate);
+        for name in names {
+            let Some(defining) = crate::python_modules::defining_file(db, file, &module, &name)
+            else {
+                continue;
+            };
+            let Some(path) = crate::python_modules::path_from(file.path(db), defining.path(db))
+            else {
+                continue;
+            };
+            context.workspace_items.insert(name);
+            context.workspace_files.insert(path);
         }
     }
     Some(Arc::new(context))
@@ -67,7 +58,7 @@ pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext
 /// files: what an importing file learns of this one (reading the full
 /// context of each other would loop on files that import each other).
 #[salsa::tracked(returns(ref))]
-fn plain_module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext>> {
+pub(crate) fn plain_module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext>> {
     crate::front_end::module_context(file.language(db), &file.tree(db).0, file.text(db))
         .map(Arc::new)
 }

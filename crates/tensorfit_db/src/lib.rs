@@ -23,6 +23,7 @@ mod host;
 mod imports;
 pub mod items;
 mod layout;
+pub mod python_modules;
 pub mod queries;
 mod relocate;
 pub mod report;
@@ -110,6 +111,15 @@ pub struct FileSystem {
     pub revision: u64,
 }
 
+/// The directories absolute Python imports are also looked for in, after
+/// the importer's own project: an installed package's site-packages
+/// (`from torchvision.models import resnet50`; see [`python_modules`]).
+#[salsa::input(debug)]
+pub struct PythonPaths {
+    #[returns(ref)]
+    pub dirs: Vec<PathBuf>,
+}
+
 /// What every analysis is asked for.
 #[salsa::input(debug)]
 pub struct Settings {
@@ -122,6 +132,7 @@ pub trait Db: salsa::Database {
     fn settings(&self) -> Settings;
     fn prelude_input(&self) -> PreludeInput;
     fn file_system(&self) -> FileSystem;
+    fn python_paths(&self) -> PythonPaths;
     /// The file at `path`, loaded on first use; why not, if it cannot be.
     fn file_at(&self, path: &Path) -> Result<SourceFile, String>;
     /// Called once per function analysis actually run (not cached).
@@ -159,6 +170,8 @@ pub struct Database {
     prelude: Option<PreludeInput>,
     /// Always set once [`Database::new`] returns.
     file_system: Option<FileSystem>,
+    /// Always set once [`Database::new`] returns.
+    python_paths: Option<PythonPaths>,
     /// The input of every file the database has seen, by path. A path keeps
     /// its input for the database's life, deleted or not: salsa never frees
     /// an input, so a new one at each re-creation would keep the old one's
@@ -181,6 +194,7 @@ impl Database {
             settings: None,
             prelude: None,
             file_system: None,
+            python_paths: None,
             files: Arc::default(),
             loader,
             function_checks: Arc::default(),
@@ -191,6 +205,7 @@ impl Database {
         db.settings = Some(Settings::new(&db, options));
         db.prelude = Some(PreludeInput::new(&db, Prelude::builtin_shared().clone()));
         db.file_system = Some(FileSystem::new(&db, 0));
+        db.python_paths = Some(PythonPaths::new(&db, Vec::new()));
         db
     }
 
@@ -273,6 +288,10 @@ impl Db for Database {
 
     fn file_system(&self) -> FileSystem {
         self.file_system.expect("set by Database::new")
+    }
+
+    fn python_paths(&self) -> PythonPaths {
+        self.python_paths.expect("set by Database::new")
     }
 
     fn file_at(&self, path: &Path) -> Result<SourceFile, String> {

@@ -221,3 +221,52 @@ wide = head(torch.randn(4, 6), 10)
         "{messages:?}"
     );
 }
+
+/// A workspace with an installed package below `site/` (the search path):
+/// `pkg/__init__.py` re-exports `pkg/layers.py` with `import *`, and a
+/// `torch/nn/functional.py` stands for an installed torch.
+fn with_site_packages(importer: &str) -> Host {
+    let disk = Arc::new(Disk::default());
+    disk.write("site/pkg/__init__.py", "from .layers import *\n");
+    disk.write("site/pkg/layers.py", BLOCKS);
+    disk.write(
+        "site/torch/nn/functional.py",
+        "def relu(x):\n    return x.view(-1)\n",
+    );
+    let mut host = Host::new(disk, OPTIONS);
+    host.set_text(Path::new("project/train.py"), importer);
+    host
+}
+
+#[test]
+fn installed_packages_are_followed_through_search_paths_and_re_exports() {
+    let train = "\
+import torch
+from pkg import Block
+from torch.nn.functional import relu
+
+out = Block(8, 32)(torch.randn(4, 8))
+kept = relu(torch.randn(4, 8))
+bad = Block(8, 32)(torch.randn(4, 9))
+";
+    let mut host = with_site_packages(train);
+    // Without search paths, `pkg` is not found: unknown and silent.
+    assert_eq!(shape_of(&host, "project/train.py", "out"), None);
+    assert_eq!(messages(&host, "project/train.py"), Vec::<String>::new());
+    host.set_python_paths(vec!["site".into()]);
+    assert_eq!(
+        shape_of(&host, "project/train.py", "out").as_deref(),
+        Some("Tensor[4, 8]")
+    );
+    let messages = messages(&host, "project/train.py");
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].contains("= 9 but in_features = 8"),
+        "{messages:?}"
+    );
+    // `torch` is modelled: never read from the search path.
+    assert_eq!(
+        shape_of(&host, "project/train.py", "kept").as_deref(),
+        Some("Tensor[4, 8]")
+    );
+}

@@ -36,12 +36,16 @@ impl FileAnalysis {
 }
 
 /// Settings of an analysis.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct AnalysisOptions {
     /// The solver's time limit per query.
     pub timeout_ms: u32,
     /// Solve holes, migrations and decided conditions too.
     pub questions: bool,
+    /// Where absolute Python imports are looked for besides the file's
+    /// project (see `tensorfit_db::python_modules`); the loader must be
+    /// allowed to read them.
+    pub python_paths: Vec<std::path::PathBuf>,
 }
 
 impl Default for AnalysisOptions {
@@ -49,6 +53,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             timeout_ms: 2000,
             questions: true,
+            python_paths: Vec::new(),
         }
     }
 }
@@ -87,14 +92,15 @@ pub fn analyze_file(
             "the file is not valid UTF-8 here; invalid bytes were read as U+FFFD",
         ));
     }
-    let options = ShapeOptions {
+    let shape_options = ShapeOptions {
         limits: Limits {
             timeout_ms: options.timeout_ms,
         },
         questions: options.questions,
         language: tensorfit_semantics::Language::Tensor,
     };
-    let mut host = Host::new(loader, options);
+    let mut host = Host::new(loader, shape_options);
+    host.set_python_paths(options.python_paths);
     let file = host.set_text(path, &text);
     let mut analysis = file_analysis(host.db(), file);
     if !diagnostics.is_empty() {

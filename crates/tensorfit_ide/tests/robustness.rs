@@ -49,7 +49,7 @@ fn check_survives(label: &str, bytes: Vec<u8>) {
                 std::sync::Arc::new(NoFiles),
                 AnalysisOptions {
                     timeout_ms: 200,
-                    questions: true,
+                    ..AnalysisOptions::default()
                 },
             );
             // The engine's panics are caught and reported as internal

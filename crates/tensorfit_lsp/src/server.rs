@@ -40,6 +40,16 @@ impl State {
         self.settings.update(options);
         let options = shape_options(&self.settings);
         self.host.set_options(options);
+        if let Some(dirs) = self.settings.python_paths.clone() {
+            self.set_python_paths(dirs);
+        }
+    }
+
+    /// Where imports are followed into besides the workspace (the loader
+    /// may read there too).
+    fn set_python_paths(&mut self, dirs: Vec<PathBuf>) {
+        self.loader.set_libraries(dirs.clone());
+        self.host.set_python_paths(dirs);
     }
 
     /// The database and the document's file, to read without the lock.
@@ -223,6 +233,15 @@ impl LanguageServer for Server {
         self.state().loader.set_roots(roots);
         if let Some(options) = params.initialization_options {
             self.state().update_settings(&options);
+        }
+        // Without a `pythonPaths` setting, the site-packages of the
+        // `python3` on PATH (asked once, without holding the state).
+        if self.settings().python_paths.is_none() {
+            let dirs = tensorfit_db::python_modules::site_packages();
+            let mut state = self.state();
+            if state.settings.python_paths.is_none() {
+                state.set_python_paths(dirs);
+            }
         }
         self.state().can_watch_files = params
             .capabilities

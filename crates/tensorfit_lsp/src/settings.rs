@@ -10,6 +10,10 @@ pub struct ServerSettings {
     pub inlay_hints: bool,
     /// The solver's time limit per query, in milliseconds.
     pub timeout_ms: u32,
+    /// `pythonPaths`: the directories of installed Python packages that
+    /// imports are followed into; `None` until set (the default search
+    /// paths apply).
+    pub python_paths: Option<Vec<std::path::PathBuf>>,
 }
 
 impl Default for ServerSettings {
@@ -17,6 +21,7 @@ impl Default for ServerSettings {
         ServerSettings {
             inlay_hints: true,
             timeout_ms: 2000,
+            python_paths: None,
         }
     }
 }
@@ -34,6 +39,15 @@ impl ServerSettings {
         if let Some(ms) = options.get("timeoutMs").and_then(Value::as_u64) {
             self.timeout_ms = ms.clamp(10, 60_000) as u32;
         }
+        if let Some(dirs) = options.get("pythonPaths").and_then(Value::as_array) {
+            self.python_paths = Some(
+                dirs.iter()
+                    .filter_map(Value::as_str)
+                    .filter(|dir| !dir.is_empty())
+                    .map(std::path::PathBuf::from)
+                    .collect(),
+            );
+        }
     }
 }
 
@@ -50,5 +64,8 @@ mod tests {
         assert_eq!(settings.timeout_ms, 10, "clamped");
         settings.update(&serde_json::json!("nonsense"));
         assert_eq!(settings.timeout_ms, 10);
+        assert_eq!(settings.python_paths, None);
+        settings.update(&serde_json::json!({"pythonPaths": ["/site", 3, ""]}));
+        assert_eq!(settings.python_paths, Some(vec!["/site".into()]));
     }
 }

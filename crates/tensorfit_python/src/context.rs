@@ -40,6 +40,10 @@ pub struct ModuleContext {
     /// The files those names come from, as paths relative to this file's
     /// directory (`blocks.py`, `../models/resnet.py`).
     pub workspace_files: BTreeSet<String>,
+    /// The modules imported with `from module import *`, whose names the
+    /// database follows when another file imports them through this one
+    /// (`torchvision/models/__init__.py` re-exports every builder so).
+    pub star_imports: BTreeSet<String>,
 }
 
 /// How many directories above a file an absolute import (`from
@@ -103,9 +107,13 @@ impl ModuleContext {
 /// The files a module may be, relative to the importing file's directory,
 /// in the order Python would find them: `.blocks` is `blocks.py` or
 /// `blocks/__init__.py`; `..a.b` is `../a/b.py`; an absolute `models.resnet`
-/// is looked for in this directory and the few above it.
+/// is looked for in this directory and the few above it, unless tensorfit
+/// models it ([`is_modelled_module`]: `torch.nn` inside torch's own tree).
 pub fn module_candidates(module: &str) -> Vec<String> {
     let dots = module.len() - module.trim_start_matches('.').len();
+    if dots == 0 && is_modelled_module(module) {
+        return Vec::new();
+    }
     let segments: Vec<&str> = module[dots..].split('.').collect();
     if segments.iter().any(|s| s.is_empty()) {
         return Vec::new();
@@ -126,6 +134,45 @@ pub fn module_candidates(module: &str) -> Vec<String> {
         .collect()
 }
 
+/// The files an absolute module may be below a search path (a
+/// site-packages directory): `torchvision.models` is
+/// `torchvision/models.py` or `torchvision/models/__init__.py`. None for a
+/// relative module, which only its importer's package has, and for the
+/// modules tensorfit models itself ([`is_modelled_module`]).
+pub fn package_candidates(module: &str) -> Vec<String> {
+    if module.starts_with('.') || is_modelled_module(module) {
+        return Vec::new();
+    }
+    let segments: Vec<&str> = module.split('.').collect();
+    if segments.iter().any(|s| s.is_empty()) {
+        return Vec::new();
+    }
+    let path = segments.join("/");
+    vec![format!("{path}.py"), format!("{path}/__init__.py")]
+}
+
+/// Whether names imported from `module` mean what the operation table
+/// says (`torch.nn.functional.relu` is the prelude's `relu`, not the
+/// Python function of that name in an installed torch): such modules are
+/// never read from a search path.
+pub fn is_modelled_module(module: &str) -> bool {
+    let package = module.split('.').next().unwrap_or(module);
+    MODELLED_PACKAGES.contains(&package)
+}
+
+/// The packages whose names the front end resolves itself
+/// (`torch_names`, the lowering of `partial`, dataclasses and jaxtyping).
+const MODELLED_PACKAGES: &[&str] = &[
+    "torch",
+    "jaxtyping",
+    "math",
+    "functools",
+    "dataclasses",
+    "collections",
+    "typing",
+    "numpy",
+];
+
 /// The context of a parsed file.
 pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     let mut context = ModuleContext::default();
@@ -136,6 +183,9 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     let mut assigned: BTreeMap<String, (usize, bool)> = BTreeMap::new();
     for node in &top {
         collect_imports(*node, text, &mut context.imported);
+        if let Some(module) = star_import(*node, text) {
+            context.star_imports.insert(module);
+        }
         let definition = definition_of(*node);
         match (definition.kind(), child_by_field(definition, "name")) {
             ("function_definition", Some(name)) => {
@@ -258,6 +308,18 @@ fn collect_imports(node: Node<'_>, text: &str, imported: &mut BTreeMap<String, S
         }
         _ => {}
     }
+}
+
+/// The module of `from module import *`.
+fn star_import(node: Node<'_>, text: &str) -> Option<String> {
+    if node.kind() != "import_from_statement" {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let star = node
+        .children(&mut cursor)
+        .any(|child| child.kind() == "wildcard_import");
+    star.then(|| child_by_field(node, "module_name").map(|m| dotted(m, text)))?
 }
 
 fn dotted(node: Node<'_>, text: &str) -> String {

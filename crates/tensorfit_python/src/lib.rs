@@ -26,7 +26,9 @@ use std::sync::Arc;
 use tensorfit_syntax::{ast, LoweredPiece, Parse};
 
 pub use annotation_style::{annotation_style, AnnotationStyle};
-pub use context::{module_candidates, module_context, ModuleContext};
+pub use context::{
+    is_modelled_module, module_candidates, module_context, package_candidates, ModuleContext,
+};
 pub use outline::outline;
 
 /// How the names the lowering makes up (destructuring temporaries,

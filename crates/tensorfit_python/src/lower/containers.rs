@@ -78,18 +78,34 @@ impl Lowerer<'_> {
             None => return None,
         };
         let arguments = named_children(child_by_field(call, "arguments")?);
-        let [argument] = arguments.as_slice() else {
-            return None;
+        let plain = |argument: &Node<'_>| {
+            !matches!(
+                argument.kind(),
+                "keyword_argument" | "list_splat" | "dictionary_splat"
+            )
         };
-        if matches!(
-            argument.kind(),
-            "keyword_argument" | "list_splat" | "dictionary_splat"
-        ) {
-            return None;
-        }
-        let added = match method {
-            "append" => list(vec![self.expr(*argument)], self.range(*argument)),
-            "extend" => self.expr(*argument),
+        let added = match (method, arguments.as_slice()) {
+            ("append", [argument]) if plain(argument) => {
+                list(vec![self.expr(*argument)], self.range(*argument))
+            }
+            ("extend", [argument]) if plain(argument) => self.expr(*argument),
+            // Any other change of the value in place: what it held is no
+            // longer known (`self.features.add_module("block1", block)`
+            // adds a layer the constructor's `Sequential` did not have).
+            _ if MUTATING_METHODS.contains(&method) || method == "append" || method == "extend" => {
+                let why = format!("`.{method}(...)` changed it in place, which is not followed");
+                for argument in &arguments {
+                    self.expr(*argument);
+                }
+                return Some(Stmt {
+                    kind: StmtKind::Assign {
+                        target,
+                        op: AssignOp::Assign,
+                        value: self.unknown(call, &why),
+                    },
+                    range,
+                });
+            }
             _ => return None,
         };
         Some(Stmt {
@@ -287,3 +303,21 @@ fn call_of(name: &str, argument: Expr, range: TextRange) -> Expr {
         range,
     }
 }
+
+/// Methods that change a list, a dict or a module container in place,
+/// besides `append` and `extend` (which are followed).
+const MUTATING_METHODS: &[&str] = &[
+    "add_module",
+    "register_module",
+    "insert",
+    "pop",
+    "popitem",
+    "remove",
+    "clear",
+    "update",
+    "setdefault",
+    "sort",
+    "reverse",
+    "__setitem__",
+    "__delitem__",
+];

@@ -299,13 +299,50 @@ impl Lowerer<'_> {
                 Some(inner) => self.assign(*inner, value, range),
                 None => Vec::new(),
             },
-            // `self.x = v` outside `__init__`, `x[i] = v`: in place; the
-            // value is still checked.
-            _ => vec![Stmt {
-                kind: StmtKind::Expr(value),
-                range,
-            }],
+            // `x[i] = v`, `model.fc = v`, `self.blocks[0] = v` in
+            // `__init__`: the container or object changes in place, so what
+            // it held is no longer known. `self.x = v` outside `__init__`
+            // (state a method keeps) leaves `self` as it is. The value is
+            // still checked.
+            _ => {
+                let mut stmts = vec![Stmt {
+                    kind: StmtKind::Expr(value),
+                    range,
+                }];
+                if let Some(changed) = self.changed_in_place(target) {
+                    let why = "it was changed in place (an item or attribute assigned), which is not followed";
+                    stmts.push(Stmt {
+                        kind: StmtKind::Assign {
+                            target: changed,
+                            op: AssignOp::Assign,
+                            value: self.unknown(target, why),
+                        },
+                        range,
+                    });
+                }
+                stmts
+            }
         }
+    }
+
+    /// The local or `__init__` field that an assignment to `target` (an
+    /// item `x[i]` or an attribute `x.a`) changes in place: `x`, or the
+    /// field `self.blocks` of `self.blocks[0]`. `None` for `self.a` itself
+    /// and for what is not a local.
+    fn changed_in_place(&mut self, target: Node<'_>) -> Option<Expr> {
+        let object = match target.kind() {
+            "subscript" => child_by_field(target, "value")?,
+            "attribute" => child_by_field(target, "object")?,
+            _ => return None,
+        };
+        if let Some(field) = self.init_field(object) {
+            return Some(field);
+        }
+        let is_self = self.scope.self_name.as_deref() == Some(self.text(object));
+        (object.kind() == "identifier" && !is_self && self.is_bound(object)).then(|| Expr {
+            kind: ExprKind::Name(self.text(object).to_owned()),
+            range: self.range(object),
+        })
     }
 
     /// `name = value`: a `let` where this assignment declares the name, an

@@ -112,7 +112,14 @@ impl<'f, 'a> Frame<'f, 'a> {
                     return;
                 }
                 let v = self.expr(value);
-                if let (ExprKind::Name(name), ast::AssignOp::Assign) = (&target.kind, op) {
+                let v = match (&target.kind, op) {
+                    (ExprKind::Name(name), ast::AssignOp::AddAssign) => {
+                        let old = self.bound_value(name).cloned().unwrap_or(Value::Unknown);
+                        added_in_place(old, v)
+                    }
+                    _ => v,
+                };
+                if let ExprKind::Name(name) = &target.kind {
                     let declared = self.assign(name, v.clone());
                     if let Some(ty) = declared {
                         self.check_annotation(&v, &ty, name, stmt.range);
@@ -688,4 +695,24 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     // ----------------------------------------------------------- expressions
+}
+
+/// Python's `name += value`: a list or tuple extended (`layers +=
+/// [block]`), a number increased (`channels += growth`); a tensor is added
+/// to in place and keeps its shape. Anything else is not known.
+fn added_in_place(old: Value, value: Value) -> Value {
+    match (old, value) {
+        (Value::List(mut items), Value::List(more) | Value::Tuple(more)) => {
+            items.extend(more);
+            Value::List(items)
+        }
+        (Value::Tuple(mut items), Value::Tuple(more)) => {
+            items.extend(more);
+            Value::Tuple(items)
+        }
+        (Value::Int(a), Value::Int(b)) => Value::Int(Term::add(&a, &b)),
+        (Value::Float, Value::Float | Value::Int(_)) => Value::Float,
+        (tensor @ Value::Tensor(_), _) => tensor,
+        _ => Value::Unknown,
+    }
 }

@@ -1,0 +1,187 @@
+//! Where a Python import's name is defined (PYTHON.md §1): in the
+//! importer's own project (a relative module, or an absolute one looked for
+//! in the importer's directory and a few above it), else below a search
+//! path ([`crate::PythonPaths`], by default the site-packages of the
+//! `python3` on PATH: [`site_packages`]).
+//!
+//! A name is followed through the files that re-export it, as Python binds
+//! it: `from torchvision.models import resnet50` finds
+//! `torchvision/models/__init__.py`, whose `from .resnet import *` leads to
+//! `resnet.py`, which defines it. The importer then imports that file. A
+//! module tensorfit models itself (`torch`, `math`, …) is never read, and
+//! anything not found stays unknown.
+
+use std::collections::HashSet;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::imports::{normalize, resolve_relative};
+use crate::items::plain_module_context;
+use crate::{Db, SourceFile};
+
+/// How many files a name is followed through (re-exports of re-exports):
+/// real packages need two or three.
+const MAX_RE_EXPORTS: usize = 6;
+
+/// The file that defines `name`, imported from `module` by `importer`.
+pub fn defining_file(
+    db: &dyn Db,
+    importer: SourceFile,
+    module: &str,
+    name: &str,
+) -> Option<SourceFile> {
+    let mut visited = HashSet::new();
+    let found = locate_module(db, importer, module)?;
+    defined_in(db, found, name, MAX_RE_EXPORTS, &mut visited)
+}
+
+/// `file` if it defines `name`, or the file it re-exports `name` from.
+fn defined_in(
+    db: &dyn Db,
+    file: SourceFile,
+    name: &str,
+    depth: usize,
+    visited: &mut HashSet<SourceFile>,
+) -> Option<SourceFile> {
+    if !visited.insert(file) {
+        return None;
+    }
+    let context = plain_module_context(db, file).as_deref()?;
+    if context.defines(name) {
+        return Some(file);
+    }
+    let depth = depth.checked_sub(1)?;
+    // `from .resnet import resnet50` (under its own name).
+    if let Some((module, original)) = context.import_of(name).and_then(|p| p.rsplit_once('.')) {
+        if original == name && !module.trim_start_matches('.').is_empty() {
+            return locate_module(db, file, module)
+                .and_then(|next| defined_in(db, next, name, depth, visited));
+        }
+        return None;
+    }
+    // `from .resnet import *`.
+    context.star_imports.iter().find_map(|module| {
+        let next = locate_module(db, file, module)?;
+        defined_in(db, next, name, depth, visited)
+    })
+}
+
+/// The Python file `module` is for `importer`: in its project first, then
+/// below each search path.
+fn locate_module(db: &dyn Db, importer: SourceFile, module: &str) -> Option<SourceFile> {
+    let python_file = |path: PathBuf| {
+        let found = db.file_at(&path).ok()?;
+        (found != importer && found.language(db).is_python()).then_some(found)
+    };
+    let importer_path = importer.path(db);
+    tensorfit_python::module_candidates(module)
+        .into_iter()
+        .find_map(|candidate| python_file(resolve_relative(importer_path, &candidate)))
+        .or_else(|| {
+            let candidates = tensorfit_python::package_candidates(module);
+            db.python_paths().dirs(db).iter().find_map(|dir| {
+                candidates
+                    .iter()
+                    .find_map(|candidate| python_file(dir.join(candidate)))
+            })
+        })
+}
+
+/// `to` as a path from the directory of `from` (both as the database
+/// names files): what an import written in `from` resolves to `to`. An
+/// absolute `to` stays absolute; `None` when `from` is below a `..` that
+/// no path from it leads back up through.
+pub fn path_from(from: &Path, to: &Path) -> Option<String> {
+    let to = normalize(to);
+    if to.has_root() {
+        return Some(to.to_string_lossy().into_owned());
+    }
+    let base = normalize(from.parent().unwrap_or_else(|| Path::new("")));
+    let base: Vec<Component<'_>> = base.components().collect();
+    let target: Vec<Component<'_>> = to.components().collect();
+    let common = base.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    if base[common..]
+        .iter()
+        .any(|c| !matches!(c, Component::Normal(_)))
+    {
+        return None;
+    }
+    let mut path = PathBuf::new();
+    for _ in common..base.len() {
+        path.push("..");
+    }
+    for component in &target[common..] {
+        path.push(component.as_os_str());
+    }
+    Some(path.to_string_lossy().into_owned())
+}
+
+/// The site-packages directories of the `python3` on PATH (its
+/// `sys.path` entries named `site-packages` or `dist-packages` that
+/// exist): the default search paths. The standard library is left out: the
+/// modules of it that models use (`math`, `functools`, …) are modelled,
+/// and the rest says nothing about shapes. Empty when there is no
+/// `python3`, or it does not answer within two seconds.
+pub fn site_packages() -> Vec<PathBuf> {
+    let Ok(mut child) = Command::new("python3")
+        .args(["-c", "import sys\nfor p in sys.path: print(p)"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return Vec::new();
+    };
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Vec::new();
+            }
+        }
+    }
+    let mut output = String::new();
+    if let Some(mut stdout) = child.stdout.take() {
+        use std::io::Read;
+        let _ = stdout.read_to_string(&mut output);
+    }
+    output
+        .lines()
+        .map(PathBuf::from)
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|n| n == "site-packages" || n == "dist-packages")
+                && path.is_dir()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_from;
+    use std::path::Path;
+
+    #[test]
+    fn a_path_from_the_importers_directory() {
+        let cases = [
+            ("models/net.py", "models/blocks.py", Some("blocks.py")),
+            ("models/net.py", "utils/io.py", Some("../utils/io.py")),
+            ("net.py", "models/blocks.py", Some("models/blocks.py")),
+            (
+                "/w/net.py",
+                "/usr/lib/tv/resnet.py",
+                Some("/usr/lib/tv/resnet.py"),
+            ),
+            ("../up/net.py", "x.py", None),
+        ];
+        for (from, to, expected) in cases {
+            let found = path_from(Path::new(from), Path::new(to));
+            assert_eq!(found.as_deref(), expected, "{from} → {to}");
+        }
+    }
+}
