@@ -235,9 +235,12 @@ impl LanguageServer for Server {
             self.state().update_settings(&options);
         }
         // Without a `pythonPaths` setting, the site-packages of the
-        // `python3` on PATH (asked once, without holding the state).
+        // `python3` on PATH: asked once, on an analysis thread (it waits
+        // for a process) and without holding the state.
         if self.settings().python_paths.is_none() {
-            let dirs = tensorfit_db::python_modules::site_packages();
+            let dirs = analysis_pool::run(tensorfit_db::python_modules::site_packages)
+                .await
+                .unwrap_or_default();
             let mut state = self.state();
             if state.settings.python_paths.is_none() {
                 state.set_python_paths(dirs);

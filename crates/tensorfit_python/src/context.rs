@@ -110,27 +110,15 @@ impl ModuleContext {
 /// is looked for in this directory and the few above it, unless tensorfit
 /// models it ([`is_modelled_module`]: `torch.nn` inside torch's own tree).
 pub fn module_candidates(module: &str) -> Vec<String> {
-    let dots = module.len() - module.trim_start_matches('.').len();
-    if dots == 0 && is_modelled_module(module) {
+    let Some((dots, path)) = module_path(module) else {
         return Vec::new();
-    }
-    let segments: Vec<&str> = module[dots..].split('.').collect();
-    if segments.iter().any(|s| s.is_empty()) {
-        return Vec::new();
-    }
-    let path = segments.join("/");
+    };
     let ups: Vec<usize> = match dots {
         0 => (0..=MAX_PACKAGE_DEPTH).collect(),
         n => vec![n - 1],
     };
     ups.into_iter()
-        .flat_map(|up| {
-            let prefix = "../".repeat(up);
-            [
-                format!("{prefix}{path}.py"),
-                format!("{prefix}{path}/__init__.py"),
-            ]
-        })
+        .flat_map(|up| files_of(&"../".repeat(up), &path))
         .collect()
 }
 
@@ -140,15 +128,32 @@ pub fn module_candidates(module: &str) -> Vec<String> {
 /// relative module, which only its importer's package has, and for the
 /// modules tensorfit models itself ([`is_modelled_module`]).
 pub fn package_candidates(module: &str) -> Vec<String> {
-    if module.starts_with('.') || is_modelled_module(module) {
-        return Vec::new();
+    match module_path(module) {
+        Some((0, path)) => files_of("", &path).to_vec(),
+        _ => Vec::new(),
     }
-    let segments: Vec<&str> = module.split('.').collect();
+}
+
+/// A module's leading dots and its path (`..a.b` is `(2, "a/b")`); `None`
+/// for a malformed name or an absolute module tensorfit models itself.
+fn module_path(module: &str) -> Option<(usize, String)> {
+    let dots = module.len() - module.trim_start_matches('.').len();
+    if dots == 0 && is_modelled_module(module) {
+        return None;
+    }
+    let segments: Vec<&str> = module[dots..].split('.').collect();
     if segments.iter().any(|s| s.is_empty()) {
-        return Vec::new();
+        return None;
     }
-    let path = segments.join("/");
-    vec![format!("{path}.py"), format!("{path}/__init__.py")]
+    Some((dots, segments.join("/")))
+}
+
+/// A module's file and its package's `__init__.py`, below `prefix`.
+fn files_of(prefix: &str, path: &str) -> [String; 2] {
+    [
+        format!("{prefix}{path}.py"),
+        format!("{prefix}{path}/__init__.py"),
+    ]
 }
 
 /// Whether names imported from `module` mean what the operation table

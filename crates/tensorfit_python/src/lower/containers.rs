@@ -92,19 +92,12 @@ impl Lowerer<'_> {
             // Any other change of the value in place: what it held is no
             // longer known (`self.features.add_module("block1", block)`
             // adds a layer the constructor's `Sequential` did not have).
-            _ if MUTATING_METHODS.contains(&method) || method == "append" || method == "extend" => {
-                let why = format!("`.{method}(...)` changed it in place, which is not followed");
+            _ if IN_PLACE_METHODS.contains(&method) => {
                 for argument in &arguments {
                     self.expr(*argument);
                 }
-                return Some(Stmt {
-                    kind: StmtKind::Assign {
-                        target,
-                        op: AssignOp::Assign,
-                        value: self.unknown(call, &why),
-                    },
-                    range,
-                });
+                let why = format!("`.{method}(...)` changed it in place, which is not followed");
+                return Some(self.forget(target, call, &why, range));
             }
             _ => return None,
         };
@@ -304,9 +297,12 @@ fn call_of(name: &str, argument: Expr, range: TextRange) -> Expr {
     }
 }
 
-/// Methods that change a list, a dict or a module container in place,
-/// besides `append` and `extend` (which are followed).
-const MUTATING_METHODS: &[&str] = &[
+/// Methods that change a list, a dict or a module container in place
+/// (`append` and `extend` of one plain argument are followed; the rest
+/// make the value unknown).
+const IN_PLACE_METHODS: &[&str] = &[
+    "append",
+    "extend",
     "add_module",
     "register_module",
     "insert",

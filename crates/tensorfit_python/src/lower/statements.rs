@@ -311,17 +311,30 @@ impl Lowerer<'_> {
                 }];
                 if let Some(changed) = self.changed_in_place(target) {
                     let why = "it was changed in place (an item or attribute assigned), which is not followed";
-                    stmts.push(Stmt {
-                        kind: StmtKind::Assign {
-                            target: changed,
-                            op: AssignOp::Assign,
-                            value: self.unknown(target, why),
-                        },
-                        range,
-                    });
+                    stmts.push(self.forget(changed, target, why, range));
                 }
                 stmts
             }
+        }
+    }
+
+    /// `target = <unknown>`: a local or field changed in a way that is not
+    /// followed (by `node`, which `why` explains) no longer holds what it
+    /// held, so it is not known at all rather than stale.
+    pub(super) fn forget(
+        &self,
+        target: Expr,
+        node: Node<'_>,
+        why: &str,
+        range: tensorfit_base::TextRange,
+    ) -> Stmt {
+        Stmt {
+            kind: StmtKind::Assign {
+                target,
+                op: AssignOp::Assign,
+                value: self.unknown(node, why),
+            },
+            range,
         }
     }
 
