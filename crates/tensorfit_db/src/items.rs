@@ -51,7 +51,42 @@ pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext
             context.workspace_files.insert(path);
         }
     }
+    add_qualified_items(db, file, &mut context);
     Some(Arc::new(context))
+}
+
+/// The items reached through an imported module (`models.resnet50`), found
+/// as `from torchvision.models import resnet50` would be. The lowering
+/// names such an item by its own name, so one is kept only where that name
+/// is unambiguous: the file neither defines nor imports it, and no other
+/// chain ends in it.
+fn add_qualified_items(db: &dyn Db, file: SourceFile, context: &mut ModuleContext) {
+    let mut by_name: HashMap<String, Vec<String>> = HashMap::new();
+    for dotted in &context.module_attributes {
+        if let Some((_, name)) = dotted.rsplit_once('.') {
+            by_name
+                .entry(name.to_owned())
+                .or_default()
+                .push(dotted.clone());
+        }
+    }
+    for (name, paths) in by_name {
+        let [dotted] = paths.as_slice() else { continue };
+        if context.is_item(&name) || context.import_of(&name).is_some() {
+            continue;
+        }
+        let Some((module, _)) = dotted.rsplit_once('.') else {
+            continue;
+        };
+        let Some(defining) = crate::python_modules::defining_file(db, file, module, &name) else {
+            continue;
+        };
+        let Some(path) = crate::python_modules::path_from(file.path(db), defining.path(db)) else {
+            continue;
+        };
+        context.qualified_items.insert(dotted.clone());
+        context.workspace_files.insert(path);
+    }
 }
 
 /// The context read off the file's own text, without looking at other

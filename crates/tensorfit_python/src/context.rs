@@ -44,7 +44,19 @@ pub struct ModuleContext {
     /// database follows when another file imports them through this one
     /// (`torchvision/models/__init__.py` re-exports every builder so).
     pub star_imports: BTreeSet<String>,
+    /// Attribute chains through an imported module that may name an item
+    /// of another file (`models.resnet50` → `torchvision.models.resnet50`
+    /// after `import torchvision.models as models`), resolved: for the
+    /// database to look up as `from torchvision.models import resnet50`.
+    pub module_attributes: BTreeSet<String>,
+    /// Those the database found defined in a file it reads: the lowering
+    /// names them by their own (last) name, as that file's items.
+    pub qualified_items: BTreeSet<String>,
 }
+
+/// How many attribute chains through imported modules a file's context
+/// keeps: a model file names a few dozen.
+const MAX_MODULE_ATTRIBUTES: usize = 256;
 
 /// How many directories above a file an absolute import (`from
 /// models.resnet import ResNet`) is looked for: the project's root is
@@ -239,7 +251,41 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             context.script_names.insert(name);
         }
     }
+    context.module_attributes = module_attributes(root, text, &context.imported);
     context
+}
+
+/// The attribute chains of the file rooted at an imported name
+/// (`models.resnet50`), resolved through the imports, but for the modules
+/// tensorfit models itself.
+fn module_attributes(
+    root: Node<'_>,
+    text: &str,
+    imported: &BTreeMap<String, String>,
+) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if found.len() >= MAX_MODULE_ATTRIBUTES {
+            break;
+        }
+        if node.kind() == "attribute" {
+            let chain = text_of(node, text);
+            let simple = chain
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+            let root_name = chain.split('.').next().unwrap_or(chain);
+            if simple && imported.contains_key(root_name) {
+                let path = resolve_dotted(chain, imported);
+                if !is_modelled_module(&path) {
+                    found.insert(path);
+                }
+            }
+        }
+        stack.extend(node.named_children(&mut cursor));
+    }
+    found
 }
 
 /// `nn.Module` → `torch.nn.Module` through the imports.

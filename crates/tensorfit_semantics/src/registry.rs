@@ -197,6 +197,7 @@ impl Operation {
                     name: p.name.to_owned(),
                     required: p.required,
                     variadic: false,
+                    keywords: false,
                 })
                 .collect(),
         }

@@ -17,8 +17,12 @@ pub struct SignatureParam {
     pub name: String,
     /// No default and not variadic: every call must give it.
     pub required: bool,
-    /// `..name`: takes every remaining positional argument.
+    /// `..name` (Python's `*args`): takes every remaining positional
+    /// argument.
     pub variadic: bool,
+    /// Python's `**kwargs`: takes every named argument no other parameter
+    /// takes.
+    pub keywords: bool,
 }
 
 impl Signature {
@@ -32,8 +36,9 @@ impl Signature {
                 .filter(|p| !p.is_self)
                 .map(|p| SignatureParam {
                     name: p.name.text.clone(),
-                    required: p.default.is_none() && !p.variadic,
-                    variadic: p.variadic,
+                    required: Parameter::required(p),
+                    variadic: Parameter::variadic(p),
+                    keywords: p.keywords(),
                 })
                 .collect(),
         }
@@ -155,6 +160,11 @@ pub trait Parameter {
     fn variadic(&self) -> bool;
     /// No default and not variadic: every call must give it.
     fn required(&self) -> bool;
+    /// Python's `**kwargs`: takes every named argument no other parameter
+    /// takes.
+    fn keywords(&self) -> bool {
+        false
+    }
 }
 
 impl Parameter for SignatureParam {
@@ -167,6 +177,9 @@ impl Parameter for SignatureParam {
     fn required(&self) -> bool {
         self.required
     }
+    fn keywords(&self) -> bool {
+        self.keywords
+    }
 }
 
 impl Parameter for ast::Param {
@@ -174,10 +187,13 @@ impl Parameter for ast::Param {
         &self.name.text
     }
     fn variadic(&self) -> bool {
-        self.variadic
+        self.variadic || self.collects == Some(ast::Unpack::Positional)
     }
     fn required(&self) -> bool {
-        self.default.is_none() && !self.variadic
+        self.default.is_none() && !self.variadic && self.collects.is_none()
+    }
+    fn keywords(&self) -> bool {
+        self.collects == Some(ast::Unpack::Keywords)
     }
 }
 
@@ -190,6 +206,9 @@ impl<P: Parameter> Parameter for &P {
     }
     fn required(&self) -> bool {
         (**self).required()
+    }
+    fn keywords(&self) -> bool {
+        (**self).keywords()
     }
 }
 
@@ -215,7 +234,10 @@ pub fn argument_names(args: &[ast::Arg]) -> Vec<Option<&str>> {
 pub fn bind<P: Parameter>(params: &[P], receiver_args: usize, names: &[Option<&str>]) -> Binding {
     let mut bound: Vec<Vec<Source>> = vec![Vec::new(); params.len()];
     let mut problems = Vec::new();
-    let positional_params = params.iter().take_while(|p| !p.variadic()).count();
+    let positional_params = params
+        .iter()
+        .take_while(|p| !p.variadic() && !p.keywords())
+        .count();
     let variadic = params.iter().position(|p| p.variadic());
     let mut next_positional = 0usize;
     let positional_slot = |next: &mut usize| -> Option<usize> {
@@ -257,9 +279,12 @@ pub fn bind<P: Parameter>(params: &[P], receiver_args: usize, names: &[Option<&s
                 seen_named = true;
                 match params
                     .iter()
-                    .position(|p| p.name() == *name && !p.variadic())
+                    .position(|p| p.name() == *name && !p.variadic() && !p.keywords())
                 {
-                    None => problems.push(BindProblem::UnknownName { arg }),
+                    None => match params.iter().position(|p| p.keywords()) {
+                        Some(rest) => bound[rest].push(Source::Arg(arg)),
+                        None => problems.push(BindProblem::UnknownName { arg }),
+                    },
                     Some(slot) if !bound[slot].is_empty() => {
                         problems.push(BindProblem::Duplicate { arg })
                     }
@@ -346,16 +371,22 @@ fn plural(count: usize, noun: &str) -> String {
 mod tests {
     use super::*;
 
-    /// `conv(input, weight, stride = 1)` and `zeros(..size)`-like
-    /// signatures, bound to calls written as `[name:]` per argument.
+    /// `conv(input, weight, stride = 1)`, `zeros(..size)` and Python
+    /// `f(x, **kw)`-like signatures, bound to calls written as `[name:]`
+    /// per argument.
     fn bound(signature: &str, receivers: usize, call: &[&str]) -> String {
         let params = signature
             .split(", ")
             .filter(|p| !p.is_empty())
             .map(|p| SignatureParam {
-                name: p.trim_start_matches("..").trim_end_matches('?').to_owned(),
-                required: !p.ends_with('?') && !p.starts_with(".."),
+                name: p
+                    .trim_start_matches("..")
+                    .trim_start_matches("**")
+                    .trim_end_matches('?')
+                    .to_owned(),
+                required: !p.ends_with('?') && !p.starts_with("..") && !p.starts_with("**"),
                 variadic: p.starts_with(".."),
+                keywords: p.starts_with("**"),
             })
             .collect();
         let signature = Signature {
@@ -428,6 +459,20 @@ mod tests {
             ),
             // The variadic parameter takes no name.
             ("..size", 0, &["size:"], "[] [UnknownName { arg: 0 }]"),
+            // `**kw` takes the names no other parameter has, its own too.
+            (
+                "x, **kw",
+                0,
+                &["_", "a:", "x:"],
+                "[a0, a1] [Duplicate { arg: 2 }]",
+            ),
+            ("x, **kw", 0, &["a:", "kw:", "x:"], "[a2, a0+a1] []"),
+            (
+                "x, **kw",
+                0,
+                &["_", "_"],
+                "[a0, ] [TooMany { arg: 1, expected: 1, given: 2 }]",
+            ),
         ];
         for (signature, receivers, call, expected) in cases {
             assert_eq!(

@@ -90,6 +90,10 @@ pub struct Param {
     pub is_self: bool,
     /// `..dims: Int`: takes all remaining positional arguments.
     pub variadic: bool,
+    /// Python's `*args` (the remaining positional arguments, as a tuple)
+    /// and `**kwargs` (the named arguments no other parameter takes, as a
+    /// dict).
+    pub collects: Option<Unpack>,
     pub name: Name,
     pub ty: Option<Type>,
     pub default: Option<Expr>,
@@ -392,8 +396,19 @@ pub enum ExprKind {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Arg {
     pub name: Option<Name>,
+    /// Python's `f(*xs)` and `f(**kw)`: the value's items are the
+    /// arguments.
+    pub unpack: Option<Unpack>,
     pub value: Expr,
     pub range: TextRange,
+}
+
+/// Python's `*` (positional items) and `**` (named items), in a call or a
+/// parameter list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unpack {
+    Positional,
+    Keywords,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

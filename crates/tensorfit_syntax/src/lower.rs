@@ -328,6 +328,7 @@ impl<'t> Lowerer<'t> {
                 "self_parameter" => params.push(Param {
                     is_self: true,
                     variadic: false,
+                    collects: None,
                     name: Name {
                         text: "self".to_owned(),
                         range: self.range(child),
@@ -343,6 +344,7 @@ impl<'t> Lowerer<'t> {
                     params.push(Param {
                         is_self: false,
                         variadic: child.field("variadic").is_some(),
+                        collects: None,
                         name,
                         ty: child.field("type").map(|t| self.ty(t)),
                         default: child.field("default").map(|d| self.expr(d)),
@@ -732,6 +734,7 @@ impl<'t> Lowerer<'t> {
                         .filter(|a| a.kind() == "argument")
                         .map(|a| Arg {
                             name: self.name(a.field("name")),
+                            unpack: None,
                             value: self.expr_field(a, "value"),
                             range: self.range(a),
                         })

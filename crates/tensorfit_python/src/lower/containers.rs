@@ -129,6 +129,7 @@ impl Lowerer<'_> {
             let name = self.string_literal(key)?;
             let value = self.expr(child_by_field(pair, "value")?);
             fields.push(Arg {
+                unpack: None,
                 name: Some(Name {
                     text: name,
                     range: self.range(key),
@@ -289,6 +290,7 @@ fn call_of(name: &str, argument: Expr, range: TextRange) -> Expr {
             }),
             args: vec![Arg {
                 name: None,
+                unpack: None,
                 value: argument,
                 range,
             }],

@@ -260,6 +260,17 @@ impl Lowerer<'_> {
         Expr { kind, range }
     }
 
+    /// The item of another file a module's attribute names
+    /// (`models.resnet50`), by its own name, unless a local hides it.
+    fn qualified_item<'p>(&self, path: &'p str) -> Option<&'p str> {
+        if !self.context.qualified_items.contains(path) {
+            return None;
+        }
+        let (_, name) = path.rsplit_once('.')?;
+        let hidden = self.scope.locals.all.contains(name) || self.scope.params.contains(name);
+        (!hidden).then_some(name)
+    }
+
     /// The dotted path an attribute chain names through an import
     /// (`nn.functional.relu` → `torch.nn.functional.relu`), if its root is
     /// an imported name and not a local.
@@ -289,6 +300,12 @@ impl Lowerer<'_> {
 
     fn attribute(&mut self, node: Node<'_>) -> Expr {
         if let Some(path) = self.import_path(node) {
+            if let Some(item) = self.qualified_item(&path) {
+                return Expr {
+                    kind: ExprKind::Name(item.to_owned()),
+                    range: self.range(node),
+                };
+            }
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
             }
@@ -353,15 +370,18 @@ impl Lowerer<'_> {
         if let Some(value) = self.container(node, path.as_deref()) {
             return value;
         }
-        if argument_nodes
+        // `f(*xs, **kw)` is followed where the analysis knows the items;
+        // the calls the front end reads itself take their arguments as
+        // written.
+        let unpacks = argument_nodes
             .iter()
-            .any(|a| matches!(a.kind(), "list_splat" | "dictionary_splat"))
-        {
-            return self.unknown(
+            .any(|a| matches!(a.kind(), "list_splat" | "dictionary_splat"));
+        let unpacked = |frontend: &mut Self| {
+            frontend.unknown(
                 node,
-                "arguments unpacked with `*` or `**` are not followed yet",
-            );
-        }
+                "arguments unpacked with `*` or `**` are not followed here",
+            )
+        };
         // `x.cuda()`, `x.bool()`: the same shape.
         if function.kind() == "attribute" && path.is_none() {
             let method = child_by_field(function, "attribute").map(|a| self.text(a));
@@ -376,6 +396,11 @@ impl Lowerer<'_> {
             && !self.context.is_item(self.text(function))
         {
             match self.text(function) {
+                name if unpacks
+                    && (is_builtin(name) || matches!(name, "int" | "float" | "len")) =>
+                {
+                    return unpacked(self);
+                }
                 // `int(n)` of an `int` is `n`; of a float it is not known.
                 "int"
                     if argument_nodes.len() == 1
@@ -411,6 +436,9 @@ impl Lowerer<'_> {
                 return self.float_value(node);
             }
             match torch_names::resolve(&path) {
+                Resolved::FirstArgument | Resolved::Lazy(_) | Resolved::Partial if unpacks => {
+                    return unpacked(self);
+                }
                 Resolved::FirstArgument => {
                     return match argument_nodes.first() {
                         Some(first) if first.kind() != "keyword_argument" => self.expr(*first),
@@ -456,6 +484,7 @@ impl Lowerer<'_> {
         self.holes.push(hole);
         let mut args = vec![Arg {
             name: None,
+            unpack: None,
             value: Expr {
                 kind: ExprKind::Hole,
                 range: hole,
@@ -548,14 +577,13 @@ impl Lowerer<'_> {
         Some(())
     }
 
-    /// A call's arguments (`*` and `**` ones are not lowered).
+    /// A call's arguments, `*xs` and `**kw` ones included.
     pub(super) fn arguments(&mut self, call: Node<'_>) -> Vec<Arg> {
         child_by_field(call, "arguments")
             .filter(|a| a.kind() == "argument_list")
             .map(named_children)
             .unwrap_or_default()
             .into_iter()
-            .filter(|a| !matches!(a.kind(), "list_splat" | "dictionary_splat"))
             .map(|argument| self.argument(argument))
             .collect()
     }
@@ -578,10 +606,32 @@ impl Lowerer<'_> {
                     Some(value) => self.argument_value(value),
                     None => self.unknown(node, "the argument is incomplete"),
                 };
-                Arg { name, value, range }
+                Arg {
+                    name,
+                    unpack: None,
+                    value,
+                    range,
+                }
+            }
+            "list_splat" | "dictionary_splat" => {
+                let unpack = match node.kind() {
+                    "list_splat" => Unpack::Positional,
+                    _ => Unpack::Keywords,
+                };
+                let value = match named_children(node).first() {
+                    Some(value) => self.expr(*value),
+                    None => self.unknown(node, "the argument is incomplete"),
+                };
+                Arg {
+                    name: None,
+                    unpack: Some(unpack),
+                    value,
+                    range,
+                }
             }
             _ => Arg {
                 name: None,
+                unpack: None,
                 value: self.argument_value(node),
                 range,
             },

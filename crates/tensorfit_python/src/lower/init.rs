@@ -103,6 +103,7 @@ impl Lowerer<'_> {
             params.push(Param {
                 is_self: false,
                 variadic: false,
+                collects: None,
                 name: name.clone(),
                 ty: self.annotation(annotation),
                 default,
@@ -349,7 +350,7 @@ impl Lowerer<'_> {
             .into_iter()
             .find(|(n, _)| *n == name)?;
         let body = child_by_field(helper, "body")?;
-        if !returns_only_at_end(body) {
+        if !returns_only_at_end(body) || unpacks_arguments(call, helper) {
             return None;
         }
         let range = self.range(call);
@@ -470,6 +471,23 @@ fn declare(name: String, at: TextRange) -> Stmt {
         },
         range: at,
     }
+}
+
+/// Whether a call or the helper it calls unpacks arguments (`*xs`,
+/// `**kw`): the inlining binds arguments as written, so it leaves those to
+/// the analysis's binder.
+fn unpacks_arguments(call: Node<'_>, helper: Node<'_>) -> bool {
+    let kinds = |node: Option<Node<'_>>| {
+        node.map(named_children)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|n| n.kind())
+            .collect::<Vec<_>>()
+    };
+    kinds(child_by_field(call, "arguments"))
+        .into_iter()
+        .chain(kinds(child_by_field(helper, "parameters")))
+        .any(|kind| kind.contains("splat"))
 }
 
 /// The helper's parameters (`self` first) given the call's arguments:

@@ -275,14 +275,49 @@ impl<'t> Lowerer<'t> {
 
     /// The parameters of a `def`, `self` first for a method, each with
     /// whether it is bare (neither annotated nor defaulted: its type is the
-    /// caller's to decide). `*args` and `**kwargs` are left out: what they
-    /// pass on is not followed.
+    /// caller's to decide). `*args` collects the remaining positional
+    /// arguments and `**kwargs` the named ones no other parameter takes
+    /// (PYTHON.md §2: what they pass on is followed); the bare `*` and `/`
+    /// markers are left out.
     fn parameters(&mut self, node: Node<'_>, has_self: bool) -> Vec<(Param, bool)> {
         let Some(list) = child_by_field(node, "parameters") else {
             return Vec::new();
         };
         let mut params = Vec::new();
         for parameter in named_children(list) {
+            // `*args: Any` is a typed parameter around the pattern; the
+            // annotation types the items, not the collection.
+            let pattern = match parameter.kind() {
+                "typed_parameter" => named_children(parameter)
+                    .into_iter()
+                    .next()
+                    .unwrap_or(parameter),
+                _ => parameter,
+            };
+            let collects = match pattern.kind() {
+                "list_splat_pattern" => Some(Unpack::Positional),
+                "dictionary_splat_pattern" => Some(Unpack::Keywords),
+                _ => None,
+            };
+            if let Some(collects) = collects {
+                let Some(name_node) = named_children(pattern)
+                    .into_iter()
+                    .find(|c| c.kind() == "identifier")
+                else {
+                    continue;
+                };
+                let param = Param {
+                    is_self: false,
+                    variadic: false,
+                    collects: Some(collects),
+                    name: self.name(name_node),
+                    ty: None,
+                    default: None,
+                    range: self.range(parameter),
+                };
+                params.push((param, false));
+                continue;
+            }
             let (name_node, ty, default) = match parameter.kind() {
                 "identifier" => (Some(parameter), None, None),
                 "typed_parameter" => (
@@ -302,7 +337,7 @@ impl<'t> Lowerer<'t> {
                     child_by_field(parameter, "type"),
                     child_by_field(parameter, "value"),
                 ),
-                // `*args`, `**kwargs`, `*`, `/`.
+                // `*`, `/`.
                 _ => continue,
             };
             let Some(name_node) = name_node else { continue };
@@ -320,6 +355,7 @@ impl<'t> Lowerer<'t> {
             let param = Param {
                 is_self,
                 variadic: false,
+                collects: None,
                 name: self.name(name_node),
                 ty,
                 default,

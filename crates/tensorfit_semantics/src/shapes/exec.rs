@@ -35,6 +35,7 @@ mod specialise;
 mod spelling;
 mod statements;
 mod subscripts;
+mod unpacking;
 
 /// A tensor whose shape is shown: a binding (hover, JSON `bindings`) or
 /// an expression (hover).

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::Term;
-use tensorfit_syntax::ast::{self, ExprKind, FieldName};
+use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
 
 use super::{Deferred, Frame, LayerSite};
 use crate::registry::PARTIAL;
@@ -36,6 +36,12 @@ impl<'f, 'a> Frame<'f, 'a> {
         args: &[ast::Arg],
         text: &str,
     ) -> Value {
+        if args.iter().any(|a| a.unpack.is_some()) {
+            return match self.unpacked_args(args) {
+                Some(written) => self.call_inner(call, callee, &written, text),
+                None => Value::Unknown,
+            };
+        }
         match &callee.kind {
             ExprKind::Name(name) => {
                 if let Some(slot) = self.lookup(name) {
@@ -368,6 +374,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
         let names: Vec<Option<&str>> = given.iter().map(|a| a.name.as_deref()).collect();
         let binding = bind(&params, skip, &names);
+        let given_args = given;
         let values: Vec<(Value, String)> = given
             .iter()
             .map(|arg| (arg.value.clone(), arg.text.clone()))
@@ -381,7 +388,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                     Source::Arg(i) => Some(values[*i].clone()),
                     Source::Receiver(_) => None,
                 });
-                let (value, text) = if param.variadic {
+                let (value, text) = if let Some(collects) = param.collects {
+                    let value = match collects {
+                        Unpack::Positional => Value::Tuple(given.map(|(value, _)| value).collect()),
+                        Unpack::Keywords => keywords(sources, given_args),
+                    };
+                    (value, String::new())
+                } else if param.variadic {
                     let items: Vec<Value> = given.map(|(value, _)| value).collect();
                     // `zeros(2, 3)` and `zeros([2, 3])` mean the same.
                     match items.as_slice() {
@@ -552,6 +565,26 @@ impl<'f, 'a> Frame<'f, 'a> {
 
 /// `functools.partial(callee, ...)`: a partial of a callable value, with
 /// the arguments after it; of a partial, its arguments and these.
+/// Python's `**kwargs`: the named arguments no other parameter took, as a
+/// dict.
+fn keywords(sources: &[Source], given: &[GivenArg]) -> Value {
+    let fields = sources
+        .iter()
+        .filter_map(|source| match source {
+            Source::Arg(i) => {
+                let arg = &given[*i];
+                Some((arg.name.clone()?, arg.value.clone()))
+            }
+            Source::Receiver(_) => None,
+        })
+        .collect();
+    Value::Instance(Arc::new(crate::shapes::value::Instance {
+        struct_name: "dict".to_owned(),
+        params: Vec::new(),
+        fields,
+    }))
+}
+
 fn partial(mut given: Vec<GivenArg>) -> Value {
     if given.first().is_none_or(|first| first.name.is_some()) {
         return Value::Unknown;
