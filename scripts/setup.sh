@@ -30,6 +30,13 @@ if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   apt-get update -qq && apt-get install -y -qq python3-torch
 fi
 
+# Real code nobody here wrote: torchvision's models, read where Debian
+# installs them (tests/real/).
+if ! /usr/bin/python3 -c 'import torchvision' 2>/dev/null; then
+  echo "setup: installing python3-torchvision"
+  apt-get update -qq && apt-get install -y -qq python3-torchvision
+fi
+
 # The VS Code extension's tests and the SARIF validation run on Node.
 if ! command -v npm >/dev/null; then
   echo "setup: installing nodejs and npm"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, the Rust tests (unit, grammar, corpus
 # expectations, Python programs proved with PyTorch, robustness, CLI, headless
-# Neovim) with the tree-sitter and PyTorch checks required; then the VS Code extension's tests and package, and the SARIF
-# schema validation of the CLI's output (Node).
+# Neovim) with the tree-sitter and PyTorch checks required; torchvision's
+# models checked against PyTorch; then the VS Code extension's tests and
+# package, and the SARIF schema validation of the CLI's output (Node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --tests
@@ -10,6 +11,10 @@ export PATH="$HOME/.cargo/bin:$PATH"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -q -- -D warnings
 TENSORFIT_REQUIRE_TREE_SITTER=1 TENSORFIT_REQUIRE_TORCH=1 cargo test --workspace --locked
+
+# torchvision's classification models against PyTorch (tests/real/), with
+# the binary the tests just built.
+/usr/bin/python3 tests/real/torchvision_suite.py --tensorfit target/debug/tensorfit
 
 # Node parts: offline once `npm ci` has fetched the locked packages.
 npm_ci() { npm ci --no-audit --no-fund --loglevel=error; }

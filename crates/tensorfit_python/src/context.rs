@@ -244,8 +244,12 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             context.classes.insert(name.clone());
         }
     }
+    let containers = container_constants(&top, text);
     for (name, (count, constant)) in assigned {
-        if count == 1 && constant && !context.is_item(&name) {
+        // A list or dict is a constant only while nothing can change it in
+        // place: every use of its name reads an item (`cfgs["A"]`).
+        let unchanged = || !containers.contains(&name) || only_items_read(root, &name, text);
+        if count == 1 && constant && !context.is_item(&name) && unchanged() {
             context.constants.insert(name);
         } else {
             context.script_names.insert(name);
@@ -402,14 +406,81 @@ fn count_assignment(node: Node<'_>, text: &str, assigned: &mut BTreeMap<String, 
     }
 }
 
+/// The top-level names assigned a list or dict literal.
+fn container_constants(top: &[Node<'_>], text: &str) -> BTreeSet<String> {
+    top.iter()
+        .filter(|n| n.kind() == "expression_statement")
+        .flat_map(|n| named_children(*n))
+        .filter(|a| a.kind() == "assignment")
+        .filter(|a| {
+            child_by_field(*a, "right").is_some_and(|r| matches!(r.kind(), "list" | "dictionary"))
+        })
+        .filter_map(|a| child_by_field(a, "left"))
+        .filter(|l| l.kind() == "identifier")
+        .map(|l| text_of(l, text).to_owned())
+        .collect()
+}
+
+/// Whether every use of `name` in the file, but its assignments, reads an
+/// item of it (`name[key]` not assigned to).
+fn only_items_read(root: Node<'_>, name: &str, text: &str) -> bool {
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "identifier" && text_of(node, text) == name {
+            let Some(parent) = node.parent() else {
+                continue;
+            };
+            let is_child =
+                |field: &str| child_by_field(parent, field).is_some_and(|c| c.id() == node.id());
+            let read_item = parent.kind() == "subscript"
+                && is_child("value")
+                && parent.parent().is_none_or(|p| {
+                    !(matches!(p.kind(), "assignment" | "augmented_assignment")
+                        && child_by_field(p, "left").is_some_and(|l| l.id() == parent.id()))
+                });
+            let assigned = parent.kind() == "assignment" && is_child("left");
+            if !read_item && !assigned {
+                return false;
+            }
+        }
+        stack.extend(node.named_children(&mut cursor));
+    }
+    true
+}
+
 /// Literals and arithmetic of literals: what a module-level constant such
-/// as `N_EMBD = 768` or `HIDDEN = 4 * 768` holds. Walked with an explicit
-/// stack: `N = 1 + 1 + ... + 1` nests as deep as the line is long.
+/// as `N_EMBD = 768` or `HIDDEN = 4 * 768` holds, and lists, tuples and
+/// string-keyed dicts of them (VGG's `cfgs = {"A": [64, "M", 128]}`).
+/// Walked with an explicit stack: `N = 1 + 1 + ... + 1` nests as deep as
+/// the line is long.
 fn is_constant(node: Node<'_>) -> bool {
     let mut stack = vec![node];
     while let Some(node) = stack.pop() {
         match node.kind() {
-            "integer" | "float" | "true" | "false" => {}
+            "integer" | "float" | "true" | "false" | "none" => {}
+            "string" => {
+                if named_children(node)
+                    .iter()
+                    .any(|c| c.kind() == "interpolation")
+                {
+                    return false;
+                }
+            }
+            "list" | "tuple" => stack.extend(named_children(node)),
+            "dictionary" => {
+                for pair in named_children(node) {
+                    let key = child_by_field(pair, "key");
+                    let value = child_by_field(pair, "value");
+                    match (pair.kind(), key, value) {
+                        ("pair", Some(key), Some(value)) if key.kind() == "string" => {
+                            stack.push(key);
+                            stack.push(value);
+                        }
+                        _ => return false,
+                    }
+                }
+            }
             // Their operators are unnamed tokens: the named children are
             // the operands.
             "unary_operator" | "binary_operator" | "parenthesized_expression" => {

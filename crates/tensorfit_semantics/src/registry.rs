@@ -31,6 +31,11 @@ use crate::signature::{Parameter, Signature, SignatureParam};
 /// an identifier of either language, so no program defines it.
 pub const PARTIAL: &str = "functools.partial";
 
+/// The name under which the Python front end passes `x[key] = value` of a
+/// local: `x = operator.setitem(x, key, value)`, the container with that
+/// item set (a dict's key, a list's or `nn.Sequential`'s position).
+pub const SET_ITEM: &str = "operator.setitem";
+
 /// The group an operation belongs to (and the interpreter module it runs
 /// in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -435,6 +435,15 @@ impl Lowerer<'_> {
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
             }
+            // `typing.cast(int, v)` is `v` (VGG's `v = cast(int, v)`).
+            if path == "typing.cast" {
+                return match argument_nodes.as_slice() {
+                    [_, value] if !unpacks && value.kind() != "keyword_argument" => {
+                        self.expr(*value)
+                    }
+                    _ => self.unknown(node, "the call is incomplete"),
+                };
+            }
             match torch_names::resolve(&path) {
                 Resolved::FirstArgument | Resolved::Lazy(_) | Resolved::Partial if unpacks => {
                     return unpacked(self);

@@ -2,6 +2,7 @@
 //! with `raise` guards, loops, `assert` and `torch._assert`, `with`
 //! bodies. A Python statement becomes zero, one or several statements.
 
+use tensorfit_semantics::registry;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
@@ -305,6 +306,9 @@ impl Lowerer<'_> {
             // (state a method keeps) leaves `self` as it is. The value is
             // still checked.
             _ => {
+                if let Some(set) = self.set_item(target, &value, range) {
+                    return vec![set];
+                }
                 let mut stmts = vec![Stmt {
                     kind: StmtKind::Expr(value),
                     range,
@@ -336,6 +340,65 @@ impl Lowerer<'_> {
             },
             range,
         }
+    }
+
+    /// `x[key] = value` of a local `x` (not `self`, not a field):
+    /// `x = operator.setitem(x, key, value)`, which the analysis follows
+    /// for a dict's key and a list's or `nn.Sequential`'s position
+    /// (`kwargs["init_weights"] = False` in torchvision's builders).
+    fn set_item(
+        &mut self,
+        target: Node<'_>,
+        value: &Expr,
+        range: tensorfit_base::TextRange,
+    ) -> Option<Stmt> {
+        if target.kind() != "subscript" {
+            return None;
+        }
+        let object = child_by_field(target, "value")?;
+        let is_self = self.scope.self_name.as_deref() == Some(self.text(object));
+        if object.kind() != "identifier" || is_self || !self.is_bound(object) {
+            return None;
+        }
+        let mut cursor = target.walk();
+        let keys: Vec<Node<'_>> = target
+            .children_by_field_name("subscript", &mut cursor)
+            .collect();
+        let [key] = keys.as_slice() else {
+            return None;
+        };
+        if key.kind() == "slice" {
+            return None;
+        }
+        let name = Expr {
+            kind: ExprKind::Name(self.text(object).to_owned()),
+            range: self.range(object),
+        };
+        let key = self.expr(*key);
+        let arg = |value: Expr| Arg {
+            name: None,
+            unpack: None,
+            range: value.range,
+            value,
+        };
+        let call = Expr {
+            kind: ExprKind::Call {
+                callee: Box::new(Expr {
+                    kind: ExprKind::Name(registry::SET_ITEM.to_owned()),
+                    range: self.range(target),
+                }),
+                args: vec![arg(name.clone()), arg(key), arg(value.clone())],
+            },
+            range,
+        };
+        Some(Stmt {
+            kind: StmtKind::Assign {
+                target: name,
+                op: AssignOp::Assign,
+                value: call,
+            },
+            range,
+        })
     }
 
     /// The local or `__init__` field that an assignment to `target` (an

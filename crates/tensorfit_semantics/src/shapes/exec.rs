@@ -75,7 +75,7 @@ pub struct Deferred {
 }
 
 #[derive(Clone)]
-struct Slot {
+pub(super) struct Slot {
     value: Value,
     declared: Option<ast::Type>,
     /// Where the name is bound, for "where each side came from".
@@ -503,11 +503,11 @@ impl<'f, 'a> Frame<'f, 'a> {
         self.lookup(name).map(|slot| &slot.value)
     }
 
-    fn lookup(&self, name: &str) -> Option<&Slot> {
+    pub(super) fn lookup(&self, name: &str) -> Option<&Slot> {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
 
-    fn assign(&mut self, name: &str, value: Value) -> Option<ast::Type> {
+    pub(super) fn assign(&mut self, name: &str, value: Value) -> Option<ast::Type> {
         for scope in self.scopes.iter_mut().rev() {
             if let Some(slot) = scope.get_mut(name) {
                 slot.value = value;

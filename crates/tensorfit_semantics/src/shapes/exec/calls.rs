@@ -11,7 +11,7 @@ use tensorfit_solver::Term;
 use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
 
 use super::{Deferred, Frame, LayerSite};
-use crate::registry::PARTIAL;
+use crate::registry::{PARTIAL, SET_ITEM};
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
@@ -26,7 +26,48 @@ impl<'f, 'a> Frame<'f, 'a> {
         args: &[ast::Arg],
     ) -> Value {
         let text = self.describe(call);
-        self.call_inner(call, callee, args, &text)
+        let value = self.call_inner(call, callee, args, &text);
+        self.forget_changeable_arguments(callee, args);
+        value
+    }
+
+    /// A Python function, method or class may change a list or dict it is
+    /// given (torchvision's `_ovewrite_named_param(kwargs, "groups", 32)`
+    /// sets a key of the caller's `kwargs`), which the summaries do not
+    /// follow: a local passed so to anything but an operation or a layer is
+    /// unknown afterwards, never stale.
+    fn forget_changeable_arguments(&mut self, callee: &ast::Expr, args: &[ast::Arg]) {
+        if !self.analysis.language.is_python() {
+            return;
+        }
+        let keeps_arguments = match &callee.kind {
+            ExprKind::Name(name) => match self.lookup(name) {
+                Some(slot) => matches!(slot.value, Value::Layer(_)),
+                None => {
+                    let program = &self.analysis.program;
+                    program.function(name).is_none()
+                        && program.struct_def(name).is_none()
+                        && program.prelude_op(name).is_some()
+                }
+            },
+            _ => false,
+        };
+        if keeps_arguments {
+            return;
+        }
+        for arg in args.iter().filter(|a| a.unpack.is_none()) {
+            let ExprKind::Name(name) = &arg.value.kind else {
+                continue;
+            };
+            let changeable = match self.lookup(name).map(|slot| &slot.value) {
+                Some(Value::List(_)) => true,
+                Some(Value::Instance(d)) => d.struct_name == "dict",
+                _ => false,
+            };
+            if changeable {
+                self.assign(name, Value::Unknown);
+            }
+        }
     }
 
     pub(super) fn call_inner(
@@ -140,6 +181,15 @@ impl<'f, 'a> Frame<'f, 'a> {
         if name == PARTIAL {
             let given = self.evaluate_args(args);
             return partial(given);
+        }
+        if name == SET_ITEM {
+            let given = self.evaluate_args(args);
+            return match given.as_slice() {
+                [container, key, item] => {
+                    with_item_set(&container.value, &key.value, item.value.clone())
+                }
+                _ => Value::Unknown,
+            };
         }
         // The prelude's `einsum` (not a function of the program's own).
         if name == "einsum" && self.analysis.program.names_prelude_op(name) {
@@ -565,6 +615,54 @@ impl<'f, 'a> Frame<'f, 'a> {
 
 /// `functools.partial(callee, ...)`: a partial of a callable value, with
 /// the arguments after it; of a partial, its arguments and these.
+/// `container` with its item `key` set to `item` (Python's `x[key] =
+/// item`): a dict's key, a list's or an `nn.Sequential`'s position.
+/// Anything else is unknown: what the container holds is not followed.
+fn with_item_set(container: &Value, key: &Value, item: Value) -> Value {
+    let position = |len: usize| {
+        let k = key.as_int()?.as_const()?;
+        let at = if k < 0 { len as i64 + k } else { k };
+        usize::try_from(at).ok().filter(|at| *at < len)
+    };
+    match (container, key) {
+        (Value::Instance(dict), Value::Str(name)) if dict.struct_name == "dict" => {
+            let mut fields: Vec<(String, Value)> = dict
+                .fields
+                .iter()
+                .filter(|(n, _)| n != name)
+                .cloned()
+                .collect();
+            fields.push((name.clone(), item));
+            Value::Instance(Arc::new(crate::shapes::value::Instance {
+                struct_name: "dict".to_owned(),
+                params: Vec::new(),
+                fields,
+            }))
+        }
+        (Value::List(items), _) => match position(items.len()) {
+            Some(at) => {
+                let mut items = items.clone();
+                items[at] = item;
+                Value::List(items)
+            }
+            None => Value::Unknown,
+        },
+        (Value::Layer(layer), _) if layer.kind == "Sequential" => {
+            let Some(Value::List(layers) | Value::Tuple(layers)) = layer.arg("layers") else {
+                return Value::Unknown;
+            };
+            match with_item_set(&Value::List(layers.clone()), key, item) {
+                list @ Value::List(_) => Value::Layer(Arc::new(Layer {
+                    kind: layer.kind.clone(),
+                    args: vec![("layers".to_owned(), list)],
+                })),
+                _ => Value::Unknown,
+            }
+        }
+        _ => Value::Unknown,
+    }
+}
+
 /// Python's `**kwargs`: the named arguments no other parameter took, as a
 /// dict.
 fn keywords(sources: &[Source], given: &[GivenArg]) -> Value {

@@ -378,6 +378,17 @@ fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
             CompareOp::Ge => Formula::ge(x, y),
             CompareOp::Is | CompareOp::IsNot => return None,
         }),
+        // Strings are equal to equal strings only: `v == "M"` over VGG's
+        // `[64, "M", 128]` is false for the numbers.
+        (Value::Str(_), _) | (_, Value::Str(_)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
+            let same = match (a, b) {
+                (Value::Str(x), Value::Str(y)) => x == y,
+                (Value::Int(_) | Value::Float | Value::Bool(_) | Value::None, _)
+                | (_, Value::Int(_) | Value::Float | Value::Bool(_) | Value::None) => false,
+                _ => return None,
+            };
+            Some(Formula::truth(same == (op == CompareOp::Eq)))
+        }
         (Value::Bool(x), Value::Bool(y)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
             let same = Formula::iff(x, y);
             Some(if op == CompareOp::Eq {

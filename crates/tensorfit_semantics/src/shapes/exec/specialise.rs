@@ -69,6 +69,12 @@ fn less_known(assumed: &Value, actual: &Value) -> bool {
                     .zip(&b.args)
                     .any(|((_, x), (_, y))| less_known(x, y))
         }
+        // A flag the call fixes (`batch_norm=False`) may decide what the
+        // function builds (a list one layer longer), which no symbolic
+        // boolean stands for: the call gets its own summary.
+        (Value::Bool(a), Value::Bool(b)) if a.as_const().is_none() && b.as_const().is_some() => {
+            true
+        }
         // Numbers, booleans and shapes are symbolic in the summary: a call
         // substitutes them.
         (Value::Int(_), Value::Int(_))

@@ -13,7 +13,7 @@ use super::{describe_type, truth, BranchOrigin, Frame, Merge, Slot};
 use crate::shapes::conditions::ConditionRecord;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
 use crate::shapes::limits::{self, LimitKind};
-use crate::shapes::value::{Shape, Value};
+use crate::shapes::value::{Instance, Shape, Value};
 
 /// How many iterations of a loop with known bounds run one by one; a
 /// longer one is summarised by the loop rule.
@@ -502,6 +502,42 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             (Value::Float, Value::Float) => Value::Float,
             _ if a == b => a.clone(),
+            (Value::List(x), Value::List(y)) if x.len() == y.len() => Value::List(
+                x.iter()
+                    .zip(y)
+                    .map(|(p, q)| self.merge_values(c, p, q))
+                    .collect(),
+            ),
+            // A dict with a key set on one path only (`kwargs["init_weights"]
+            // = False` under `if weights is not None`): the key's value is
+            // unknown, which covers its absence too (a parameter left to
+            // its default takes a value the unknown one includes).
+            (Value::Instance(x), Value::Instance(y))
+                if x.struct_name == "dict" && y.struct_name == "dict" =>
+            {
+                let mut names: Vec<&String> = x.fields.iter().map(|(n, _)| n).collect();
+                for (n, _) in &y.fields {
+                    if !names.contains(&n) {
+                        names.push(n);
+                    }
+                }
+                let member = |d: &Instance, n: &str| d.member(n).cloned();
+                let fields = names
+                    .into_iter()
+                    .map(|n| {
+                        let value = match (member(x, n), member(y, n)) {
+                            (Some(p), Some(q)) => self.merge_values(c, &p, &q),
+                            _ => Value::Unknown,
+                        };
+                        (n.clone(), value)
+                    })
+                    .collect();
+                Value::Instance(std::sync::Arc::new(Instance {
+                    struct_name: "dict".to_owned(),
+                    params: Vec::new(),
+                    fields,
+                }))
+            }
             _ => Value::Unknown,
         }
     }

@@ -8,13 +8,15 @@
 //! an index (advanced indexing) gives an unknown result: its shape depends
 //! on values.
 
+use std::sync::Arc;
+
 use tensorfit_base::{slice_positions, TextRange};
 use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self, ExprKind};
 
 use super::Frame;
 use crate::shapes::fact::{Explain, FactKind};
-use crate::shapes::value::{Shape, Value};
+use crate::shapes::value::{Layer, Shape, Value};
 
 /// One index between the brackets, evaluated.
 enum Index {
@@ -71,24 +73,53 @@ impl<'f, 'a> Frame<'f, 'a> {
                     .map_or(Value::Unknown, |kept| Value::Shape(Shape::known(kept))),
                 _ => Value::Unknown,
             },
-            Value::List(items) | Value::Tuple(items) => match indices.as_slice() {
-                [Index::At(i)] => match i.as_const() {
-                    Some(k) => {
-                        let at = if k < 0 { items.len() as i64 + k } else { k };
-                        usize::try_from(at)
-                            .ok()
-                            .and_then(|at| items.get(at))
-                            .cloned()
-                            .unwrap_or(Value::Unknown)
+            Value::List(_) | Value::Tuple(_) => self.subscript_items(value, &indices),
+            // `features[0]`, `features[:4]` of an `nn.Sequential`: its
+            // layers indexed as a list, a slice being a `Sequential` again.
+            Value::Layer(layer) if layer.kind == "Sequential" => {
+                let layers = match layer.arg("layers") {
+                    Some(list @ (Value::List(_) | Value::Tuple(_))) => list.clone(),
+                    _ => return Value::Unknown,
+                };
+                let picked = match indices.as_slice() {
+                    [Index::At(_)] | [Index::Slice { .. }] => {
+                        self.subscript_items(&layers, &indices)
                     }
-                    None => Value::Unknown,
-                },
-                [slice @ Index::Slice { .. }] => match (value, sliced_items(items, slice)) {
-                    (Value::List(_), Some(kept)) => Value::List(kept),
-                    (_, Some(kept)) => Value::Tuple(kept),
-                    (_, None) => Value::Unknown,
-                },
-                _ => Value::Unknown,
+                    _ => return Value::Unknown,
+                };
+                match picked {
+                    Value::List(kept) | Value::Tuple(kept) => Value::Layer(Arc::new(Layer {
+                        kind: layer.kind.clone(),
+                        args: vec![("layers".to_owned(), Value::List(kept))],
+                    })),
+                    item => item,
+                }
+            }
+            _ => Value::Unknown,
+        }
+    }
+
+    /// An item or a slice of a list or tuple.
+    fn subscript_items(&self, value: &Value, indices: &[Index]) -> Value {
+        let (Value::List(items) | Value::Tuple(items)) = value else {
+            return Value::Unknown;
+        };
+        match indices {
+            [Index::At(i)] => match i.as_const() {
+                Some(k) => {
+                    let at = if k < 0 { items.len() as i64 + k } else { k };
+                    usize::try_from(at)
+                        .ok()
+                        .and_then(|at| items.get(at))
+                        .cloned()
+                        .unwrap_or(Value::Unknown)
+                }
+                None => Value::Unknown,
+            },
+            [slice @ Index::Slice { .. }] => match (value, sliced_items(items, slice)) {
+                (Value::List(_), Some(kept)) => Value::List(kept),
+                (_, Some(kept)) => Value::Tuple(kept),
+                (_, None) => Value::Unknown,
             },
             _ => Value::Unknown,
         }
