@@ -35,11 +35,11 @@ def forward_all(*args, **kwargs):
 
 default = classifier()(torch.randn(2, 32))  #~ shape default: Tensor[2, 1000]
 ten = classifier(num_classes=10)(torch.randn(2, 32))  #~ shape ten: Tensor[2, 10]
-bad = classifier(num_classes=10)(torch.randn(2, 64))  #~ error: shape-mismatch
+bad = classifier(num_classes=10)(torch.randn(2, 64))  #~ error: wrong number of input features
 
 ok = forward_all(torch.randn(2, 3), torch.randn(3))  #~ shape ok: Tensor[2, 3]
 named = forward_all(torch.randn(2, 3), y=torch.randn(4, 1, 1))  #~ shape named: Tensor[4, 2, 3]
-clash = forward_all(torch.randn(2, 3), y=torch.randn(4))  #~ error: shape-mismatch
+clash = forward_all(torch.randn(2, 3), y=torch.randn(4))  #~ error: cannot broadcast
 
 size = (3, 8)
 z = torch.zeros(*size)  #~ shape z: Tensor[3, 8]
