@@ -11,7 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::{Node, Tree};
 
-use crate::lower::syntax::{child_by_field, definition_of, named_children, text_of};
+use crate::lower::syntax::{
+    child_by_field, definition_of, descendants, is_field, named_children, text_of, uses_of,
+};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ModuleContext {
@@ -268,26 +270,21 @@ fn module_attributes(
     imported: &BTreeMap<String, String>,
 ) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
-    let mut cursor = root.walk();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
+    for node in descendants(root).filter(|n| n.kind() == "attribute") {
         if found.len() >= MAX_MODULE_ATTRIBUTES {
             break;
         }
-        if node.kind() == "attribute" {
-            let chain = text_of(node, text);
-            let simple = chain
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
-            let root_name = chain.split('.').next().unwrap_or(chain);
-            if simple && imported.contains_key(root_name) {
-                let path = resolve_dotted(chain, imported);
-                if !is_modelled_module(&path) {
-                    found.insert(path);
-                }
+        let chain = text_of(node, text);
+        let simple = chain
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        let root_name = chain.split('.').next().unwrap_or(chain);
+        if simple && imported.contains_key(root_name) {
+            let path = resolve_dotted(chain, imported);
+            if !is_modelled_module(&path) {
+                found.insert(path);
             }
         }
-        stack.extend(node.named_children(&mut cursor));
     }
     found
 }
@@ -424,29 +421,15 @@ fn container_constants(top: &[Node<'_>], text: &str) -> BTreeSet<String> {
 /// Whether every use of `name` in the file, but its assignments, reads an
 /// item of it (`name[key]` not assigned to).
 fn only_items_read(root: Node<'_>, name: &str, text: &str) -> bool {
-    let mut cursor = root.walk();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "identifier" && text_of(node, text) == name {
-            let Some(parent) = node.parent() else {
-                continue;
-            };
-            let is_child =
-                |field: &str| child_by_field(parent, field).is_some_and(|c| c.id() == node.id());
-            let read_item = parent.kind() == "subscript"
-                && is_child("value")
-                && parent.parent().is_none_or(|p| {
-                    !(matches!(p.kind(), "assignment" | "augmented_assignment")
-                        && child_by_field(p, "left").is_some_and(|l| l.id() == parent.id()))
-                });
-            let assigned = parent.kind() == "assignment" && is_child("left");
-            if !read_item && !assigned {
-                return false;
-            }
-        }
-        stack.extend(node.named_children(&mut cursor));
-    }
-    true
+    uses_of(root, name, text).all(|(node, parent)| {
+        let assigned = |p: Node<'_>, target: Node<'_>| {
+            matches!(p.kind(), "assignment" | "augmented_assignment") && is_field(p, "left", target)
+        };
+        let read_item = parent.kind() == "subscript"
+            && is_field(parent, "value", node)
+            && parent.parent().is_none_or(|p| !assigned(p, parent));
+        read_item || (parent.kind() == "assignment" && is_field(parent, "left", node))
+    })
 }
 
 /// Literals and arithmetic of literals: what a module-level constant such

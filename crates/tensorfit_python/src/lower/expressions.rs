@@ -211,7 +211,12 @@ impl Lowerer<'_> {
 
     /// Whether an identifier names a parameter or local of the scope.
     pub(super) fn is_bound(&self, node: Node<'_>) -> bool {
-        let name = self.text(node);
+        self.is_local_name(self.text(node))
+    }
+
+    /// Whether `name` is a local, a parameter or `self` where the lowering
+    /// is.
+    fn is_local_name(&self, name: &str) -> bool {
         self.scope.locals.all.contains(name)
             || self.scope.params.contains(name)
             || self.scope.self_name.as_deref() == Some(name)
@@ -267,8 +272,7 @@ impl Lowerer<'_> {
             return None;
         }
         let (_, name) = path.rsplit_once('.')?;
-        let hidden = self.scope.locals.all.contains(name) || self.scope.params.contains(name);
-        (!hidden).then_some(name)
+        (!self.is_local_name(name)).then_some(name)
     }
 
     /// The dotted path an attribute chain names through an import
@@ -396,9 +400,7 @@ impl Lowerer<'_> {
             && !self.context.is_item(self.text(function))
         {
             match self.text(function) {
-                name if unpacks
-                    && (is_builtin(name) || matches!(name, "int" | "float" | "len")) =>
-                {
+                name if unpacks && is_builtin(name) => {
                     return unpacked(self);
                 }
                 // `int(n)` of an `int` is `n`; of a float it is not known.

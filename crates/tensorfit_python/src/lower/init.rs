@@ -14,7 +14,8 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::syntax::{
-    child_by_field, decorated, decorators, definition_of, named_children, text_of,
+    child_by_field, decorated, decorators, definition_of, is_field, named_children, text_of,
+    uses_of,
 };
 use super::{methods_of, Lowerer, Scope, ScopeKind};
 
@@ -572,29 +573,18 @@ fn is_field_factory(node: Node<'_>, text: &str) -> bool {
 /// Whether every use of `name` in `body` is as a number: not the object of
 /// an attribute, a callee, a subscripted value, an iterable or unpacked.
 fn only_used_as_number(body: Node<'_>, name: &str, text: &str) -> bool {
-    let mut stack = vec![body];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "identifier" && text_of(node, text) == name {
-            let Some(parent) = node.parent() else {
-                continue;
-            };
-            let is =
-                |field: &str| child_by_field(parent, field).is_some_and(|c| c.id() == node.id());
-            let non_numeric = match parent.kind() {
-                "attribute" => is("object"),
-                "call" => is("function"),
-                "subscript" => is("value"),
-                "for_statement" | "for_in_clause" => is("right"),
-                "list_splat" | "dictionary_splat" => true,
-                // `downsample is None`: an optional object.
-                "comparison_operator" => text_of(parent, text).contains(" is "),
-                _ => false,
-            };
-            if non_numeric {
-                return false;
-            }
-        }
-        stack.extend(named_children(node));
-    }
-    true
+    uses_of(body, name, text).all(|(node, parent)| {
+        let is = |field: &str| is_field(parent, field, node);
+        let non_numeric = match parent.kind() {
+            "attribute" => is("object"),
+            "call" => is("function"),
+            "subscript" => is("value"),
+            "for_statement" | "for_in_clause" => is("right"),
+            "list_splat" | "dictionary_splat" => true,
+            // `downsample is None`: an optional object.
+            "comparison_operator" => text_of(parent, text).contains(" is "),
+            _ => false,
+        };
+        !non_numeric
+    })
 }

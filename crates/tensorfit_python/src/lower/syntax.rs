@@ -5,6 +5,34 @@ use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
+/// Every named node below `root`, itself included, depth first. Walked
+/// with an explicit stack: an expression like `1 + 1 + ... + 1` nests as
+/// deep as the line is long.
+pub(crate) fn descendants(root: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    let mut stack = vec![root];
+    std::iter::from_fn(move || {
+        let node = stack.pop()?;
+        stack.extend(named_children(node));
+        Some(node)
+    })
+}
+
+/// Each use of the identifier `name` below `root`, with its parent.
+pub(crate) fn uses_of<'t>(
+    root: Node<'t>,
+    name: &'t str,
+    text: &'t str,
+) -> impl Iterator<Item = (Node<'t>, Node<'t>)> {
+    descendants(root)
+        .filter(move |node| node.kind() == "identifier" && text_of(*node, text) == name)
+        .filter_map(|node| Some((node, node.parent()?)))
+}
+
+/// Whether `node` is the child `parent` has in `field`.
+pub(crate) fn is_field(parent: Node<'_>, field: &str, node: Node<'_>) -> bool {
+    child_by_field(parent, field).is_some_and(|child| child.id() == node.id())
+}
+
 /// The named children that are not comments.
 pub(crate) fn named_children(node: Node<'_>) -> Vec<Node<'_>> {
     let mut cursor = node.walk();

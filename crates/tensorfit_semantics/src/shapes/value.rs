@@ -287,6 +287,23 @@ impl Layer {
     pub fn arg(&self, name: &str) -> Option<&Value> {
         self.args.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
+
+    /// `nn.Sequential(*layers)`.
+    pub fn sequential(layers: Vec<Value>) -> Value {
+        Value::Layer(Arc::new(Layer {
+            kind: "Sequential".to_owned(),
+            args: vec![("layers".to_owned(), Value::List(layers))],
+        }))
+    }
+
+    /// The layers of an `nn.Sequential`, if known; `None` for any other
+    /// layer.
+    pub fn sequential_layers(&self) -> Option<&[Value]> {
+        match (self.kind.as_str(), self.arg("layers")) {
+            ("Sequential", Some(Value::List(layers) | Value::Tuple(layers))) => Some(layers),
+            _ => None,
+        }
+    }
 }
 
 /// An instance of a user struct: its parameters and evaluated fields.
@@ -297,7 +314,31 @@ pub struct Instance {
     pub fields: Vec<(String, Value)>,
 }
 
+/// The position Python's index `k` names in a sequence of `len` items
+/// (`-1` is the last); `None` out of range.
+pub fn item_position(len: usize, k: i64) -> Option<usize> {
+    let at = if k < 0 { len as i64 + k } else { k };
+    usize::try_from(at).ok().filter(|at| *at < len)
+}
+
+/// The struct name of Python's dicts (`dict(a=...)`, `nn.ModuleDict`,
+/// `**kwargs`): records of named values.
+const DICT: &str = "dict";
+
 impl Instance {
+    /// A Python dict of these named values.
+    pub fn dict(fields: Vec<(String, Value)>) -> Value {
+        Value::Instance(Arc::new(Instance {
+            struct_name: DICT.to_owned(),
+            params: Vec::new(),
+            fields,
+        }))
+    }
+
+    pub fn is_dict(&self) -> bool {
+        self.struct_name == DICT
+    }
+
     pub fn member(&self, name: &str) -> Option<&Value> {
         self.fields
             .iter()

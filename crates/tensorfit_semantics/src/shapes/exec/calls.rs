@@ -15,7 +15,7 @@ use crate::registry::{PARTIAL, SET_ITEM};
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
-use crate::shapes::value::{GivenArg, Layer, Partial, Shape, Value};
+use crate::shapes::value::{item_position, GivenArg, Instance, Layer, Partial, Shape, Value};
 use crate::signature::{argument_names, bind, Signature, Source};
 
 impl<'f, 'a> Frame<'f, 'a> {
@@ -61,7 +61,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             };
             let changeable = match self.lookup(name).map(|slot| &slot.value) {
                 Some(Value::List(_)) => true,
-                Some(Value::Instance(d)) => d.struct_name == "dict",
+                Some(Value::Instance(d)) => d.is_dict(),
                 _ => false,
             };
             if changeable {
@@ -424,7 +424,6 @@ impl<'f, 'a> Frame<'f, 'a> {
         let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
         let names: Vec<Option<&str>> = given.iter().map(|a| a.name.as_deref()).collect();
         let binding = bind(&params, skip, &names);
-        let given_args = given;
         let values: Vec<(Value, String)> = given
             .iter()
             .map(|arg| (arg.value.clone(), arg.text.clone()))
@@ -434,18 +433,20 @@ impl<'f, 'a> Frame<'f, 'a> {
             .zip(&binding.params)
             .skip(skip)
             .map(|(param, sources)| {
-                let mut given = sources.iter().filter_map(|source| match source {
+                let mut passed = sources.iter().filter_map(|source| match source {
                     Source::Arg(i) => Some(values[*i].clone()),
                     Source::Receiver(_) => None,
                 });
                 let (value, text) = if let Some(collects) = param.collects {
                     let value = match collects {
-                        Unpack::Positional => Value::Tuple(given.map(|(value, _)| value).collect()),
-                        Unpack::Keywords => keywords(sources, given_args),
+                        Unpack::Positional => {
+                            Value::Tuple(passed.map(|(value, _)| value).collect())
+                        }
+                        Unpack::Keywords => keywords(sources, given),
                     };
                     (value, String::new())
                 } else if param.variadic {
-                    let items: Vec<Value> = given.map(|(value, _)| value).collect();
+                    let items: Vec<Value> = passed.map(|(value, _)| value).collect();
                     // `zeros(2, 3)` and `zeros([2, 3])` mean the same.
                     match items.as_slice() {
                         [single @ (Value::List(_) | Value::Tuple(_) | Value::Shape(_))] => {
@@ -454,7 +455,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                         _ => (Value::List(items), String::new()),
                     }
                 } else {
-                    given.next().unwrap_or_else(|| {
+                    passed.next().unwrap_or_else(|| {
                         let value = param
                             .default
                             .as_ref()
@@ -613,19 +614,12 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 }
 
-/// `functools.partial(callee, ...)`: a partial of a callable value, with
-/// the arguments after it; of a partial, its arguments and these.
 /// `container` with its item `key` set to `item` (Python's `x[key] =
 /// item`): a dict's key, a list's or an `nn.Sequential`'s position.
 /// Anything else is unknown: what the container holds is not followed.
 fn with_item_set(container: &Value, key: &Value, item: Value) -> Value {
-    let position = |len: usize| {
-        let k = key.as_int()?.as_const()?;
-        let at = if k < 0 { len as i64 + k } else { k };
-        usize::try_from(at).ok().filter(|at| *at < len)
-    };
     match (container, key) {
-        (Value::Instance(dict), Value::Str(name)) if dict.struct_name == "dict" => {
+        (Value::Instance(dict), Value::Str(name)) if dict.is_dict() => {
             let mut fields: Vec<(String, Value)> = dict
                 .fields
                 .iter()
@@ -633,32 +627,25 @@ fn with_item_set(container: &Value, key: &Value, item: Value) -> Value {
                 .cloned()
                 .collect();
             fields.push((name.clone(), item));
-            Value::Instance(Arc::new(crate::shapes::value::Instance {
-                struct_name: "dict".to_owned(),
-                params: Vec::new(),
-                fields,
-            }))
+            Instance::dict(fields)
         }
-        (Value::List(items), _) => match position(items.len()) {
-            Some(at) => {
-                let mut items = items.clone();
-                items[at] = item;
-                Value::List(items)
+        (Value::List(items), Value::Int(k)) => {
+            match k.as_const().and_then(|k| item_position(items.len(), k)) {
+                Some(at) => {
+                    let mut items = items.clone();
+                    items[at] = item;
+                    Value::List(items)
+                }
+                None => Value::Unknown,
             }
+        }
+        (Value::Layer(layer), _) => match layer.sequential_layers() {
+            Some(layers) => match with_item_set(&Value::List(layers.to_vec()), key, item) {
+                Value::List(layers) => Layer::sequential(layers),
+                _ => Value::Unknown,
+            },
             None => Value::Unknown,
         },
-        (Value::Layer(layer), _) if layer.kind == "Sequential" => {
-            let Some(Value::List(layers) | Value::Tuple(layers)) = layer.arg("layers") else {
-                return Value::Unknown;
-            };
-            match with_item_set(&Value::List(layers.clone()), key, item) {
-                list @ Value::List(_) => Value::Layer(Arc::new(Layer {
-                    kind: layer.kind.clone(),
-                    args: vec![("layers".to_owned(), list)],
-                })),
-                _ => Value::Unknown,
-            }
-        }
         _ => Value::Unknown,
     }
 }
@@ -669,20 +656,15 @@ fn keywords(sources: &[Source], given: &[GivenArg]) -> Value {
     let fields = sources
         .iter()
         .filter_map(|source| match source {
-            Source::Arg(i) => {
-                let arg = &given[*i];
-                Some((arg.name.clone()?, arg.value.clone()))
-            }
+            Source::Arg(i) => Some((given[*i].name.clone()?, given[*i].value.clone())),
             Source::Receiver(_) => None,
         })
         .collect();
-    Value::Instance(Arc::new(crate::shapes::value::Instance {
-        struct_name: "dict".to_owned(),
-        params: Vec::new(),
-        fields,
-    }))
+    Instance::dict(fields)
 }
 
+/// `functools.partial(callee, ...)`: a partial of a callable value, with
+/// the arguments after it; of a partial, its arguments and these.
 fn partial(mut given: Vec<GivenArg>) -> Value {
     if given.first().is_none_or(|first| first.name.is_some()) {
         return Value::Unknown;

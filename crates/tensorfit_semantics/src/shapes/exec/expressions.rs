@@ -62,14 +62,12 @@ impl<'f, 'a> Frame<'f, 'a> {
             | ExprKind::Reduction { .. } => Value::Unknown,
             ExprKind::List(items) => Value::List(items.iter().map(|i| self.expr(i)).collect()),
             ExprKind::Tuple(items) => Value::Tuple(items.iter().map(|i| self.expr(i)).collect()),
-            ExprKind::Record(fields) => Value::Instance(std::sync::Arc::new(Instance {
-                struct_name: "dict".to_owned(),
-                params: Vec::new(),
-                fields: fields
+            ExprKind::Record(fields) => Instance::dict(
+                fields
                     .iter()
                     .filter_map(|f| Some((f.name.as_ref()?.text.clone(), self.expr(&f.value))))
                     .collect(),
-            })),
+            ),
             ExprKind::Call { callee, args } => self.call(expr, callee, args),
             ExprKind::Subscript { value, indices } => {
                 let v = self.expr(value);

@@ -512,9 +512,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             // = False` under `if weights is not None`): the key's value is
             // unknown, which covers its absence too (a parameter left to
             // its default takes a value the unknown one includes).
-            (Value::Instance(x), Value::Instance(y))
-                if x.struct_name == "dict" && y.struct_name == "dict" =>
-            {
+            (Value::Instance(x), Value::Instance(y)) if x.is_dict() && y.is_dict() => {
                 let mut names: Vec<&String> = x.fields.iter().map(|(n, _)| n).collect();
                 for (n, _) in &y.fields {
                     if !names.contains(&n) {
@@ -532,11 +530,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                         (n.clone(), value)
                     })
                     .collect();
-                Value::Instance(std::sync::Arc::new(Instance {
-                    struct_name: "dict".to_owned(),
-                    params: Vec::new(),
-                    fields,
-                }))
+                Instance::dict(fields)
             }
             _ => Value::Unknown,
         }

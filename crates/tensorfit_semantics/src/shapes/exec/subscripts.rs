@@ -8,15 +8,13 @@
 //! an index (advanced indexing) gives an unknown result: its shape depends
 //! on values.
 
-use std::sync::Arc;
-
 use tensorfit_base::{slice_positions, TextRange};
 use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self, ExprKind};
 
 use super::Frame;
 use crate::shapes::fact::{Explain, FactKind};
-use crate::shapes::value::{Layer, Shape, Value};
+use crate::shapes::value::{item_position, Layer, Shape, Value};
 
 /// One index between the brackets, evaluated.
 enum Index {
@@ -76,25 +74,14 @@ impl<'f, 'a> Frame<'f, 'a> {
             Value::List(_) | Value::Tuple(_) => self.subscript_items(value, &indices),
             // `features[0]`, `features[:4]` of an `nn.Sequential`: its
             // layers indexed as a list, a slice being a `Sequential` again.
-            Value::Layer(layer) if layer.kind == "Sequential" => {
-                let layers = match layer.arg("layers") {
-                    Some(list @ (Value::List(_) | Value::Tuple(_))) => list.clone(),
-                    _ => return Value::Unknown,
-                };
-                let picked = match indices.as_slice() {
-                    [Index::At(_)] | [Index::Slice { .. }] => {
-                        self.subscript_items(&layers, &indices)
-                    }
-                    _ => return Value::Unknown,
-                };
-                match picked {
-                    Value::List(kept) | Value::Tuple(kept) => Value::Layer(Arc::new(Layer {
-                        kind: layer.kind.clone(),
-                        args: vec![("layers".to_owned(), Value::List(kept))],
-                    })),
+            Value::Layer(layer) => match layer.sequential_layers() {
+                Some(layers) => match self.subscript_items(&Value::List(layers.to_vec()), &indices)
+                {
+                    Value::List(kept) => Layer::sequential(kept),
                     item => item,
-                }
-            }
+                },
+                None => Value::Unknown,
+            },
             _ => Value::Unknown,
         }
     }
@@ -105,17 +92,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             return Value::Unknown;
         };
         match indices {
-            [Index::At(i)] => match i.as_const() {
-                Some(k) => {
-                    let at = if k < 0 { items.len() as i64 + k } else { k };
-                    usize::try_from(at)
-                        .ok()
-                        .and_then(|at| items.get(at))
-                        .cloned()
-                        .unwrap_or(Value::Unknown)
-                }
-                None => Value::Unknown,
-            },
+            [Index::At(i)] => i
+                .as_const()
+                .and_then(|k| item_position(items.len(), k))
+                .map_or(Value::Unknown, |at| items[at].clone()),
             [slice @ Index::Slice { .. }] => match (value, sliced_items(items, slice)) {
                 (Value::List(_), Some(kept)) => Value::List(kept),
                 (_, Some(kept)) => Value::Tuple(kept),

@@ -31,7 +31,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 (Unpack::Positional, Value::Shape(shape)) => shape
                     .dims()
                     .map(|dims| positional(&source, dims.len(), arg.range)),
-                (Unpack::Keywords, Value::Instance(dict)) if dict.struct_name == "dict" => {
+                (Unpack::Keywords, Value::Instance(dict)) if dict.is_dict() => {
                     let names = dict.fields.iter().map(|(name, _)| name.as_str());
                     Some(named(&source, names, arg.range))
                 }

@@ -286,9 +286,8 @@ pub(super) fn call_layer(
         "ReLU" | "ReLU6" | "LeakyReLU" | "SiLU" | "GELU" | "Sigmoid" | "Tanh" | "Dropout"
         | "Identity" | "Softmax" => input,
         "Sequential" => {
-            let layers = match arg("layers") {
-                Value::List(items) | Value::Tuple(items) => items,
-                _ => return Value::Unknown,
+            let Some(layers) = layer.sequential_layers() else {
+                return Value::Unknown;
             };
             layers.iter().fold(input, |value, layer| {
                 frame.apply_to(layer, value, &text, range)
