@@ -1,5 +1,6 @@
 //! Headless Neovim (Debian's 0.7, a real LSP client) with the plugin of
-//! editors/nvim: opens a corpus file, receives diagnostics, hovers a
+//! editors/nvim: opens tests/nvim/tfp_model.tensor (the repository's own,
+//! so that a plain clone runs it), receives diagnostics, hovers a
 //! binding and the hole, sees an inlay hint and applies the hole's quick
 //! fix (tests/nvim/e2e.lua). `.ci/run` installs Neovim; without it this
 //! test fails rather than pass unseen.
@@ -10,13 +11,13 @@ use std::process::Command;
 #[test]
 fn neovim_with_the_plugin_checks_a_corpus_file() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus_file = root.join("../shared/corpus/seeds/03_tfp_model.tensor");
+    let model_file = root.join("tests/nvim/tfp_model.tensor");
     let dir = std::env::temp_dir().join(format!("tensorfit-nvim-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // A copy: the corpus may be read-only, and the quick fix changes the
-    // buffer (never written).
-    let file = dir.join("03_tfp_model.tensor");
-    let text = std::fs::read_to_string(&corpus_file).expect("the corpus is at ../shared/corpus");
+    // A copy: the quick fix changes the buffer (never written), and the
+    // checkout may be read-only.
+    let file = dir.join("tfp_model.tensor");
+    let text = std::fs::read_to_string(&model_file).expect("tests/nvim/tfp_model.tensor");
     std::fs::write(&file, text).unwrap();
     let out = dir.join("seen.txt");
     let status = Command::new("nvim")
