@@ -1,5 +1,6 @@
 //! Headless Neovim (Debian's 0.7, a real LSP client) with the plugin of
-//! editors/nvim: opens tests/nvim/tfp_model.tensor (the repository's own,
+//! editors/nvim: opens tests/programs/papers/tfp_model.tensor (the
+//! repository's own,
 //! so that a plain clone runs it), receives diagnostics, hovers a
 //! binding and the hole, sees an inlay hint and applies the hole's quick
 //! fix (tests/nvim/e2e.lua). `.ci/run` installs Neovim; without it this
@@ -11,13 +12,14 @@ use std::process::Command;
 #[test]
 fn neovim_with_the_plugin_checks_a_corpus_file() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let model_file = root.join("tests/nvim/tfp_model.tensor");
+    let model_file = root.join("tests/programs/papers/tfp_model.tensor");
     let dir = std::env::temp_dir().join(format!("tensorfit-nvim-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // A copy: the quick fix changes the buffer (never written), and the
     // checkout may be read-only.
     let file = dir.join("tfp_model.tensor");
-    let text = std::fs::read_to_string(&model_file).expect("tests/nvim/tfp_model.tensor");
+    let text =
+        std::fs::read_to_string(&model_file).expect("tests/programs/papers/tfp_model.tensor");
     std::fs::write(&file, text).unwrap();
     let out = dir.join("seen.txt");
     let status = Command::new("nvim")

@@ -50,8 +50,8 @@ fn a_clean_script_runs_and_lists_its_shapes() {
 
 #[test]
 fn a_failing_fact_names_the_statement_and_the_values() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/seeds/01_tfp_matmul.tensor");
+    let root =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/papers/tfp_matmul.tensor");
     let output = tensorfit(&["run", &root.display().to_string()]);
     let err = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{err}");
@@ -61,7 +61,7 @@ fn a_failing_fact_names_the_statement_and_the_values() {
         ),
         "{err}"
     );
-    assert!(err.contains("01_tfp_matmul.tensor:7:3"), "{err}");
+    assert!(err.contains("tfp_matmul.tensor:7:3"), "{err}");
     assert!(err.contains("called from"), "{err}");
 }
 

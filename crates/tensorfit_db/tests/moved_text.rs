@@ -29,17 +29,21 @@ fn programs() -> Vec<PathBuf> {
     let corpus = std::env::var_os("TENSORFIT_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared/corpus"));
+    let seeds = corpus.join("seeds");
+    // The corpus sits beside a checkout: read when there.
     let directories = [
-        corpus.join("seeds"),
-        root.join("examples"),
-        root.join("examples/models"),
-        root.join("tests/programs/calls"),
-        root.join("tests/programs/engine"),
-        root.join("tests/programs/holes"),
-        root.join("tests/programs/migration"),
+        seeds.is_dir().then_some(seeds),
+        Some(root.join("tests/programs/papers")),
+        Some(root.join("examples")),
+        Some(root.join("examples/models")),
+        Some(root.join("tests/programs/calls")),
+        Some(root.join("tests/programs/engine")),
+        Some(root.join("tests/programs/holes")),
+        Some(root.join("tests/programs/migration")),
     ];
     let mut files: Vec<PathBuf> = directories
         .iter()
+        .flatten()
         .flat_map(|dir| std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())))
         .flatten()
         .map(|entry| entry.path())

@@ -192,8 +192,8 @@ let n = 3$0
 #[test]
 fn every_offset_gets_an_answer_inside_the_text() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let corpus = std::fs::read_to_string(root.join("../shared/corpus/seeds/03_tfp_model.tensor"))
-        .expect("a corpus file");
+    let corpus = std::fs::read_to_string(root.join("tests/programs/papers/tfp_model.tensor"))
+        .expect("a program of the papers");
     let unicode = "// é😀\nfn fé(α: Tensor[β, 3]) -> Tensor[β, 3] {\n  return relu(α) // ∑\n}\nlet ü = fé(randn(2, 3))\nlet v = ü.reshape(__, 2)\n";
     for text in [corpus.as_str(), unicode] {
         let analysis = analyze_file(

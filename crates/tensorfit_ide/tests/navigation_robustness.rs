@@ -21,9 +21,13 @@ fn corpus_files() -> Vec<(PathBuf, String)> {
     let corpus = std::env::var_os("TENSORFIT_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared/corpus"));
-    let seeds = corpus.join("seeds");
-    let mut files: Vec<(PathBuf, String)> = std::fs::read_dir(&seeds)
-        .unwrap_or_else(|e| panic!("{}: {e}", seeds.display()))
+    // The corpus sits beside a checkout (a plain clone has only the
+    // repository's own programs of the papers).
+    let dirs = [corpus.join("seeds"), root.join("tests/programs/papers")];
+    let mut files: Vec<(PathBuf, String)> = dirs
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flatten()
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| path.extension().is_some_and(|e| e == "tensor"))
