@@ -22,8 +22,12 @@ fn corpus_files() -> Vec<(PathBuf, String)> {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared/corpus"));
     // The corpus sits beside a checkout (a plain clone has only the
-    // repository's own programs of the papers).
-    let dirs = [corpus.join("seeds"), root.join("tests/programs/papers")];
+    // repository's own programs of the papers and example models).
+    let dirs = [
+        corpus.join("seeds"),
+        root.join("tests/programs/papers"),
+        root.join("examples/models"),
+    ];
     let mut files: Vec<(PathBuf, String)> = dirs
         .iter()
         .filter_map(|dir| std::fs::read_dir(dir).ok())
@@ -39,7 +43,7 @@ fn corpus_files() -> Vec<(PathBuf, String)> {
     files.sort();
     assert!(
         files.len() >= 5,
-        "expected the corpus seeds, found {}",
+        "expected the papers' programs and the example models, found {}",
         files.len()
     );
     files
