@@ -22,11 +22,12 @@ fn corpus_files() -> Vec<(PathBuf, String)> {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared/corpus"));
     // The corpus sits beside a checkout (a plain clone has only the
-    // repository's own programs of the papers and example models).
-    let dirs = [
-        corpus.join("seeds"),
-        root.join("tests/programs/papers"),
-        root.join("examples/models"),
+    // repository's own programs of the papers, and two small examples:
+    // every prefix at every offset of a large model takes minutes).
+    let dirs = [corpus.join("seeds"), root.join("tests/programs/papers")];
+    let small_examples = [
+        root.join("examples/quickstart.tensor"),
+        root.join("examples/models/lenet5.tensor"),
     ];
     let mut files: Vec<(PathBuf, String)> = dirs
         .iter()
@@ -34,6 +35,7 @@ fn corpus_files() -> Vec<(PathBuf, String)> {
         .flatten()
         .flatten()
         .map(|entry| entry.path())
+        .chain(small_examples)
         .filter(|path| path.extension().is_some_and(|e| e == "tensor"))
         .map(|path| {
             let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
@@ -43,7 +45,7 @@ fn corpus_files() -> Vec<(PathBuf, String)> {
     files.sort();
     assert!(
         files.len() >= 5,
-        "expected the papers' programs and the example models, found {}",
+        "expected the papers' programs and two examples, found {}",
         files.len()
     );
     files
