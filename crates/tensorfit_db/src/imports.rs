@@ -192,7 +192,7 @@ pub(crate) fn resolve_imports(
 
 /// If `start` imports (transitively) `origin`, the chain of file names
 /// from `origin` through `start` back to `origin`.
-fn cycle_back_to(db: &dyn Db, origin: &Path, start: &Path) -> Option<Vec<String>> {
+pub(crate) fn cycle_back_to(db: &dyn Db, origin: &Path, start: &Path) -> Option<Vec<String>> {
     let origin = normalize(origin);
     let mut stack = vec![(normalize(start), vec![display(&origin), display(start)])];
     let mut visited = std::collections::HashSet::new();

@@ -39,16 +39,30 @@ pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext
     let mut context = plain_module_context(db, file).as_deref()?.clone();
     for (module, names) in context.modules_imported_from() {
         for name in names {
-            let Some(defining) = crate::python_modules::defining_file(db, file, &module, &name)
+            if let Some(defining) = crate::python_modules::defining_file(db, file, &module, &name) {
+                if let Some(path) =
+                    crate::python_modules::path_from(file.path(db), defining.path(db))
+                {
+                    context.workspace_items.insert(name);
+                    context.workspace_files.insert(path);
+                }
+                continue;
+            }
+            // A class that is no item but has class functions
+            // (`WeightsEnum.verify`): the file that lowers them is imported.
+            let Some((defining, functions)) =
+                crate::python_modules::class_functions_of(db, file, &module, &name)
             else {
                 continue;
             };
-            let Some(path) = crate::python_modules::path_from(file.path(db), defining.path(db))
-            else {
-                continue;
-            };
-            context.workspace_items.insert(name);
-            context.workspace_files.insert(path);
+            let paths: Option<Vec<String>> = defining
+                .iter()
+                .map(|defining| crate::python_modules::path_from(file.path(db), defining.path(db)))
+                .collect();
+            if let Some(paths) = paths {
+                context.imported_class_functions.insert(name, functions);
+                context.workspace_files.extend(paths);
+            }
         }
     }
     add_qualified_items(db, file, &mut context);
@@ -360,9 +374,12 @@ fn names_in_errors(db: &dyn Db, file: SourceFile) -> BTreeSet<String> {
 pub fn imports(db: &dyn Db, file: SourceFile) -> Imports {
     let declarations =
         |db: &dyn Db, imported: SourceFile| Arc::new(interface(db, imported).clone());
-    let (resolved, files) = resolve_imports(db, file, &interface(db, file).items, &declarations)
-        .into_iter()
-        .unzip();
+    let mut found = resolve_imports(db, file, &interface(db, file).items, &declarations);
+    if file.language(db).is_python() {
+        let further = crate::transitive_imports::transitive_imports(db, file, &found);
+        found.extend(further);
+    }
+    let (resolved, files) = found.into_iter().unzip();
     Imports { resolved, files }
 }
 

@@ -27,6 +27,7 @@ pub mod python_modules;
 pub mod queries;
 mod relocate;
 pub mod report;
+mod transitive_imports;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -17,6 +17,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::imports::{normalize, resolve_relative};
+use tensorfit_python::{ClassFunctions, ModuleContext};
+
 use crate::items::plain_module_context;
 use crate::{Db, SourceFile};
 
@@ -31,9 +33,96 @@ pub fn defining_file(
     module: &str,
     name: &str,
 ) -> Option<SourceFile> {
+    defining_file_where(db, importer, module, name, &|context| context.defines(name))
+}
+
+/// The class functions (see `tensorfit_python::class_functions`) of the
+/// class `name`, imported from `module` by `importer`, with the files that
+/// define them: its own and its bases' in its file, then those of the
+/// bases that file imports, and so on for [`MAX_RE_EXPORTS`] files.
+pub fn class_functions_of(
+    db: &dyn Db,
+    importer: SourceFile,
+    module: &str,
+    name: &str,
+) -> Option<(Vec<SourceFile>, ClassFunctions)> {
+    inherited_class_functions(db, importer, module, name, MAX_RE_EXPORTS)
+}
+
+fn inherited_class_functions(
+    db: &dyn Db,
+    importer: SourceFile,
+    module: &str,
+    name: &str,
+    depth: usize,
+) -> Option<(Vec<SourceFile>, ClassFunctions)> {
+    let declares = |context: &ModuleContext| {
+        context.class_functions.contains_key(name) || context.class_bases.contains_key(name)
+    };
+    let file = defining_file_where(db, importer, module, name, &declares)?;
+    let context = plain_module_context(db, file).as_deref()?;
+    let mut functions = context
+        .class_functions
+        .get(name)
+        .cloned()
+        .unwrap_or_default();
+    let mut files = vec![file];
+    if let Some(depth) = depth.checked_sub(1) {
+        for base in imported_bases(context, name) {
+            // `from .api import WeightsEnum` (under its own name).
+            let Some((base_module, original)) =
+                context.import_of(&base).and_then(|p| p.rsplit_once('.'))
+            else {
+                continue;
+            };
+            if original != base {
+                continue;
+            }
+            if let Some((more_files, more)) =
+                inherited_class_functions(db, file, base_module, &base, depth)
+            {
+                for (method, function) in more {
+                    functions.entry(method).or_insert(function);
+                }
+                files.extend(more_files);
+            }
+        }
+    }
+    (!functions.is_empty()).then_some((files, functions))
+}
+
+/// The bases of the class `name` that its file imports, in order, through
+/// the bases the file defines.
+fn imported_bases(context: &ModuleContext, name: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut pending = vec![name.to_owned()];
+    let mut seen = HashSet::new();
+    while let Some(class) = pending.pop() {
+        if !seen.insert(class.clone()) {
+            continue;
+        }
+        for base in context.class_bases.get(&class).into_iter().flatten().rev() {
+            match context.import_of(base) {
+                Some(_) => found.push(base.clone()),
+                None => pending.push(base.clone()),
+            }
+        }
+    }
+    found
+}
+
+/// The file whose context `defines` says defines `name`, imported from
+/// `module` by `importer`, following re-exports.
+fn defining_file_where(
+    db: &dyn Db,
+    importer: SourceFile,
+    module: &str,
+    name: &str,
+    defines: &dyn Fn(&ModuleContext) -> bool,
+) -> Option<SourceFile> {
     let mut visited = HashSet::new();
     let found = locate_module(db, importer, module)?;
-    defined_in(db, found, name, MAX_RE_EXPORTS, &mut visited)
+    defined_in(db, found, name, defines, MAX_RE_EXPORTS, &mut visited)
 }
 
 /// `file` if it defines `name`, or the file it re-exports `name` from.
@@ -41,6 +130,7 @@ fn defined_in(
     db: &dyn Db,
     file: SourceFile,
     name: &str,
+    defines: &dyn Fn(&ModuleContext) -> bool,
     depth: usize,
     visited: &mut HashSet<SourceFile>,
 ) -> Option<SourceFile> {
@@ -48,7 +138,7 @@ fn defined_in(
         return None;
     }
     let context = plain_module_context(db, file).as_deref()?;
-    if context.defines(name) {
+    if defines(context) {
         return Some(file);
     }
     let depth = depth.checked_sub(1)?;
@@ -56,14 +146,14 @@ fn defined_in(
     if let Some((module, original)) = context.import_of(name).and_then(|p| p.rsplit_once('.')) {
         if original == name && !module.trim_start_matches('.').is_empty() {
             return locate_module(db, file, module)
-                .and_then(|next| defined_in(db, next, name, depth, visited));
+                .and_then(|next| defined_in(db, next, name, defines, depth, visited));
         }
         return None;
     }
     // `from .resnet import *`.
     context.star_imports.iter().find_map(|module| {
         let next = locate_module(db, file, module)?;
-        defined_in(db, next, name, depth, visited)
+        defined_in(db, next, name, defines, depth, visited)
     })
 }
 

@@ -11,6 +11,8 @@ use std::sync::Arc;
 use tensorfit_base::{Code, Diagnostic};
 use tensorfit_semantics::{Environment, FunctionOutcome, LimitHit, ShapeFindings};
 
+use tensorfit_syntax::ast;
+
 use crate::items::{self, interface, layout};
 use crate::queries::{
     decoded, entry_keys, own_view, script_groups, script_outcome, solving, FunctionId, ScriptGroup,
@@ -207,14 +209,30 @@ pub fn findings(db: &dyn Db, file: SourceFile) -> Arc<ShapeFindings> {
 }
 
 /// What is shown of a Python file's findings: not the temporaries the front
-/// end made for destructuring, and migrations in the file's own style
-/// (PYTHON.md §6): jaxtyping if it imports jaxtyping, else in words only.
+/// end made for destructuring nor the bindings it made without text (the
+/// `var`s that carry a script's names into an `if`), and migrations in the
+/// file's own style (PYTHON.md §6): jaxtyping if it imports jaxtyping, else
+/// in words only.
 fn python_findings(db: &dyn Db, file: SourceFile, findings: &mut ShapeFindings) {
     findings.bindings.retain(|b| {
-        !b.name
+        let temporary = b
+            .name
             .as_deref()
-            .is_some_and(|n| n.starts_with(tensorfit_python::TEMPORARY_PREFIX))
+            .is_some_and(|n| n.starts_with(tensorfit_python::TEMPORARY_PREFIX));
+        !temporary && !b.range.is_empty()
     });
+    // A class method's function (`Config::heads`) as Python names it.
+    let python_name = |name: &mut String| {
+        if name.contains(ast::CLASS_FUNCTION_SEPARATOR) {
+            *name = name.replace(ast::CLASS_FUNCTION_SEPARATOR, ".");
+        }
+    };
+    for binding in &mut findings.bindings {
+        binding.function.iter_mut().for_each(python_name);
+    }
+    for migration in &mut findings.migrations {
+        python_name(&mut migration.function);
+    }
     // A parameter whose rank neither the body nor a call fixes taught
     // nothing: in Python most such parameters are not even tensors (sizes,
     // modules, configs), and an example of rank 0 would be noise.

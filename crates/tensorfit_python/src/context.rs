@@ -11,6 +11,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::{Node, Tree};
 
+use crate::class_functions::{
+    own_class_functions, resolve_in_file, ClassFunctions, MAX_BASE_DEPTH,
+};
 use crate::lower::syntax::{
     child_by_field, definition_of, descendants, is_field, named_children, text_of, uses_of,
 };
@@ -54,6 +57,14 @@ pub struct ModuleContext {
     /// Those the database found defined in a file it reads: the lowering
     /// names them by their own (last) name, as that file's items.
     pub qualified_items: BTreeSet<String>,
+    /// Each top-level class's bases as written (`WeightsEnum`, `nn.Module`).
+    pub class_bases: BTreeMap<String, Vec<String>>,
+    /// The class functions each class of the file answers through the
+    /// bases the file defines (see [`crate::class_functions`]).
+    pub class_functions: BTreeMap<String, ClassFunctions>,
+    /// Those of classes imported from files the database reads, by the
+    /// imported name: filled in by the database.
+    pub imported_class_functions: BTreeMap<String, ClassFunctions>,
 }
 
 /// How many attribute chains through imported modules a file's context
@@ -92,6 +103,30 @@ impl ModuleContext {
             || self.modules.contains(name)
             || self.classes.contains(name)
             || self.constants.contains(name)
+    }
+
+    /// The function that answers `class.method` called through the class
+    /// (`ResNet50_Weights.verify`): the class's own, or one along its
+    /// bases, in this file or an imported one.
+    pub fn class_function(&self, class: &str, method: &str) -> Option<&str> {
+        let mut pending = vec![(class, 0)];
+        while let Some((class, depth)) = pending.pop() {
+            let found = self
+                .class_functions
+                .get(class)
+                .or_else(|| self.imported_class_functions.get(class))
+                .and_then(|functions| functions.get(method));
+            if let Some(function) = found {
+                return Some(function);
+            }
+            if depth < MAX_BASE_DEPTH {
+                // Bases are searched in order: push them reversed.
+                for base in self.class_bases.get(class).into_iter().flatten().rev() {
+                    pending.push((base, depth + 1));
+                }
+            }
+        }
+        None
     }
 
     /// The modules the file imports names from under their own names
@@ -199,6 +234,7 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     let top: Vec<Node<'_>> = named_children(root);
     // Classes first: a module class may derive from one defined below it.
     let mut classes: Vec<(String, Vec<String>)> = Vec::new();
+    let mut class_nodes: Vec<(String, Node<'_>)> = Vec::new();
     let mut assigned: BTreeMap<String, (usize, bool)> = BTreeMap::new();
     for node in &top {
         collect_imports(*node, text, &mut context.imported);
@@ -212,6 +248,7 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             }
             ("class_definition", Some(name)) => {
                 classes.push((text_of(name, text).to_owned(), bases(definition, text)));
+                class_nodes.push((text_of(name, text).to_owned(), definition));
             }
             _ => {}
         }
@@ -220,6 +257,12 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
                 if statement.kind() == "assignment" {
                     count_assignment(statement, text, &mut assigned);
                 }
+            }
+        } else if is_compound_statement(node.kind()) {
+            // A name assigned in an `if` or a loop of the script is a
+            // variable of the script, never a constant.
+            for name in crate::lower::locals::locals_of_statement(*node, text) {
+                assigned.entry(name).or_insert((0, false)).0 += 2;
             }
         }
     }
@@ -246,6 +289,22 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             context.classes.insert(name.clone());
         }
     }
+    let mut own = BTreeMap::new();
+    for (name, class) in class_nodes {
+        let is_struct = context.modules.contains(&name) || context.classes.contains(&name);
+        let functions: Vec<String> = own_class_functions(class, text, is_struct)
+            .into_iter()
+            .map(|(method, _)| method)
+            .collect();
+        if !functions.is_empty() {
+            own.insert(name, functions);
+        }
+    }
+    context.class_bases = classes
+        .into_iter()
+        .filter(|(_, bases)| !bases.is_empty())
+        .collect();
+    context.class_functions = resolve_in_file(&own, &context.class_bases);
     let containers = container_constants(&top, text);
     for (name, (count, constant)) in assigned {
         // A list or dict is a constant only while nothing can change it in
@@ -383,6 +442,15 @@ fn dotted(node: Node<'_>, text: &str) -> String {
 
 /// Counts a top-level `name = value`, and whether the value is a constant
 /// (literals and arithmetic only).
+/// The statements that hold blocks of their own (a class or a function
+/// is an item, not a statement).
+pub(crate) fn is_compound_statement(kind: &str) -> bool {
+    matches!(
+        kind,
+        "if_statement" | "for_statement" | "while_statement" | "with_statement" | "try_statement"
+    )
+}
+
 fn count_assignment(node: Node<'_>, text: &str, assigned: &mut BTreeMap<String, (usize, bool)>) {
     let Some(left) = child_by_field(node, "left") else {
         return;

@@ -15,6 +15,7 @@
 //! top-level names), so that an edit inside one method lowers only it.
 
 mod annotation_style;
+mod class_functions;
 mod context;
 mod lower;
 mod outline;
@@ -26,6 +27,7 @@ use std::sync::Arc;
 use tensorfit_syntax::{ast, LoweredPiece, Parse};
 
 pub use annotation_style::{annotation_style, AnnotationStyle};
+pub use class_functions::ClassFunctions;
 pub use context::{
     is_modelled_module, module_candidates, module_context, package_candidates, ModuleContext,
 };

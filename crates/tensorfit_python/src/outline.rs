@@ -7,6 +7,7 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::{ItemHead, Outline, OutlinePiece, UniqueKeys};
 use tree_sitter::{Node, Tree};
 
+use crate::class_functions::{own_class_functions, qualified};
 use crate::context::ModuleContext;
 use crate::lower::syntax::{child_by_field, decorated, definition_of, named_children, text_of};
 use crate::lower::{is_main_guard, methods_of};
@@ -24,22 +25,36 @@ pub fn outline(tree: &Tree, text: &str, context: &ModuleContext) -> Outline {
             "function_definition" => Some((name_of(definition, text), Vec::new())),
             "class_definition" => {
                 let name = name_of(definition, text);
-                if !context.modules.contains(&name) && !context.classes.contains(&name) {
-                    // A class with bases that are not modules: nothing the
-                    // analysis reads.
+                let is_struct = context.modules.contains(&name) || context.classes.contains(&name);
+                let functions = own_class_functions(definition, text, is_struct);
+                if !is_struct && functions.is_empty() {
+                    // A class with bases that are not modules and no class
+                    // functions: nothing the analysis reads.
                     continue;
                 }
+                // A struct's methods are keyed `Net.forward`, its class
+                // functions as the function items they are lowered to.
                 let methods = methods_of(definition, text)
                     .into_iter()
-                    .map(|(method, node)| {
-                        let placed = decorated(node);
+                    .filter(|_| is_struct)
+                    .map(|(method, node)| (format!("{name}.{method}"), decorated(node)))
+                    .chain(
+                        functions
+                            .into_iter()
+                            .map(|(function, node)| (qualified(&name, &function), node)),
+                    )
+                    .map(|(key, placed)| {
                         (
-                            unique(format!("{name}.{method}")),
+                            unique(key),
                             TextRange::new(placed.start_byte(), placed.end_byte()),
                         )
                     })
                     .collect();
-                Some((format!("struct {name}"), methods))
+                let key = match is_struct {
+                    true => format!("struct {name}"),
+                    false => format!("class {name}"),
+                };
+                Some((key, methods))
             }
             "import_statement" | "import_from_statement" | "future_import_statement" => continue,
             "expression_statement" => match constant_name(node, text) {

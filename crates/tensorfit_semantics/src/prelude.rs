@@ -88,6 +88,15 @@ impl Prelude {
         self.signatures.get(name)
     }
 
+    /// Whether the prelude declares an item (an operation, a layer, a
+    /// constant) named `name`.
+    pub fn declares(&self, name: &str) -> bool {
+        self.file
+            .items
+            .iter()
+            .any(|item| item.name().is_some_and(|n| n.text == name))
+    }
+
     /// The declaration of the operation `name`.
     pub fn function(&self, name: &str) -> Option<&ast::Function> {
         match &self.file.items[*self.functions.get(name)?] {

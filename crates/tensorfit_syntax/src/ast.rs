@@ -6,6 +6,12 @@
 
 use tensorfit_base::TextRange;
 
+/// Joins a class and a function that belongs to it (a Python
+/// `@classmethod`) in the function's item name, `Class::method`: unlike `.`,
+/// which names a struct's method, it gives a free function that no
+/// identifier of either language can be.
+pub const CLASS_FUNCTION_SEPARATOR: &str = "::";
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SourceFile {
     /// Declarations, in source order. Their order does not matter to scoping.

@@ -275,6 +275,19 @@ impl Lowerer<'_> {
         (!self.is_local_name(name)).then_some(name)
     }
 
+    /// `Class.method`, a function of a class (not a local) called through
+    /// it: the function that answers it (see `crate::class_functions`).
+    fn class_function(&self, attribute: Node<'_>) -> Option<String> {
+        let class = child_by_field(attribute, "object")?;
+        let method = child_by_field(attribute, "attribute")?;
+        if class.kind() != "identifier" || self.is_bound(class) {
+            return None;
+        }
+        self.context
+            .class_function(self.text(class), self.text(method))
+            .map(str::to_owned)
+    }
+
     /// The dotted path an attribute chain names through an import
     /// (`nn.functional.relu` → `torch.nn.functional.relu`), if its root is
     /// an imported name and not a local.
@@ -303,6 +316,12 @@ impl Lowerer<'_> {
     }
 
     fn attribute(&mut self, node: Node<'_>) -> Expr {
+        if let Some(function) = self.class_function(node) {
+            return Expr {
+                kind: ExprKind::Name(function),
+                range: self.range(node),
+            };
+        }
         if let Some(path) = self.import_path(node) {
             if let Some(item) = self.qualified_item(&path) {
                 return Expr {

@@ -20,6 +20,7 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
+use crate::class_functions::{is_classmethod, own_class_functions, qualified};
 use crate::context::ModuleContext;
 use crate::outline::constant_name;
 use locals::Locals;
@@ -63,6 +64,10 @@ struct Scope {
     params: BTreeSet<String>,
     /// The name of a method's first parameter.
     self_name: Option<String>,
+    /// In a compound statement of the script (an `if`, a loop): the names
+    /// it assigns, declared by `var`s before it (see
+    /// `Lowerer::script_compound`).
+    script_vars: Option<BTreeSet<String>>,
 }
 
 impl Scope {
@@ -80,6 +85,7 @@ impl Scope {
             locals: locals::locals_of(body, text, &params),
             params: params.into_iter().collect(),
             self_name,
+            script_vars: None,
         }
     }
 }
@@ -153,18 +159,36 @@ impl<'t> Lowerer<'t> {
             }
             "class_definition" => {
                 let name = child_by_field(definition, "name").map(|n| self.text(n).to_owned());
-                if name
+                let is_module = name
                     .as_ref()
-                    .is_some_and(|n| self.context.modules.contains(n))
-                {
+                    .is_some_and(|n| self.context.modules.contains(n));
+                let is_class = name
+                    .as_ref()
+                    .is_some_and(|n| self.context.classes.contains(n));
+                if is_module {
                     let module = self.module_class(definition);
                     file.items.push(Item::Struct(module));
-                } else if name.is_some_and(|n| self.context.classes.contains(&n)) {
+                } else if is_class {
                     let class = match decorators(node, self.text).iter().any(|d| is_dataclass(d)) {
                         true => self.dataclass(definition),
                         false => self.module_class(definition),
                     };
                     file.items.push(Item::Struct(class));
+                }
+                if let Some(name) = name {
+                    for (method, member) in
+                        own_class_functions(definition, self.text, is_module || is_class)
+                    {
+                        let mut function = self.function(
+                            definition_of(member),
+                            &decorators(member, self.text),
+                            false,
+                        );
+                        if let Some(function_name) = &mut function.name {
+                            function_name.text = qualified(&name, &method);
+                        }
+                        file.items.push(Item::Function(function));
+                    }
                 }
             }
             "expression_statement" => match constant_name(node, self.text) {
@@ -210,6 +234,15 @@ impl<'t> Lowerer<'t> {
         }
         let is_static = decorators.contains(&"staticmethod");
         let has_self = is_method && !is_static;
+        // A class method's first parameter is the class, which the caller
+        // does not pass: it is a local of unknown value (see
+        // `crate::class_functions`).
+        let class_parameter = (!is_method && is_classmethod(decorators))
+            .then(|| child_by_field(node, "parameters"))
+            .flatten()
+            .and_then(|list| named_children(list).into_iter().next())
+            .filter(|first| first.kind() == "identifier")
+            .map(|first| self.name(first));
         // A bare parameter of a function is a tensor of unknown rank
         // (PYTHON.md §4).
         let params: Vec<Param> = self
@@ -224,8 +257,10 @@ impl<'t> Lowerer<'t> {
                 }
                 param
             })
+            .skip(usize::from(class_parameter.is_some()))
             .collect();
-        let param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
+        let mut param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
+        param_names.extend(class_parameter.iter().map(|name| name.text.clone()));
         let self_name = has_self.then(|| param_names.first().cloned()).flatten();
         let return_type = child_by_field(node, "return_type").and_then(|t| self.annotation(t));
         let body = child_by_field(node, "body").map(|block| {
@@ -237,7 +272,25 @@ impl<'t> Lowerer<'t> {
                 self_name.clone(),
             );
             let outer = std::mem::replace(&mut self.scope, scope);
-            let mut stmts = self.hoisted_locals(TextRange::empty(self.range(block).start as usize));
+            let at = TextRange::empty(self.range(block).start as usize);
+            let mut stmts: Vec<Stmt> = class_parameter
+                .iter()
+                .map(|name| Stmt {
+                    kind: StmtKind::Var {
+                        pattern: Pattern::Name(name.clone()),
+                        ty: None,
+                        value: Some(Expr {
+                            kind: ExprKind::Unknown(format!(
+                                "`{}`, the class a class method is called on, is not followed",
+                                name.text
+                            )),
+                            range: name.range,
+                        }),
+                    },
+                    range: at,
+                })
+                .collect();
+            stmts.extend(self.hoisted_locals(at));
             stmts.extend(self.block_statements(block));
             // Python returns `None` where a body ends; that it contradicts a
             // `-> Tensor` annotation is a type error, the Python server's

@@ -24,6 +24,12 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn statement(&mut self, node: Node<'_>) -> Vec<Stmt> {
+        if self.scope.kind == ScopeKind::Script
+            && self.scope.script_vars.is_none()
+            && crate::context::is_compound_statement(node.kind())
+        {
+            return self.script_compound(node);
+        }
         let outer = self.pending.replace(Vec::new());
         let stmts = self.nested(|this| this.statement_inner(node));
         let mut all = std::mem::replace(&mut self.pending, outer).unwrap_or_default();
@@ -442,13 +448,49 @@ impl Lowerer<'_> {
         Stmt { kind, range }
     }
 
+    /// A compound statement of the script (`if`, `for`, `while`, `with`,
+    /// `try`). A Tensor-language `let` ends with its block, a Python name
+    /// does not: each name the statement assigns is declared before it by
+    /// a `var` that holds the name's value so far (unknown if it has none),
+    /// and assigned inside. After `x = a; if c: x = b`, `x` is either.
+    fn script_compound(&mut self, node: Node<'_>) -> Vec<Stmt> {
+        let at = tensorfit_base::TextRange::empty(self.range(node).start as usize);
+        let names = super::locals::locals_of_statement(node, self.text);
+        let mut stmts: Vec<Stmt> = names
+            .iter()
+            .map(|name| Stmt {
+                kind: StmtKind::Var {
+                    pattern: Pattern::Name(Name {
+                        text: name.clone(),
+                        range: at,
+                    }),
+                    ty: None,
+                    value: Some(Expr {
+                        kind: ExprKind::Name(name.clone()),
+                        range: at,
+                    }),
+                },
+                range: at,
+            })
+            .collect();
+        self.scope.script_vars = Some(names.into_iter().collect());
+        stmts.extend(self.statement(node));
+        self.scope.script_vars = None;
+        stmts
+    }
+
     /// Whether a name assigned here is declared by this assignment (a
     /// `let`) rather than by a hoisted `var` (see `locals`).
     fn declares_with_let(&self, name: &str) -> bool {
         match self.scope.kind {
             // The script's statements are lowered one by one: each
-            // assignment declares the name again, as a new `let`.
-            ScopeKind::Script => true,
+            // assignment declares the name again, as a new `let`, but in
+            // a compound statement (see `script_compound`).
+            ScopeKind::Script => !self
+                .scope
+                .script_vars
+                .as_ref()
+                .is_some_and(|vars| vars.contains(name)),
             ScopeKind::Function | ScopeKind::Init => {
                 !self.scope.params.contains(name) && self.scope.locals.is_let(name)
             }

@@ -15,7 +15,14 @@ impl Frame<'_, '_> {
     /// Tensor language does: only in Python, and never for a name the
     /// program defines itself.
     pub(in crate::shapes) fn spelled(&self, name: &str) -> Option<String> {
-        if !self.analysis.language.is_python() || !self.analysis.program.names_prelude_op(name) {
+        if !self.analysis.language.is_python() {
+            return None;
+        }
+        // `Weights::verify`, a class method, is `Weights.verify` in Python.
+        if name.contains(ast::CLASS_FUNCTION_SEPARATOR) {
+            return Some(name.replace(ast::CLASS_FUNCTION_SEPARATOR, "."));
+        }
+        if !self.analysis.program.names_prelude_op(name) {
             return None;
         }
         registry::operation(name)?.python_spelling()

@@ -1,0 +1,45 @@
+# Functions called through a class (PYTHON.md §2): class methods and the
+# static methods of classes that are not modules, found along the class's
+# bases in the file. What `cls` is inside a class method is not followed.
+# (The static methods of a module or a plain class are its methods, called
+# on an instance.)
+import torch
+from torch import nn
+
+
+class Sizes(dict):
+    @staticmethod
+    def hidden(width):
+        return width * 4
+
+
+class Config(Sizes):
+    @classmethod
+    def heads(cls, width):
+        return width // 64
+
+    @classmethod
+    def named(cls, name):
+        return cls.lookup(name)
+
+
+class Block(nn.Module):
+    def __init__(self, width: int):
+        super().__init__()
+        self.up = nn.Linear(width, Config.hidden(width))
+        self.down = nn.Linear(Config.hidden(width), width)
+
+    @classmethod
+    def wide(cls, width):
+        return Block(width * 2)
+
+    def forward(self, x):
+        return self.down(torch.relu(self.up(x)))
+
+
+x = torch.randn(2, 128)
+y = Block(128)(x)  #~ shape y: Tensor[2, 128]
+z = Block.wide(64)(x)  #~ shape z: Tensor[2, 128]
+heads = Config.heads(128)
+per_head = x.view(2, heads, 64)  #~ shape per_head: Tensor[2, 2, 64]
+bad = Block.wide(32)(x)  #~ error: `nn.Linear` gets the wrong number of input features
