@@ -57,15 +57,12 @@ fn inherited_class_functions(
     depth: usize,
 ) -> Option<(Vec<SourceFile>, ClassFunctions)> {
     let declares = |context: &ModuleContext| {
-        context.class_functions.contains_key(name) || context.class_bases.contains_key(name)
+        context.own_class_functions.contains_key(name) || context.class_bases.contains_key(name)
     };
     let file = defining_file_where(db, importer, module, name, &declares)?;
+    // The file's own context resolves the bases it defines.
     let context = plain_module_context(db, file).as_deref()?;
-    let mut functions = context
-        .class_functions
-        .get(name)
-        .cloned()
-        .unwrap_or_default();
+    let mut functions = context.class_functions(name);
     let mut files = vec![file];
     if let Some(depth) = depth.checked_sub(1) {
         for base in imported_bases(context, name) {

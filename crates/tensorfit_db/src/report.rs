@@ -223,8 +223,8 @@ fn python_findings(db: &dyn Db, file: SourceFile, findings: &mut ShapeFindings) 
     });
     // A class method's function (`Config::heads`) as Python names it.
     let python_name = |name: &mut String| {
-        if name.contains(ast::CLASS_FUNCTION_SEPARATOR) {
-            *name = name.replace(ast::CLASS_FUNCTION_SEPARATOR, ".");
+        if let std::borrow::Cow::Owned(spelled) = ast::python_function_name(name) {
+            *name = spelled;
         }
     };
     for binding in &mut findings.bindings {

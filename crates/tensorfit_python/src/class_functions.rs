@@ -4,13 +4,14 @@
 //!
 //! Each is lowered as a function of its own named `Class::method` (see
 //! [`CLASS_FUNCTION_SEPARATOR`]), and a call through a class is resolved
-//! statically along the class's bases: its own functions, those its bases
-//! in the file have, then those of bases imported from files the database
-//! reads (torchvision's weight enums inherit `verify` from `_api.py`).
+//! statically along the class's bases
+//! ([`crate::ModuleContext::class_functions`]): its own functions, then
+//! its bases', in the file or imported from files the database reads
+//! (torchvision's weight enums inherit `verify` from `_api.py`).
 //! What `cls` is inside a classmethod is not followed (a subclass may be
 //! the receiver): it is unknown.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use tensorfit_syntax::ast::CLASS_FUNCTION_SEPARATOR;
 use tree_sitter::Node;
@@ -20,8 +21,11 @@ use crate::lower::syntax::{child_by_field, decorators, definition_of, named_chil
 /// How many bases deep a class function is looked for.
 pub(crate) const MAX_BASE_DEPTH: usize = 8;
 
-/// For each method name, the function that answers it (`Base.verify`).
+/// For each method name, the function that answers it (`Base::verify`).
 pub type ClassFunctions = BTreeMap<String, String>;
+
+/// Each class's own class functions, by name.
+pub type OwnClassFunctions = BTreeMap<String, BTreeSet<String>>;
 
 /// The class functions a class defines in its own body, by name, with
 /// their definitions (decorated). A struct class (a module, a plain class)
@@ -38,8 +42,7 @@ pub(crate) fn own_class_functions<'t>(
         .into_iter()
         .filter(|member| {
             let decorators = decorators(*member, text);
-            decorators.contains(&"classmethod")
-                || (!is_struct && decorators.contains(&"staticmethod"))
+            is_classmethod(&decorators) || (!is_struct && decorators.contains(&"staticmethod"))
         })
         .filter_map(|member| {
             let definition = definition_of(member);
@@ -56,46 +59,6 @@ pub(crate) fn own_class_functions<'t>(
 /// the class).
 pub(crate) fn is_classmethod(decorators: &[&str]) -> bool {
     decorators.contains(&"classmethod")
-}
-
-/// The class functions each class of a file answers, through the bases the
-/// file defines: `own` gives each class's own function names, `bases` its
-/// bases as written.
-pub(crate) fn resolve_in_file(
-    own: &BTreeMap<String, Vec<String>>,
-    bases: &BTreeMap<String, Vec<String>>,
-) -> BTreeMap<String, ClassFunctions> {
-    let mut resolved = BTreeMap::new();
-    for class in own.keys().chain(bases.keys()) {
-        let mut functions = ClassFunctions::new();
-        collect(class, own, bases, MAX_BASE_DEPTH, &mut functions);
-        if !functions.is_empty() {
-            resolved.insert(class.clone(), functions);
-        }
-    }
-    resolved
-}
-
-/// Adds the functions `class` answers, its own first (the nearest
-/// definition wins, as Python's method resolution mostly gives).
-fn collect(
-    class: &str,
-    own: &BTreeMap<String, Vec<String>>,
-    bases: &BTreeMap<String, Vec<String>>,
-    depth: usize,
-    functions: &mut ClassFunctions,
-) {
-    for method in own.get(class).into_iter().flatten() {
-        functions
-            .entry(method.clone())
-            .or_insert_with(|| qualified(class, method));
-    }
-    let Some(depth) = depth.checked_sub(1) else {
-        return;
-    };
-    for base in bases.get(class).into_iter().flatten() {
-        collect(base, own, bases, depth, functions);
-    }
 }
 
 /// The name a class function is lowered under.

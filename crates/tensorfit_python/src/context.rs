@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::{Node, Tree};
 
 use crate::class_functions::{
-    own_class_functions, resolve_in_file, ClassFunctions, MAX_BASE_DEPTH,
+    own_class_functions, qualified, ClassFunctions, OwnClassFunctions, MAX_BASE_DEPTH,
 };
 use crate::lower::syntax::{
     child_by_field, definition_of, descendants, is_field, named_children, text_of, uses_of,
@@ -59,11 +59,11 @@ pub struct ModuleContext {
     pub qualified_items: BTreeSet<String>,
     /// Each top-level class's bases as written (`WeightsEnum`, `nn.Module`).
     pub class_bases: BTreeMap<String, Vec<String>>,
-    /// The class functions each class of the file answers through the
-    /// bases the file defines (see [`crate::class_functions`]).
-    pub class_functions: BTreeMap<String, ClassFunctions>,
-    /// Those of classes imported from files the database reads, by the
-    /// imported name: filled in by the database.
+    /// The class functions each class of the file defines in its own body
+    /// (see [`crate::class_functions`]).
+    pub own_class_functions: OwnClassFunctions,
+    /// Those that classes imported from files the database reads answer,
+    /// by the imported name: filled in by the database.
     pub imported_class_functions: BTreeMap<String, ClassFunctions>,
 }
 
@@ -106,18 +106,34 @@ impl ModuleContext {
     }
 
     /// The function that answers `class.method` called through the class
-    /// (`ResNet50_Weights.verify`): the class's own, or one along its
-    /// bases, in this file or an imported one.
-    pub fn class_function(&self, class: &str, method: &str) -> Option<&str> {
+    /// (`ResNet50_Weights.verify`): see [`Self::class_functions`].
+    pub fn class_function(&self, class: &str, method: &str) -> Option<String> {
+        self.class_functions(class).remove(method)
+    }
+
+    /// Every class function `class` answers, each by the function that
+    /// answers it: the class's own, then along its bases in order (the
+    /// nearest definition wins, as Python's method resolution mostly
+    /// gives), those of a base imported from another file as that file
+    /// resolved them.
+    pub fn class_functions(&self, class: &str) -> ClassFunctions {
+        let mut functions = ClassFunctions::new();
         let mut pending = vec![(class, 0)];
         while let Some((class, depth)) = pending.pop() {
-            let found = self
-                .class_functions
+            for method in self.own_class_functions.get(class).into_iter().flatten() {
+                functions
+                    .entry(method.clone())
+                    .or_insert_with(|| qualified(class, method));
+            }
+            for (method, function) in self
+                .imported_class_functions
                 .get(class)
-                .or_else(|| self.imported_class_functions.get(class))
-                .and_then(|functions| functions.get(method));
-            if let Some(function) = found {
-                return Some(function);
+                .into_iter()
+                .flatten()
+            {
+                functions
+                    .entry(method.clone())
+                    .or_insert_with(|| function.clone());
             }
             if depth < MAX_BASE_DEPTH {
                 // Bases are searched in order: push them reversed.
@@ -126,7 +142,7 @@ impl ModuleContext {
                 }
             }
         }
-        None
+        functions
     }
 
     /// The modules the file imports names from under their own names
@@ -233,8 +249,7 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     let root = tree.root_node();
     let top: Vec<Node<'_>> = named_children(root);
     // Classes first: a module class may derive from one defined below it.
-    let mut classes: Vec<(String, Vec<String>)> = Vec::new();
-    let mut class_nodes: Vec<(String, Node<'_>)> = Vec::new();
+    let mut classes: Vec<(String, Vec<String>, Node<'_>)> = Vec::new();
     let mut assigned: BTreeMap<String, (usize, bool)> = BTreeMap::new();
     for node in &top {
         collect_imports(*node, text, &mut context.imported);
@@ -247,8 +262,11 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
                 context.functions.insert(text_of(name, text).to_owned());
             }
             ("class_definition", Some(name)) => {
-                classes.push((text_of(name, text).to_owned(), bases(definition, text)));
-                class_nodes.push((text_of(name, text).to_owned(), definition));
+                classes.push((
+                    text_of(name, text).to_owned(),
+                    bases(definition, text),
+                    definition,
+                ));
             }
             _ => {}
         }
@@ -262,7 +280,9 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             // A name assigned in an `if` or a loop of the script is a
             // variable of the script, never a constant.
             for name in crate::lower::locals::locals_of_statement(*node, text) {
-                assigned.entry(name).or_insert((0, false)).0 += 2;
+                let entry = assigned.entry(name).or_insert((0, false));
+                entry.0 += 1;
+                entry.1 = false;
             }
         }
     }
@@ -270,7 +290,7 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     // `torch.nn`), or a module class of the file: repeat until no change.
     loop {
         let before = context.modules.len();
-        for (name, bases) in &classes {
+        for (name, bases, _) in &classes {
             let is_module = bases.iter().any(|base| {
                 let resolved = resolve_dotted(base, &context.imported);
                 resolved.starts_with("torch.nn.") || context.modules.contains(base)
@@ -283,28 +303,25 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             break;
         }
     }
-    for (name, bases) in &classes {
+    for (name, bases, _) in &classes {
         let plain = bases.iter().all(|b| b == "object");
         if plain && !context.modules.contains(name) {
             context.classes.insert(name.clone());
         }
     }
-    let mut own = BTreeMap::new();
-    for (name, class) in class_nodes {
+    for (name, bases, class) in classes {
         let is_struct = context.modules.contains(&name) || context.classes.contains(&name);
-        let functions: Vec<String> = own_class_functions(class, text, is_struct)
+        let own: BTreeSet<String> = own_class_functions(class, text, is_struct)
             .into_iter()
             .map(|(method, _)| method)
             .collect();
-        if !functions.is_empty() {
-            own.insert(name, functions);
+        if !own.is_empty() {
+            context.own_class_functions.insert(name.clone(), own);
+        }
+        if !bases.is_empty() {
+            context.class_bases.insert(name, bases);
         }
     }
-    context.class_bases = classes
-        .into_iter()
-        .filter(|(_, bases)| !bases.is_empty())
-        .collect();
-    context.class_functions = resolve_in_file(&own, &context.class_bases);
     let containers = container_constants(&top, text);
     for (name, (count, constant)) in assigned {
         // A list or dict is a constant only while nothing can change it in
@@ -440,8 +457,6 @@ fn dotted(node: Node<'_>, text: &str) -> String {
         .collect()
 }
 
-/// Counts a top-level `name = value`, and whether the value is a constant
-/// (literals and arithmetic only).
 /// The statements that hold blocks of their own (a class or a function
 /// is an item, not a statement).
 pub(crate) fn is_compound_statement(kind: &str) -> bool {
@@ -451,6 +466,8 @@ pub(crate) fn is_compound_statement(kind: &str) -> bool {
     )
 }
 
+/// Counts a top-level `name = value`, and whether the value is a constant
+/// (literals and arithmetic only).
 fn count_assignment(node: Node<'_>, text: &str, assigned: &mut BTreeMap<String, (usize, bool)>) {
     let Some(left) = child_by_field(node, "left") else {
         return;

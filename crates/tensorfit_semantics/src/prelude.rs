@@ -3,7 +3,7 @@
 //! It is a `.tensor` file of `extern fn` contracts compiled into the binary,
 //! parsed with the same parser as user code.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, OnceLock};
 
 use tensorfit_base::Diagnostic;
@@ -29,6 +29,8 @@ pub struct Prelude {
     pub signatures: BTreeMap<String, Signature>,
     /// Where each operation's declaration is among the file's items.
     functions: HashMap<String, usize>,
+    /// The name of every item (operations, layers, constants).
+    declared: HashSet<String>,
     /// Syntax errors of the text, empty for the built-in prelude.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -75,11 +77,18 @@ impl Prelude {
             );
             functions.insert(name, i);
         }
+        let declared = parse
+            .file
+            .items
+            .iter()
+            .filter_map(|item| item.name().map(|n| n.text.clone()))
+            .collect();
         Prelude {
             source,
             file: Arc::unwrap_or_clone(parse.file),
             signatures,
             functions,
+            declared,
             diagnostics: parse.diagnostics,
         }
     }
@@ -91,10 +100,7 @@ impl Prelude {
     /// Whether the prelude declares an item (an operation, a layer, a
     /// constant) named `name`.
     pub fn declares(&self, name: &str) -> bool {
-        self.file
-            .items
-            .iter()
-            .any(|item| item.name().is_some_and(|n| n.text == name))
+        self.declared.contains(name)
     }
 
     /// The declaration of the operation `name`.

@@ -12,6 +12,15 @@ use tensorfit_base::TextRange;
 /// identifier of either language can be.
 pub const CLASS_FUNCTION_SEPARATOR: &str = "::";
 
+/// A function's key as Python spells it: a class function `Class::method`
+/// is `Class.method`; any other key is itself.
+pub fn python_function_name(key: &str) -> std::borrow::Cow<'_, str> {
+    match key.contains(CLASS_FUNCTION_SEPARATOR) {
+        true => key.replace(CLASS_FUNCTION_SEPARATOR, ".").into(),
+        false => key.into(),
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SourceFile {
     /// Declarations, in source order. Their order does not matter to scoping.

@@ -285,7 +285,6 @@ impl Lowerer<'_> {
         }
         self.context
             .class_function(self.text(class), self.text(method))
-            .map(str::to_owned)
     }
 
     /// The dotted path an attribute chain names through an import

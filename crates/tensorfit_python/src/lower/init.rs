@@ -461,14 +461,23 @@ fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<Str
 
 /// `var name` (unknown until assigned).
 fn declare(name: String, at: TextRange) -> Stmt {
+    declare_with(
+        Name {
+            text: name,
+            range: at,
+        },
+        None,
+        at,
+    )
+}
+
+/// `var name = value` (or `var name` without one), placed at `at`.
+pub(super) fn declare_with(name: Name, value: Option<Expr>, at: TextRange) -> Stmt {
     Stmt {
         kind: StmtKind::Var {
-            pattern: Pattern::Name(Name {
-                text: name,
-                range: at,
-            }),
+            pattern: Pattern::Name(name),
             ty: None,
-            value: None,
+            value,
         },
         range: at,
     }

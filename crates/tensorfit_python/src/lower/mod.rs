@@ -275,19 +275,16 @@ impl<'t> Lowerer<'t> {
             let at = TextRange::empty(self.range(block).start as usize);
             let mut stmts: Vec<Stmt> = class_parameter
                 .iter()
-                .map(|name| Stmt {
-                    kind: StmtKind::Var {
-                        pattern: Pattern::Name(name.clone()),
-                        ty: None,
-                        value: Some(Expr {
-                            kind: ExprKind::Unknown(format!(
-                                "`{}`, the class a class method is called on, is not followed",
-                                name.text
-                            )),
-                            range: name.range,
-                        }),
-                    },
-                    range: at,
+                .map(|name| {
+                    let why = format!(
+                        "`{}`, the class a class method is called on, is not followed",
+                        name.text
+                    );
+                    let value = Expr {
+                        kind: ExprKind::Unknown(why),
+                        range: name.range,
+                    };
+                    init::declare_with(name.clone(), Some(value), at)
                 })
                 .collect();
             stmts.extend(self.hoisted_locals(at));
@@ -489,7 +486,7 @@ pub(crate) fn methods_of<'t>(class: Node<'t>, text: &str) -> Vec<(String, Node<'
     };
     named_children(body)
         .into_iter()
-        .filter(|member| !decorators(*member, text).contains(&"classmethod"))
+        .filter(|member| !is_classmethod(&decorators(*member, text)))
         .map(definition_of)
         .filter(|member| member.kind() == "function_definition")
         .filter_map(|member| {

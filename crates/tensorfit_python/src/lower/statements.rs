@@ -458,19 +458,16 @@ impl Lowerer<'_> {
         let names = super::locals::locals_of_statement(node, self.text);
         let mut stmts: Vec<Stmt> = names
             .iter()
-            .map(|name| Stmt {
-                kind: StmtKind::Var {
-                    pattern: Pattern::Name(Name {
-                        text: name.clone(),
-                        range: at,
-                    }),
-                    ty: None,
-                    value: Some(Expr {
-                        kind: ExprKind::Name(name.clone()),
-                        range: at,
-                    }),
-                },
-                range: at,
+            .map(|name| {
+                let so_far = Expr {
+                    kind: ExprKind::Name(name.clone()),
+                    range: at,
+                };
+                let declared = Name {
+                    text: name.clone(),
+                    range: at,
+                };
+                super::init::declare_with(declared, Some(so_far), at)
             })
             .collect();
         self.scope.script_vars = Some(names.into_iter().collect());

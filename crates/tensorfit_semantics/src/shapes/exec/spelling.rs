@@ -20,7 +20,7 @@ impl Frame<'_, '_> {
         }
         // `Weights::verify`, a class method, is `Weights.verify` in Python.
         if name.contains(ast::CLASS_FUNCTION_SEPARATOR) {
-            return Some(name.replace(ast::CLASS_FUNCTION_SEPARATOR, "."));
+            return Some(ast::python_function_name(name).into_owned());
         }
         if !self.analysis.program.names_prelude_op(name) {
             return None;
