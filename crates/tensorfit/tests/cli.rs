@@ -421,6 +421,51 @@ fn inputs_that_once_aborted_or_hung_get_prompt_answers() {
     }
 }
 
+/// Python imports read only the workspace and the search paths: a relative
+/// import that climbs above the workspace and a module that is a symbolic
+/// link to a file outside it are unknown (PYTHON.md §1: never an error),
+/// and nothing of the outside file reaches the output. The same function
+/// inside the workspace is read, so the test would see a leak.
+#[cfg(unix)]
+#[test]
+fn python_imports_do_not_leave_the_workspace() {
+    let dir = scratch("python_outside");
+    let identity = "def leak(x):\n    return x\n";
+    write(&dir, "secret.py", identity);
+    let workspace = dir.join("ws");
+    std::fs::create_dir_all(workspace.join(".git")).unwrap();
+    write(&workspace, "inside.py", identity.replace("leak", "keep"));
+    std::os::unix::fs::symlink(dir.join("secret.py"), workspace.join("link.py")).unwrap();
+    write(
+        &workspace,
+        "pkg/climbs.py",
+        "import torch\nfrom ...secret import leak\nfrom inside import keep\n\
+         climbed = leak(torch.randn(2))\nkept = keep(torch.randn(5))\n",
+    );
+    write(
+        &workspace,
+        "linked.py",
+        "import torch\nfrom link import leak\nlinked = leak(torch.randn(3))\n",
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .args([
+            "check",
+            "--shapes",
+            "--python-path=",
+            "pkg/climbs.py",
+            "linked.py",
+        ])
+        .current_dir(&workspace)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("kept: Tensor[5]"), "the inside file: {text}");
+    assert!(!text.contains("climbed"), "{text}");
+    assert!(!text.contains("linked"), "{text}");
+    assert!(text.contains("0 errors, 0 warnings"), "{text}");
+}
+
 /// A FIFO named like a source file is refused rather than read (reading
 /// it would block for ever), and a symlinked directory is not followed.
 #[cfg(unix)]

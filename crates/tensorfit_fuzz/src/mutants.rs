@@ -48,7 +48,8 @@ pub struct Outcome {
 pub fn mutant(programs: &[Program], seed: u64, index: u64) -> (usize, Vec<u8>) {
     let mut rng = Rng::for_item(seed, index);
     let which = rng.below(programs.len());
-    (which, mutate(&programs[which].bytes, &mut rng))
+    let program = &programs[which];
+    (which, mutate(&program.bytes, program.language(), &mut rng))
 }
 
 /// Runs every mutant, `jobs` at a time, each in a directory of its own (its
@@ -103,19 +104,22 @@ fn check_one(
     directory: &Path,
     index: u64,
 ) -> std::io::Result<Outcome> {
-    let (_, bytes) = mutant(programs, settings.seed, index);
-    let file = directory.join("mutant.tensor");
-    std::fs::write(&file, &bytes)?;
+    let (which, bytes) = mutant(programs, settings.seed, index);
+    let extension = programs[which].language().extension();
+    let name = format!("mutant.{extension}");
+    std::fs::write(directory.join(&name), &bytes)?;
+    // No search paths: the mutant's imports find only its directory, and no
+    // `python3` is started per mutant to discover them.
     let finished = child::run(
         &settings.binary,
-        &["check", "--format", "json", "mutant.tensor"],
+        &["check", "--format", "json", "--python-path=", &name],
         directory,
         settings.hang_after,
     )?;
     let failure = judge(&finished);
     if let (Some(failure), Some(keep)) = (&failure, &settings.keep) {
         std::fs::create_dir_all(keep)?;
-        std::fs::write(keep.join(format!("mutant-{index}.tensor")), &bytes)?;
+        std::fs::write(keep.join(format!("mutant-{index}.{extension}")), &bytes)?;
         let note = format!("{failure:?}\n{}", String::from_utf8_lossy(&finished.stderr));
         std::fs::write(keep.join(format!("mutant-{index}.txt")), note)?;
     }

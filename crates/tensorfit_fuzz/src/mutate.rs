@@ -2,10 +2,11 @@
 //! truncations, deletions, insertions of tokens (the language's and the
 //! file's own), swapped lines, copied chunks, flipped and invalid bytes.
 
+use crate::programs::Language;
 use crate::rng::Rng;
 
-/// Tokens and snippets of the language, and some that break it.
-pub const FRAGMENTS: &[&str] = &[
+/// Tokens and snippets of the Tensor language, and some that break it.
+const TENSOR_FRAGMENTS: &[&str] = &[
     "(",
     ")",
     "[",
@@ -58,8 +59,100 @@ pub const FRAGMENTS: &[&str] = &[
     " % ",
 ];
 
-/// One to four mutations of `source`.
-pub fn mutate(source: &[u8], rng: &mut Rng) -> Vec<u8> {
+/// Tokens and snippets of PyTorch code, and some that break it: the front
+/// end's own syntax (`...` holes, jaxtyping strings, `#~`), imports that
+/// leave the workspace, and deep nesting.
+const PYTHON_FRAGMENTS: &[&str] = &[
+    "(",
+    ")",
+    "[",
+    "]",
+    ":",
+    ",",
+    "...",
+    "*",
+    "**",
+    "@",
+    "\\\n",
+    "    ",
+    "\t",
+    "def ",
+    "class ",
+    "lambda x: ",
+    "return ",
+    "yield ",
+    "if ",
+    "elif ",
+    "else:\n",
+    "for i in range(",
+    "while ",
+    "with ",
+    "try:\n",
+    "except Exception:\n",
+    "del ",
+    "global ",
+    "nonlocal ",
+    "self.",
+    "super().__init__()",
+    "= ",
+    "+= ",
+    "-1",
+    "0",
+    "99999999999999999999",
+    "1e309",
+    "None",
+    "torch.randn(",
+    "nn.Linear(",
+    "nn.Sequential(",
+    "nn.Conv2d(3, ",
+    "F.relu(",
+    ".view(",
+    ".reshape(",
+    ".permute(",
+    ".shape[",
+    ".size(",
+    "x: Float[Tensor, \"b c\"]",
+    "Float[Tensor, \"",
+    "\"",
+    "'",
+    "\"\"\"",
+    "f\"{",
+    "#",
+    "#~ error: ",
+    "\n",
+    "\r\n",
+    "\r",
+    "\u{1F600}",
+    "é",
+    "\0",
+    "\u{2028}",
+    "\x1b[2J",
+    "import torch\n",
+    "from . import x\n",
+    "from .. import *\n",
+    "from ...etc.passwd import x\n",
+    "import etc.passwd\n",
+    "((((((((((((((((((((",
+    "[[[[[[[[[[[[[[[[[[[[",
+];
+
+impl Language {
+    fn fragments(self) -> &'static [&'static str] {
+        match self {
+            Language::Tensor => TENSOR_FRAGMENTS,
+            Language::Python => PYTHON_FRAGMENTS,
+        }
+    }
+}
+
+/// A fragment of `language` to insert.
+pub fn fragment(language: Language, rng: &mut Rng) -> &'static str {
+    let fragments = language.fragments();
+    fragments[rng.below(fragments.len())]
+}
+
+/// One to four mutations of `source`, a program in `language`.
+pub fn mutate(source: &[u8], language: Language, rng: &mut Rng) -> Vec<u8> {
     let mut bytes = source.to_vec();
     for _ in 0..1 + rng.below(4) {
         let at = rng.below(bytes.len() + 1);
@@ -70,7 +163,7 @@ pub fn mutate(source: &[u8], rng: &mut Rng) -> Vec<u8> {
                 bytes.drain(at.min(end)..end);
             }
             2 | 3 => {
-                let fragment = rng.pick(FRAGMENTS).as_bytes();
+                let fragment = fragment(language, rng).as_bytes();
                 bytes.splice(at..at, fragment.iter().copied());
             }
             4 => {
@@ -127,7 +220,7 @@ mod tests {
     #[test]
     fn the_same_seed_makes_the_same_mutants_and_others_differ() {
         let source = b"fn f(x: Tensor[2, 3]) -> Tensor[2, 3] {\n  return x\n}\n";
-        let make = |seed| mutate(source, &mut Rng::for_item(seed, 7));
+        let make = |seed| mutate(source, Language::Tensor, &mut Rng::for_item(seed, 7));
         assert_eq!(make(1), make(1));
         let distinct: std::collections::BTreeSet<_> = (0..50).map(make).collect();
         assert!(distinct.len() > 40, "{} distinct of 50", distinct.len());

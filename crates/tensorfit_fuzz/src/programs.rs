@@ -1,5 +1,5 @@
-//! The programs mutants are made from: every `*.tensor` file under the
-//! given directories, in a stable order.
+//! The programs mutants are made from: every `*.tensor` and `*.py` file
+//! under the given directories, in a stable order.
 
 use std::path::{Path, PathBuf};
 
@@ -8,20 +8,54 @@ pub struct Program {
     pub bytes: Vec<u8>,
 }
 
+/// The two languages tensorfit reads, told apart by the file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Language {
+    Tensor,
+    Python,
+}
+
+impl Language {
+    fn of(path: &Path) -> Option<Language> {
+        match path.extension()?.to_str()? {
+            "tensor" => Some(Language::Tensor),
+            "py" => Some(Language::Python),
+            _ => None,
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            Language::Tensor => "tensor",
+            Language::Python => "py",
+        }
+    }
+}
+
+impl Program {
+    pub fn language(&self) -> Language {
+        Language::of(&self.path).expect("collected programs have a known extension")
+    }
+}
+
 /// The repository's test programs and examples, and the shared corpus when
 /// it is there (`TENSORFIT_CORPUS`, or `../shared/corpus` beside `root`).
 pub fn default_directories(root: &Path) -> Vec<PathBuf> {
     let corpus = std::env::var_os("TENSORFIT_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("../shared/corpus"));
-    let mut directories = vec![root.join("tests/programs"), root.join("examples")];
+    let mut directories = vec![
+        root.join("tests/programs"),
+        root.join("tests/python"),
+        root.join("examples"),
+    ];
     if corpus.is_dir() {
         directories.push(corpus);
     }
     directories
 }
 
-/// Every `*.tensor` file under `directories` (links not followed).
+/// Every `*.tensor` and `*.py` file under `directories` (links not followed).
 pub fn collect(directories: &[PathBuf]) -> std::io::Result<Vec<Program>> {
     let mut programs = Vec::new();
     let mut stack = directories.to_vec();
@@ -32,7 +66,7 @@ pub fn collect(directories: &[PathBuf]) -> std::io::Result<Vec<Program>> {
             let path = entry.path();
             if kind.is_dir() {
                 stack.push(path);
-            } else if kind.is_file() && path.extension().is_some_and(|e| e == "tensor") {
+            } else if kind.is_file() && Language::of(&path).is_some() {
                 let bytes = std::fs::read(&path)?;
                 programs.push(Program { path, bytes });
             }

@@ -2,7 +2,7 @@
 //! editor actions (edits mid-token and past the end, UTF-16 surrogates,
 //! out-of-order versions, requests and their cancellation, open/close
 //! cycles, files that import each other or themselves, files deleted while
-//! open, malformed messages). Every request must be answered and the
+//! open, malformed messages), on Tensor and Python documents alike. Every request must be answered and the
 //! process must live; at the end, what it shows of each open document must
 //! equal what a fresh server shows of the same final text.
 
@@ -13,8 +13,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::lsp_client::{file_uri, frame, Server, Trouble};
-use crate::mutate::{mutate, FRAGMENTS};
-use crate::programs::Program;
+use crate::mutate::{fragment, mutate};
+use crate::programs::{Language, Program};
 use crate::rng::Rng;
 use crate::text_model::{self, Position};
 
@@ -65,7 +65,44 @@ impl Report {
 /// How often the server's memory is sampled.
 const MEMORY_EVERY: u64 = 500;
 
-const FILES: [&str; 3] = ["a.tensor", "b.tensor", "c.tensor"];
+/// The session's files, with the imports they start with: each imports
+/// another or itself.
+const FILES: [(&str, &str); 5] = [
+    ("a.tensor", "import \"b.tensor\"\n"),
+    ("b.tensor", "import \"a.tensor\"\n"),
+    ("c.tensor", "import \"c.tensor\"\n"),
+    ("p.py", "from q import *\n"),
+    ("q.py", "import p\nfrom . import q\n"),
+];
+
+fn language_of(name: &str) -> Language {
+    if name.ends_with(".py") {
+        Language::Python
+    } else {
+        Language::Tensor
+    }
+}
+
+/// A program to put in the file `name`: one of its language when there is
+/// one.
+fn program_for<'p>(rng: &mut Rng, programs: &'p [Program], name: &str) -> &'p Program {
+    let language = language_of(name);
+    let same: Vec<&Program> = programs
+        .iter()
+        .filter(|p| p.language() == language)
+        .collect();
+    if same.is_empty() {
+        rng.pick(programs)
+    } else {
+        same[rng.below(same.len())]
+    }
+}
+
+/// A mutant of a program of `name`'s language.
+fn mutant_for(rng: &mut Rng, programs: &[Program], name: &str) -> String {
+    let program = program_for(rng, programs, name);
+    String::from_utf8_lossy(&mutate(&program.bytes, program.language(), rng)).into_owned()
+}
 
 /// The documents as the editor has them.
 struct Editor {
@@ -85,14 +122,8 @@ impl Editor {
 pub fn run(settings: &Settings, programs: &[Program], root: &Path) -> std::io::Result<Report> {
     let mut rng = Rng::new(settings.seed);
     std::fs::create_dir_all(root)?;
-    // Files that import each other and themselves.
-    let headers = [
-        "import \"b.tensor\"\n",
-        "import \"a.tensor\"\n",
-        "import \"c.tensor\"\n",
-    ];
-    for (name, header) in FILES.iter().zip(headers) {
-        let body = String::from_utf8_lossy(&rng.pick(programs).bytes).into_owned();
+    for (name, header) in FILES {
+        let body = String::from_utf8_lossy(&program_for(&mut rng, programs, name).bytes);
         std::fs::write(root.join(name), format!("{header}{body}"))?;
     }
     let mut editor = Editor {
@@ -124,7 +155,7 @@ fn drive(
     report: &mut Report,
 ) -> Result<Value, Trouble> {
     let mut server = Server::start(&settings.binary, &editor.root)?;
-    for name in FILES {
+    for (name, _) in FILES {
         open(&mut server, editor, name, None)?;
     }
     let mut pending: Vec<i64> = Vec::new();
@@ -141,8 +172,7 @@ fn drive(
         match (roll, names.is_empty()) {
             (0..=44, false) => edit(&mut server, editor, rng, programs, name)?,
             (45..=49, false) => {
-                let text =
-                    String::from_utf8_lossy(&mutate(&rng.pick(programs).bytes, rng)).into_owned();
+                let text = mutant_for(rng, programs, name);
                 change(&mut server, editor, rng, name, vec![(None, text)])?;
             }
             (50..=51, false) => lone_surrogate_edit(&mut server, editor, rng, name)?,
@@ -195,10 +225,17 @@ fn open(
     editor.versions.insert(name.to_owned(), version);
     server.notify(
         "textDocument/didOpen",
-        json!({"textDocument": {"uri": editor.uri(name), "languageId": "tensor", "version": version, "text": text}}),
+        json!({"textDocument": {"uri": editor.uri(name), "languageId": language_id(name), "version": version, "text": text}}),
     )?;
     editor.open.insert(name.to_owned(), (text, version));
     Ok(())
+}
+
+fn language_id(name: &str) -> &'static str {
+    match language_of(name) {
+        Language::Tensor => "tensor",
+        Language::Python => "python",
+    }
 }
 
 /// A position in or near the text: mostly inside it, sometimes past the end
@@ -246,12 +283,13 @@ fn edit(
         let new_text = match rng.below(4) {
             0 => String::new(),
             1 => {
-                let source = String::from_utf8_lossy(&rng.pick(programs).bytes).into_owned();
+                let program = program_for(rng, programs, name);
+                let source = String::from_utf8_lossy(&program.bytes).into_owned();
                 let from = rng.below(source.len());
                 let to = (from + rng.below(120)).min(source.len());
                 source.get(from..to).unwrap_or("").to_owned()
             }
-            _ => (*rng.pick(FRAGMENTS)).to_owned(),
+            _ => fragment(language_of(name), rng).to_owned(),
         };
         changes.push((Some((start, end)), new_text));
     }
@@ -384,7 +422,7 @@ fn toggle_open(
     rng: &mut Rng,
     programs: &[Program],
 ) -> Result<(), Trouble> {
-    let name = *rng.pick(&FILES);
+    let name = rng.pick(&FILES).0;
     if editor.open.remove(name).is_some() {
         server.notify(
             "textDocument/didClose",
@@ -392,9 +430,7 @@ fn toggle_open(
         )?;
         return Ok(());
     }
-    let text = rng
-        .one_in(2)
-        .then(|| String::from_utf8_lossy(&mutate(&rng.pick(programs).bytes, rng)).into_owned());
+    let text = rng.one_in(2).then(|| mutant_for(rng, programs, name));
     open(server, editor, name, text)
 }
 
@@ -405,15 +441,14 @@ fn disk_change(
     rng: &mut Rng,
     programs: &[Program],
 ) -> Result<(), Trouble> {
-    let name = *rng.pick(&FILES);
+    let name = rng.pick(&FILES).0;
     let path = editor.root.join(name);
     let kind = if path.exists() && rng.one_in(2) {
         let _ = std::fs::remove_file(&path);
         3
     } else {
         let created = !path.exists();
-        let text = mutate(&rng.pick(programs).bytes, rng);
-        let _ = std::fs::write(&path, text);
+        let _ = std::fs::write(&path, mutant_for(rng, programs, name));
         if created {
             1
         } else {
@@ -536,7 +571,7 @@ fn compare_with_fresh(settings: &Settings, editor: &Editor, session: &Value) -> 
         std::fs::write(editor.root.join(format!("final-{name}")), text).ok();
     }
     Err(format!(
-        "the session's view differs from a fresh server's (see {}: final-view.json, fresh-view.json, final-*.tensor)",
+        "the session's view differs from a fresh server's (see {}: final-view.json, fresh-view.json, final-*)",
         editor.root.display()
     ))
 }
