@@ -5,6 +5,20 @@
 use crate::programs::Language;
 use crate::rng::Rng;
 
+/// Text that breaks any language's reading: line breaks of every kind
+/// (only `\n`, `\r\n` and `\r` are LSP's), astral and accented
+/// characters, NUL, a terminal escape.
+const TEXT_FRAGMENTS: &[&str] = &[
+    "\n",
+    "\r\n",
+    "\r",
+    "\u{1F600}",
+    "é",
+    "\0",
+    "\u{2028}",
+    "\x1b[2J",
+];
+
 /// Tokens and snippets of the Tensor language, and some that break it.
 const TENSOR_FRAGMENTS: &[&str] = &[
     "(",
@@ -41,14 +55,6 @@ const TENSOR_FRAGMENTS: &[&str] = &[
     "-1",
     "0",
     "99999999999999999999",
-    "\n",
-    "\r\n",
-    "\r",
-    "\u{1F600}",
-    "é",
-    "\0",
-    "\u{2028}",
-    "\x1b[2J",
     "import \"x.tensor\"\n",
     "import \"../../../../etc/passwd\"\n",
     ".rank",
@@ -119,14 +125,6 @@ const PYTHON_FRAGMENTS: &[&str] = &[
     "f\"{",
     "#",
     "#~ error: ",
-    "\n",
-    "\r\n",
-    "\r",
-    "\u{1F600}",
-    "é",
-    "\0",
-    "\u{2028}",
-    "\x1b[2J",
     "import torch\n",
     "from . import x\n",
     "from .. import *\n",
@@ -145,10 +143,13 @@ impl Language {
     }
 }
 
-/// A fragment of `language` to insert.
+/// A fragment of `language`, or of any text, to insert.
 pub fn fragment(language: Language, rng: &mut Rng) -> &'static str {
-    let fragments = language.fragments();
-    fragments[rng.below(fragments.len())]
+    let own = language.fragments();
+    let at = rng.below(own.len() + TEXT_FRAGMENTS.len());
+    own.get(at)
+        .copied()
+        .unwrap_or_else(|| TEXT_FRAGMENTS[at - own.len()])
 }
 
 /// One to four mutations of `source`, a program in `language`.

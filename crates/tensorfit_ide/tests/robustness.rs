@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use tensorfit_fuzz::mutate::mutate;
-use tensorfit_fuzz::programs::{self, Program};
+use tensorfit_fuzz::programs::{self, Language, Program};
 use tensorfit_fuzz::rng::Rng;
 use tensorfit_ide::{analyze_file, AnalysisOptions, FileLoader};
 
@@ -35,16 +35,22 @@ fn programs() -> Vec<Program> {
     files
 }
 
-/// Checks `bytes` on a thread with the default 2 MiB stack (what the
-/// language server's workers get) and fails on a panic or after 20 s.
-fn check_survives(label: &str, bytes: Vec<u8>) {
+/// Checks `bytes`, a file of `language`, on a thread with the stack every
+/// analysis thread gets (`ANALYSIS_STACK_BYTES`: the CLI's, the server's
+/// runtime and analysis pool), and fails on a panic or after 20 s. A stack
+/// overflow aborts the test process, which fails it too. (This used
+/// 2 MiB, a tokio worker's default, before the server's threads were
+/// given the analysis stack; the Python lowering's bounded nesting needs
+/// more than that in a debug build.)
+fn check_survives(label: &str, language: Language, bytes: Vec<u8>) {
+    let name = format!("fuzz.{}", language.extension());
     let (done, wait) = mpsc::channel();
     let input = bytes.clone();
     let worker = std::thread::Builder::new()
-        .stack_size(2 << 20)
+        .stack_size(tensorfit_base::ANALYSIS_STACK_BYTES)
         .spawn(move || {
             let analysis = analyze_file(
-                Path::new("fuzz.tensor"),
+                Path::new(&name),
                 &input,
                 std::sync::Arc::new(NoFiles),
                 AnalysisOptions {
@@ -92,21 +98,29 @@ fn check_survives(label: &str, bytes: Vec<u8>) {
 fn mutated_and_truncated_programs_never_panic_or_hang() {
     let mut rng = Rng::new(0x7E45_0F17);
     let mut cases = 0;
-    for Program {
-        path,
-        bytes: source,
-    } in programs()
-    {
-        for cut in (0..=source.len()).step_by(source.len() / 40 + 1) {
+    for program in programs() {
+        let (path, source, language) = (&program.path, &program.bytes, program.language());
+        // Python files are fewer and longer to check: fewer cases each (the
+        // mutation driver, one process per mutant, covers them at length).
+        let (cuts, rounds) = match language {
+            Language::Tensor => (40, 60),
+            Language::Python => (5, 8),
+        };
+        for cut in (0..=source.len()).step_by(source.len() / cuts + 1) {
             check_survives(
                 &format!("{} cut at {cut}", path.display()),
+                language,
                 source[..cut].to_vec(),
             );
             cases += 1;
         }
-        for round in 0..60 {
-            let mutated = mutate(&source, &mut rng);
-            check_survives(&format!("{} mutation {round}", path.display()), mutated);
+        for round in 0..rounds {
+            let mutated = mutate(source, language, &mut rng);
+            check_survives(
+                &format!("{} mutation {round}", path.display()),
+                language,
+                mutated,
+            );
             cases += 1;
         }
     }
@@ -125,15 +139,52 @@ fn pathological_shapes_of_text() {
         let mut rng = Rng::new(42);
         (0..100_000).map(|_| rng.next_u64() as u8).collect()
     };
-    for (label, bytes) in [
-        ("deep parentheses", deep_parens.into_bytes()),
-        ("deep unclosed brackets", deep_brackets.into_bytes()),
-        ("deep blocks", deep_blocks.into_bytes()),
-        ("long operator chain", long_chain.into_bytes()),
-        ("long line", long_line.into_bytes()),
-        ("many errors", many_errors.into_bytes()),
-        ("random bytes", random),
+    let torch = "import torch\nimport torch.nn as nn\n";
+    let python_parens = format!(
+        "{torch}x = {}torch.randn(2){}\n",
+        "(".repeat(10_000),
+        ")".repeat(10_000)
+    );
+    let python_calls = format!(
+        "{torch}x = {}torch.randn(2){}\n",
+        "torch.relu(".repeat(5_000),
+        ")".repeat(5_000)
+    );
+    let python_indent: String = (0..2_000)
+        .map(|k| format!("{}if x:\n", " ".repeat(k)))
+        .collect();
+    let python_sequential = format!(
+        "{torch}m = {}nn.Linear(3, 4){}\ny = m(torch.randn(2, 3))\n",
+        "nn.Sequential(".repeat(3_000),
+        ")".repeat(3_000)
+    );
+    use Language::{Python, Tensor};
+    for (label, language, bytes) in [
+        ("deep parentheses", Tensor, deep_parens.into_bytes()),
+        ("deep unclosed brackets", Tensor, deep_brackets.into_bytes()),
+        ("deep blocks", Tensor, deep_blocks.into_bytes()),
+        ("long operator chain", Tensor, long_chain.into_bytes()),
+        ("long line", Tensor, long_line.into_bytes()),
+        ("many errors", Tensor, many_errors.into_bytes()),
+        ("random bytes", Tensor, random.clone()),
+        (
+            "Python: deep parentheses",
+            Python,
+            python_parens.into_bytes(),
+        ),
+        ("Python: deep calls", Python, python_calls.into_bytes()),
+        (
+            "Python: deep indentation",
+            Python,
+            format!("{torch}{python_indent}").into_bytes(),
+        ),
+        (
+            "Python: deep Sequential",
+            Python,
+            python_sequential.into_bytes(),
+        ),
+        ("Python: random bytes", Python, random),
     ] {
-        check_survives(label, bytes);
+        check_survives(label, language, bytes);
     }
 }
