@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use tensorfit_base::TextRange;
-use tensorfit_semantics::{MapRanges, Summary};
+use tensorfit_semantics::{MapRanges, RangeMap, Summary};
 
 use crate::layout::{Places, SCRIPT_SPACE};
 
@@ -55,10 +55,10 @@ pub fn anchor(summary: Option<Arc<Summary>>, own: TextRange) -> Anchored {
     let is_own = |offset: u32| own.start <= offset && offset <= own.end;
     let mut anchored = Summary::clone(&summary);
     let mut offsets = Vec::new();
-    anchored.map_ranges(&mut |range| {
+    anchored.map_ranges(&mut RangeMap::new(&mut |range| {
         offsets.extend([range.start, range.end].into_iter().filter(|&o| is_own(o)));
         range
-    });
+    }));
     offsets.sort_unstable();
     offsets.dedup();
     // Ranks are below the function's length, so anchors stay inside the
@@ -68,10 +68,10 @@ pub fn anchor(summary: Option<Arc<Summary>>, own: TextRange) -> Anchored {
         Ok(rank) if is_own(offset) => base + rank as u32,
         _ => offset,
     };
-    anchored.map_ranges(&mut |range| TextRange {
+    anchored.map_ranges(&mut RangeMap::new(&mut |range| TextRange {
         start: to_anchor(range.start),
         end: to_anchor(range.end),
-    });
+    }));
     Anchored {
         summary: Some(Arc::new(anchored)),
         offsets: offsets.into(),
@@ -97,8 +97,8 @@ pub fn decode(result: &mut impl MapRanges, places: &Places, table: &dyn Fn(&str)
         debug_assert!(decoded.is_some(), "an anchor past {key}'s table");
         decoded.unwrap_or(offset)
     };
-    result.map_ranges(&mut |range| TextRange {
+    result.map_ranges(&mut RangeMap::new(&mut |range| TextRange {
         start: decode_offset(range.start),
         end: decode_offset(range.end),
-    });
+    }));
 }

@@ -33,8 +33,8 @@ pub use shapes::{
     assemble_diagnostics, assemble_findings, check_shapes, check_shapes_whole_script,
     claims_refuted_at_calls, entry_keys, file_time, CallShape, ClaimPart, DecidedCondition,
     EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex, LimitHit, LimitKind,
-    MapRanges, Migration, Place, Requirement, ShapeFindings, ShapeInfo, ShapeOptions, ShapeReport,
-    Summary, SummarySource, Writing,
+    MapRanges, Migration, Place, RangeMap, Requirement, ShapeFindings, ShapeInfo, ShapeOptions,
+    ShapeReport, Summary, SummarySource, Writing,
 };
 pub use signature::{
     argument_names, bind, BindProblem, Binding, Parameter, Signature, SignatureParam, Source,

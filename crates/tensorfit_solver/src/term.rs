@@ -442,6 +442,23 @@ impl Formula {
         }
     }
 
+    /// Whether the formula holds because ranks are never negative
+    /// (`rank(x) >= 0`, `rank(x) + rank(y) >= -2`). Kept as written (the
+    /// solver's eliminations learn `hole >= 0` from `rank(x) >= 0` and
+    /// `hole == rank(x)`), but a requirement of this form can never fail.
+    pub fn holds_for_any_ranks(&self) -> bool {
+        let Formula::NonPositive(difference) = self else {
+            return false;
+        };
+        Linear::of(difference).is_some_and(|linear| {
+            linear.constant <= 0
+                && linear
+                    .atoms
+                    .iter()
+                    .all(|(atom, c)| matches!(atom, Term::Rank(_)) && *c < 0)
+        })
+    }
+
     pub fn eq(a: &Term, b: &Term) -> Formula {
         Formula::compare(Term::sub(a, b), true)
     }
@@ -615,6 +632,19 @@ mod tests {
 
     fn x() -> Term {
         Term::var(0)
+    }
+
+    #[test]
+    fn a_rank_is_never_negative() {
+        let rank = Term::rank(3);
+        assert!(Formula::ge(&rank, &Term::int(0)).holds_for_any_ranks());
+        assert!(
+            Formula::ge(&Term::add(&rank, &Term::rank(4)), &Term::int(-2)).holds_for_any_ranks()
+        );
+        // Not so: a rank of at least one, or a rank against a variable.
+        assert!(!Formula::ge(&rank, &Term::int(1)).holds_for_any_ranks());
+        assert!(!Formula::ge(&rank, &x()).holds_for_any_ranks());
+        assert!(!Formula::eq(&rank, &Term::int(0)).holds_for_any_ranks());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use tensorfit_solver::{
 
 use super::analysis::Analysis;
 use super::display;
-use super::fact::{Explain, Fact, FactKind, Guard, ShapeClaim};
+use super::fact::{CallSite, Explain, Fact, FactKind, Guard, ShapeClaim};
 
 pub struct EntryOutcome {
     pub diagnostics: Vec<Diagnostic>,
@@ -582,7 +582,8 @@ fn report(
         // Each inner call is in the body of the callee before it; only
         // those in this file can be pointed at (an imported function's
         // calls are in its own file).
-        for pair in fact.via.windows(2) {
+        let calls: Vec<&CallSite> = fact.via.iter().collect();
+        for pair in calls.windows(2) {
             if !analysis.program.is_local(&pair[0].callee) {
                 break;
             }

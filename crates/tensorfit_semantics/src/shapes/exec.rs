@@ -19,6 +19,7 @@ use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast;
 
 use super::analysis::Analysis;
+use super::call_path::CallPath;
 use super::conditions::ConditionRecord;
 use super::describe::describe;
 use super::fact::{CallSite, Construction, Explain, Fact, FactKind, Guard};
@@ -48,7 +49,7 @@ pub struct ShapeRecord {
     pub guard: Guard,
     /// Outermost first: the calls through which a callee's record reached
     /// this frame. Empty for the frame's own records.
-    pub via: Vec<CallSite>,
+    pub via: CallPath,
 }
 
 /// Records kept per frame (and so per summary): enough for any real
@@ -59,7 +60,20 @@ const MAX_RECORDS: usize = 20_000;
 /// records. Hover shows a binding's shape at each call that fixes it; past
 /// this depth it shows the callee's own (symbolic) shape. Without the
 /// bound, a chain of N calls keeps N² records with call paths of length N.
-const MAX_RECORD_DEPTH: usize = 12;
+const MAX_RECORD_DEPTH: usize = 8;
+
+/// How many records one call takes over for one place (a binding in some
+/// callee) reached through calls nested in it, each through its own call
+/// path. Hover lists eight per place; a function that calls its callee
+/// twice, repeated down a chain, doubles the paths at each level. (The
+/// callee's own shapes are all taken.) Counted per call, so that a script
+/// analysed in groups (`script_groups.rs`) shows what the whole one does.
+const MAX_PATHS_PER_PLACE: usize = 8;
+
+/// How many records one call takes over in all: enough for ResNet-50's
+/// `forward` (about 350), a bound on memory for a file of thousands of
+/// functions each calling the one before twice.
+const MAX_RECORDS_PER_CALL: usize = 512;
 
 /// A rank-dependent prelude operation applied to a tensor of unknown rank
 /// while summarising: kept in the summary and applied again at each call,
@@ -127,6 +141,13 @@ pub struct Frame<'f, 'a> {
     /// same one met again (every callee in a chain assumes its dimensions
     /// positive) adds nothing but size.
     assumed: HashSet<(Guard, Formula)>,
+    /// The requirements taken over from callees, by kind, path, formula and
+    /// the statement (place and part) that states them: the same
+    /// requirement reached through a second call (`f(x) + f(x)`, repeated
+    /// down a chain) fails exactly when the first does, and PyTorch raises
+    /// at the first. (Two parts of one claim may have the same formula at a
+    /// call, `8 == 16`, and are refuted one by one.)
+    required: HashSet<(FactKind, Guard, Formula, TextRange, u32)>,
     /// Steps taken: expressions evaluated, facts and shapes taken over from
     /// callees (bounded by [`limits::STEP_BUDGET`]).
     steps: u64,
@@ -212,6 +233,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             evaluating_constants: Vec::new(),
             building: Vec::new(),
             assumed: HashSet::new(),
+            required: HashSet::new(),
             steps: 0,
             argument_problems: Vec::new(),
             layer_site: None,
@@ -271,7 +293,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             sides: self.sides_of(&explain),
             construction: self.construction_of(&explain),
             explain,
-            via: self.via_context.clone(),
+            via: CallPath::of(&self.via_context),
             part,
         };
         self.push_fact(fact);
@@ -343,11 +365,24 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
-    /// Whether a callee's fact adds something at this call: always for a
-    /// requirement (each is reported where it is stated), once for an
-    /// assumption.
-    fn is_new(&mut self, kind: FactKind, guard: &Guard, formula: &Formula) -> bool {
-        kind != FactKind::Assumption || self.assumed.insert((guard.clone(), formula.clone()))
+    /// Whether a callee's fact adds something at this call: an assumption
+    /// once per path and formula; a requirement this call decides (false:
+    /// the call fails) always, as each failing call is reported; another
+    /// once per path, formula and the statement that states it.
+    fn is_new(
+        &mut self,
+        kind: FactKind,
+        guard: &Guard,
+        formula: &Formula,
+        at: (TextRange, u32),
+    ) -> bool {
+        match kind {
+            FactKind::Assumption => self.assumed.insert((guard.clone(), formula.clone())),
+            _ if formula.as_const().is_some() => true,
+            _ => self
+                .required
+                .insert((kind, guard.clone(), formula.clone(), at.0, at.1)),
+        }
     }
 
     /// The construction of the layer being applied, when one side of the
@@ -535,7 +570,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 range,
                 value: value.clone(),
                 guard: self.guard.clone(),
-                via: Vec::new(),
+                via: CallPath::default(),
             });
         }
     }

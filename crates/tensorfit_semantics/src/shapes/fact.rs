@@ -5,6 +5,7 @@ use tensorfit_base::TextRange;
 
 use tensorfit_solver::{Fact as SolverFact, Formula, Term, VarId};
 
+use super::call_path::CallPath;
 use super::value::Shape;
 
 /// A path condition: the conjunction of the branch conditions (already
@@ -27,7 +28,7 @@ pub fn tests_any(literal: &Formula, vars: &BTreeSet<VarId>) -> bool {
     found
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FactKind {
     /// Required by an operation, a `where` clause, a parameter type or an
     /// `assert` that opens a function: when it fails for some call, the call
@@ -106,7 +107,7 @@ pub struct Fact {
     pub explain: Explain,
     /// Outermost first: the calls from the checked entry point down to the
     /// function that states the fact. Empty for the entry point's own facts.
-    pub via: Vec<CallSite>,
+    pub via: CallPath,
     /// Where the values the fact talks about were defined (same function).
     pub sides: Vec<(TextRange, String)>,
     /// The layer construction whose argument one side of the fact is

@@ -212,10 +212,12 @@ fn copied_apart(
     facts
 }
 
-impl super::ranges::MapRanges for HolePath {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+use super::ranges::MapRanges;
+
+impl MapRanges for HolePath {
+    fn map_ranges(&mut self, map: &mut super::ranges::RangeMap<'_>) {
         for ((_, range), _) in &mut self.facts {
-            *range = map(*range);
+            range.map_ranges(map);
         }
     }
 }

@@ -2,6 +2,7 @@
 //! checked with the solver (LANGUAGE.md §5).
 
 mod analysis;
+mod call_path;
 mod check;
 mod conditions;
 mod describe;
@@ -39,7 +40,7 @@ pub use holes::{ClaimPart, HolePath, HoleSolution, Place};
 pub use limits::{file_time, LimitHit, LimitKind};
 pub use migration::{Migration, Requirement, Writing};
 pub use program::ItemIndex;
-pub use ranges::MapRanges;
+pub use ranges::{MapRanges, RangeMap};
 
 /// The shape of a binding or an expression, as hover and the JSON report
 /// show it.

@@ -10,6 +10,7 @@
 use tensorfit_base::{Diagnostic, TextRange};
 
 use super::analysis::{EntryReport, Summary};
+use super::call_path::{CallPath, RewrittenPaths};
 use super::conditions::DecidedCondition;
 use super::exec::{Deferred, ShapeRecord};
 use super::fact::{CallSite, Fact};
@@ -17,19 +18,53 @@ use super::migration::{Migration, Requirement};
 use super::shown::ShownShape;
 use super::FunctionOutcome;
 
+/// One walk's rewrite of ranges: the function, and the call paths already
+/// rewritten (facts and shapes that came through the same calls share
+/// their paths' nodes; each is rewritten once and stays shared).
+pub struct RangeMap<'m> {
+    map: &'m mut dyn FnMut(TextRange) -> TextRange,
+    paths: RewrittenPaths,
+}
+
+impl<'m> RangeMap<'m> {
+    pub fn new(map: &'m mut dyn FnMut(TextRange) -> TextRange) -> RangeMap<'m> {
+        RangeMap {
+            map,
+            paths: RewrittenPaths::default(),
+        }
+    }
+
+    fn apply(&mut self, range: TextRange) -> TextRange {
+        (self.map)(range)
+    }
+}
+
 /// Something holding text ranges, each of which `map` may replace.
 pub trait MapRanges {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange);
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>);
 }
 
 impl MapRanges for TextRange {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
-        *self = map(*self);
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
+        *self = map.apply(*self);
+    }
+}
+
+impl MapRanges for CallPath {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
+        let RangeMap { map, paths } = map;
+        *self = self.rewritten(
+            &mut |site| CallSite {
+                range: map(site.range),
+                ..site.clone()
+            },
+            paths,
+        );
     }
 }
 
 impl<T: MapRanges> MapRanges for Vec<T> {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         for item in self {
             item.map_ranges(map);
         }
@@ -37,7 +72,7 @@ impl<T: MapRanges> MapRanges for Vec<T> {
 }
 
 impl<T: MapRanges> MapRanges for Option<T> {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         if let Some(item) = self {
             item.map_ranges(map);
         }
@@ -45,13 +80,13 @@ impl<T: MapRanges> MapRanges for Option<T> {
 }
 
 impl MapRanges for CallSite {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         self.range.map_ranges(map);
     }
 }
 
 impl MapRanges for Fact {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         let Fact {
             range,
             via,
@@ -76,7 +111,7 @@ impl MapRanges for Fact {
 }
 
 impl MapRanges for ShapeRecord {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         let ShapeRecord {
             range,
             via,
@@ -90,7 +125,7 @@ impl MapRanges for ShapeRecord {
 }
 
 impl MapRanges for Deferred {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         let Deferred {
             range,
             op: _,
@@ -103,7 +138,7 @@ impl MapRanges for Deferred {
 }
 
 impl MapRanges for Summary {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         let Summary {
             facts,
             records,
@@ -123,7 +158,7 @@ impl MapRanges for Summary {
 }
 
 impl MapRanges for Diagnostic {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         self.range.map_ranges(map);
         for related in &mut self.related {
             related.range.map_ranges(map);
@@ -132,14 +167,14 @@ impl MapRanges for Diagnostic {
 }
 
 impl MapRanges for ShownShape {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         self.range.map_ranges(map);
         self.calls.map_ranges(map);
     }
 }
 
 impl MapRanges for DecidedCondition {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         self.range.map_ranges(map);
         self.statement.map_ranges(map);
         self.dead_branch.map_ranges(map);
@@ -148,13 +183,13 @@ impl MapRanges for DecidedCondition {
 }
 
 impl MapRanges for Requirement {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         self.at.map_ranges(map);
     }
 }
 
 impl MapRanges for Migration {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         let Migration {
             range,
             type_range,
@@ -177,7 +212,7 @@ impl MapRanges for Migration {
 }
 
 impl MapRanges for EntryReport {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         let EntryReport {
             diagnostics,
             shapes,
@@ -194,7 +229,7 @@ impl MapRanges for EntryReport {
 /// Everything but the summary, which has its own walk (and which results
 /// are assembled without).
 impl MapRanges for FunctionOutcome {
-    fn map_ranges(&mut self, map: &mut dyn FnMut(TextRange) -> TextRange) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         let FunctionOutcome {
             report,
             migrations,
@@ -220,7 +255,7 @@ impl MapRanges for FunctionOutcome {
         }
         *holes = std::mem::take(holes)
             .into_iter()
-            .map(|(range, var)| (map(range), var))
+            .map(|(range, var)| (map.apply(range), var))
             .collect();
     }
 }

@@ -3,14 +3,19 @@
 //! substitution), and the unification of argument shapes with parameter
 //! types.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self};
 
-use super::{Frame, ShapeRecord, Slot, MAX_RECORDS, MAX_RECORD_DEPTH};
+use super::{
+    Frame, ShapeRecord, Slot, MAX_PATHS_PER_PLACE, MAX_RECORDS, MAX_RECORDS_PER_CALL,
+    MAX_RECORD_DEPTH,
+};
 use crate::shapes::analysis::Summary;
+use crate::shapes::call_path::CallPath;
 use crate::shapes::fact::{tests_any, CallSite, Explain, Fact, FactKind, Guard, Rewrite};
 use crate::shapes::limits::{self, LimitKind};
 use crate::shapes::rules::{self, Args};
@@ -214,9 +219,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                 substitution: &mut substitution,
                 vars,
             });
-            let mut via = vec![call_site.clone()];
-            via.extend(fact.via.iter().cloned());
-            if formula == Formula::truth(true) || !self.is_new(kind, &guard, &formula) {
+            let via = CallPath::through(call_site.clone(), &fact.via);
+            // A requirement that no rank can fail (`rank(x) >= 0`, which each
+            // tensor passed on to an unannotated parameter states) would be
+            // carried up a chain of calls once per level.
+            let never_fails = kind != FactKind::Assumption && formula.holds_for_any_ranks();
+            if formula == Formula::truth(true)
+                || never_fails
+                || !self.is_new(kind, &guard, &formula, (fact.range, fact.part))
+            {
                 continue;
             }
             self.push_fact(Fact {
@@ -272,18 +283,29 @@ impl<'f, 'a> Frame<'f, 'a> {
         call_site: &CallSite,
     ) {
         let vars = &self.analysis.vars;
+        let mut paths: HashMap<(TextRange, Option<String>), usize> = HashMap::new();
+        let mut taken = 0;
         for record in &summary.records {
-            if self.records.len() >= MAX_RECORDS {
+            if self.records.len() >= MAX_RECORDS || taken >= MAX_RECORDS_PER_CALL {
                 break;
             }
             if record.via.len() >= MAX_RECORD_DEPTH {
                 continue;
             }
+            if !record.via.is_empty() {
+                let paths = paths
+                    .entry((record.range, record.name.clone()))
+                    .or_default();
+                if *paths >= MAX_PATHS_PER_PLACE {
+                    continue;
+                }
+                *paths += 1;
+            }
+            taken += 1;
             let Some(guard) = self.guard_at_call(&record.guard, substitution) else {
                 continue;
             };
-            let mut via = vec![call_site.clone()];
-            via.extend(record.via.iter().cloned());
+            let via = CallPath::through(call_site.clone(), &record.via);
             let value = substitution.value(&record.value, vars);
             self.records.push(ShapeRecord {
                 name: record.name.clone(),

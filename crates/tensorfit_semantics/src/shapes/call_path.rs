@@ -1,0 +1,158 @@
+//! The calls through which a callee's fact or shape reached a frame.
+//!
+//! A summary's facts and shapes are taken over at every call, each with the
+//! call put in front of the path it already had. Copying the path there
+//! made a chain of N functions hold N² call sites per summary (and a
+//! function calling its callee twice, repeated down a chain, far more): so
+//! the path is a persistent list whose tails are shared, and taking one over
+//! costs one node.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::fact::CallSite;
+
+/// Outermost call first; empty for a frame's own facts and shapes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CallPath(Option<Arc<Node>>);
+
+#[derive(Debug, PartialEq)]
+struct Node {
+    site: CallSite,
+    inner: CallPath,
+    len: usize,
+}
+
+impl CallPath {
+    /// `site`, then the calls of `inner` (the path inside the callee).
+    pub fn through(site: CallSite, inner: &CallPath) -> CallPath {
+        let len = inner.len() + 1;
+        CallPath(Some(Arc::new(Node {
+            site,
+            inner: inner.clone(),
+            len,
+        })))
+    }
+
+    /// The path of `sites`, outermost first.
+    pub fn of(sites: &[CallSite]) -> CallPath {
+        sites.iter().rev().fold(CallPath::default(), |inner, site| {
+            CallPath::through(site.clone(), &inner)
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |node| node.len)
+    }
+
+    /// The outermost call.
+    pub fn first(&self) -> Option<&CallSite> {
+        self.0.as_ref().map(|node| &node.site)
+    }
+
+    /// The path with each call site rewritten by `rewrite`. A node met
+    /// before in `done` (the paths of one walk share their tails) is
+    /// rewritten once, and the results share it as the originals did.
+    pub fn rewritten(
+        &self,
+        rewrite: &mut dyn FnMut(&CallSite) -> CallSite,
+        done: &mut RewrittenPaths,
+    ) -> CallPath {
+        // Innermost last; rebuilt from there without recursion (a path is
+        // as long as the call chain).
+        let mut nodes = Vec::new();
+        let mut next = self.0.as_ref();
+        while let Some(node) = next {
+            if done.0.contains_key(&address(node)) {
+                break;
+            }
+            nodes.push(node);
+            next = node.inner.0.as_ref();
+        }
+        let mut inner = match next {
+            Some(node) => done.0[&address(node)].1.clone(),
+            None => CallPath::default(),
+        };
+        for node in nodes.into_iter().rev() {
+            inner = CallPath::through(rewrite(&node.site), &inner);
+            let original = CallPath(Some(node.clone()));
+            done.0.insert(address(node), (original, inner.clone()));
+        }
+        inner
+    }
+
+    /// The calls, outermost first.
+    pub fn iter(&self) -> impl Iterator<Item = &CallSite> {
+        let mut next = self.0.as_deref();
+        std::iter::from_fn(move || {
+            let node = next?;
+            next = node.inner.0.as_deref();
+            Some(&node.site)
+        })
+    }
+}
+
+/// The nodes one walk has rewritten, by address, each with its original
+/// (kept alive so that no new node takes its address during the walk).
+#[derive(Default)]
+pub struct RewrittenPaths(HashMap<usize, (CallPath, CallPath)>);
+
+fn address(node: &Arc<Node>) -> usize {
+    Arc::as_ptr(node) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tensorfit_base::TextRange;
+
+    fn site(n: usize) -> CallSite {
+        CallSite {
+            range: TextRange::new(n, n + 1),
+            callee: format!("f{n}"),
+            text: format!("f{n}(x)"),
+        }
+    }
+
+    #[test]
+    fn a_path_taken_over_keeps_its_calls_after_the_new_one() {
+        let inner = CallPath::of(&[site(2), site(3)]);
+        let outer = CallPath::through(site(1), &inner);
+        let callees: Vec<&str> = outer.iter().map(|s| s.callee.as_str()).collect();
+        assert_eq!(callees, ["f1", "f2", "f3"]);
+        assert_eq!(outer.len(), 3);
+        assert_eq!(outer.first(), Some(&site(1)));
+        assert_eq!(outer, CallPath::of(&[site(1), site(2), site(3)]));
+        assert_ne!(outer, inner);
+        assert!(CallPath::default().is_empty());
+        assert_eq!(CallPath::default().iter().count(), 0);
+    }
+
+    #[test]
+    fn rewritten_paths_stay_shared() {
+        let shared = CallPath::of(&[site(5), site(6)]);
+        let a = CallPath::through(site(1), &shared);
+        let b = CallPath::through(site(2), &shared);
+        let mut done = RewrittenPaths::default();
+        let mut moved = |s: &CallSite| CallSite {
+            range: TextRange::new(s.range.start as usize + 100, s.range.end as usize + 100),
+            ..s.clone()
+        };
+        let (a2, b2) = (
+            a.rewritten(&mut moved, &mut done),
+            b.rewritten(&mut moved, &mut done),
+        );
+        let starts = |p: &CallPath| p.iter().map(|s| s.range.start).collect::<Vec<_>>();
+        assert_eq!(starts(&a2), [101, 105, 106]);
+        assert_eq!(starts(&b2), [102, 105, 106]);
+        let tail = |p: &CallPath| p.0.as_ref().unwrap().inner.0.clone().unwrap();
+        assert!(
+            Arc::ptr_eq(&tail(&a2), &tail(&b2)),
+            "the tail is rewritten once"
+        );
+    }
+}
