@@ -27,6 +27,14 @@ impl Language {
     pub fn is_python(self) -> bool {
         self == Language::Python
     }
+
+    /// The extension a file of this language is written with.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Language::Tensor => "tensor",
+            Language::Python => "py",
+        }
+    }
 }
 
 #[cfg(test)]
@@ -39,5 +47,9 @@ mod tests {
         assert_eq!(Language::of_path(Path::new("stubs.pyi")), Language::Python);
         assert_eq!(Language::of_path(Path::new("m.tensor")), Language::Tensor);
         assert_eq!(Language::of_path(Path::new("untitled")), Language::Tensor);
+        for language in [Language::Tensor, Language::Python] {
+            let file = format!("f.{}", language.extension());
+            assert_eq!(Language::of_path(Path::new(&file)), language);
+        }
     }
 }

@@ -134,18 +134,16 @@ const PYTHON_FRAGMENTS: &[&str] = &[
     "[[[[[[[[[[[[[[[[[[[[",
 ];
 
-impl Language {
-    fn fragments(self) -> &'static [&'static str] {
-        match self {
-            Language::Tensor => TENSOR_FRAGMENTS,
-            Language::Python => PYTHON_FRAGMENTS,
-        }
+fn fragments_of(language: Language) -> &'static [&'static str] {
+    match language {
+        Language::Tensor => TENSOR_FRAGMENTS,
+        Language::Python => PYTHON_FRAGMENTS,
     }
 }
 
 /// A fragment of `language`, or of any text, to insert.
 pub fn fragment(language: Language, rng: &mut Rng) -> &'static str {
-    let own = language.fragments();
+    let own = fragments_of(language);
     let at = rng.below(own.len() + TEXT_FRAGMENTS.len());
     own.get(at)
         .copied()

@@ -3,38 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
+pub use tensorfit_base::Language;
+
 pub struct Program {
     pub path: PathBuf,
     pub bytes: Vec<u8>,
 }
 
-/// The two languages tensorfit reads, told apart by the file's extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Language {
-    Tensor,
-    Python,
-}
-
-impl Language {
-    fn of(path: &Path) -> Option<Language> {
-        match path.extension()?.to_str()? {
-            "tensor" => Some(Language::Tensor),
-            "py" => Some(Language::Python),
-            _ => None,
-        }
-    }
-
-    pub fn extension(self) -> &'static str {
-        match self {
-            Language::Tensor => "tensor",
-            Language::Python => "py",
-        }
-    }
-}
-
 impl Program {
     pub fn language(&self) -> Language {
-        Language::of(&self.path).expect("collected programs have a known extension")
+        Language::of_path(&self.path)
     }
 }
 
@@ -66,7 +44,7 @@ pub fn collect(directories: &[PathBuf]) -> std::io::Result<Vec<Program>> {
             let path = entry.path();
             if kind.is_dir() {
                 stack.push(path);
-            } else if kind.is_file() && Language::of(&path).is_some() {
+            } else if kind.is_file() && is_program(&path) {
                 let bytes = std::fs::read(&path)?;
                 programs.push(Program { path, bytes });
             }
@@ -74,4 +52,10 @@ pub fn collect(directories: &[PathBuf]) -> std::io::Result<Vec<Program>> {
     }
     programs.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(programs)
+}
+
+/// A Tensor or Python file, by its extension.
+fn is_program(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e == Language::Tensor.extension() || e == Language::Python.extension())
 }

@@ -76,11 +76,7 @@ const FILES: [(&str, &str); 5] = [
 ];
 
 fn language_of(name: &str) -> Language {
-    if name.ends_with(".py") {
-        Language::Python
-    } else {
-        Language::Tensor
-    }
+    Language::of_path(Path::new(name))
 }
 
 /// A program to put in the file `name`: one of its language when there is

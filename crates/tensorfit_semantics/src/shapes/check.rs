@@ -18,7 +18,7 @@ use tensorfit_solver::{
 
 use super::analysis::Analysis;
 use super::display;
-use super::fact::{CallSite, Explain, Fact, FactKind, Guard, ShapeClaim};
+use super::fact::{Explain, Fact, FactKind, Guard, ShapeClaim};
 
 pub struct EntryOutcome {
     pub diagnostics: Vec<Diagnostic>,
@@ -582,14 +582,13 @@ fn report(
         // Each inner call is in the body of the callee before it; only
         // those in this file can be pointed at (an imported function's
         // calls are in its own file).
-        let calls: Vec<&CallSite> = fact.via.iter().collect();
-        for pair in calls.windows(2) {
-            if !analysis.program.is_local(&pair[0].callee) {
+        for (outer, inner) in fact.via.iter().zip(fact.via.iter().skip(1)) {
+            if !analysis.program.is_local(&outer.callee) {
                 break;
             }
             diagnostic = diagnostic.with_related(
-                pair[1].range,
-                format!("through this call of `{}`", pair[1].callee),
+                inner.range,
+                format!("through this call of `{}`", inner.callee),
             );
         }
         diagnostics.push(diagnostic);

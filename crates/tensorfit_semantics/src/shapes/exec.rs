@@ -316,6 +316,12 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// failure on *some* reachable path, and `ite(c, 4, 5) == 4` alone
     /// would be satisfied by the path where `c` holds.
     fn push_fact(&mut self, fact: Fact) {
+        if fact.kind != FactKind::Assumption && fact.formula.holds_for_any_ranks() {
+            // A requirement no rank can fail (`rank(x) >= 0`, which each
+            // tensor passed on to an unannotated parameter states): stated,
+            // it would be taken over by every caller up a chain of calls.
+            return;
+        }
         let mut pending = vec![(fact, 0)];
         while let Some((fact, splits)) = pending.pop() {
             let splittable = fact.kind.is_checked() && splits < MAX_BRANCH_SPLITS;

@@ -19,6 +19,7 @@ use tensorfit_solver::{self as solver, Fact as SolverFact, Formula, Term, ValueR
 
 use super::analysis::Analysis;
 use super::fact::{Fact, Guard};
+use super::ranges::{MapRanges, RangeMap};
 use super::substitution::Substitution;
 use super::vars::is_hole;
 
@@ -212,10 +213,8 @@ fn copied_apart(
     facts
 }
 
-use super::ranges::MapRanges;
-
 impl MapRanges for HolePath {
-    fn map_ranges(&mut self, map: &mut super::ranges::RangeMap<'_>) {
+    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         for ((_, range), _) in &mut self.facts {
             range.map_ranges(map);
         }

@@ -79,12 +79,6 @@ impl<T: MapRanges> MapRanges for Option<T> {
     }
 }
 
-impl MapRanges for CallSite {
-    fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
-        self.range.map_ranges(map);
-    }
-}
-
 impl MapRanges for Fact {
     fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
         let Fact {

@@ -220,12 +220,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 vars,
             });
             let via = CallPath::through(call_site.clone(), &fact.via);
-            // A requirement that no rank can fail (`rank(x) >= 0`, which each
-            // tensor passed on to an unannotated parameter states) would be
-            // carried up a chain of calls once per level.
-            let never_fails = kind != FactKind::Assumption && formula.holds_for_any_ranks();
             if formula == Formula::truth(true)
-                || never_fails
                 || !self.is_new(kind, &guard, &formula, (fact.range, fact.part))
             {
                 continue;
