@@ -2,9 +2,10 @@
 //! editor actions (edits mid-token and past the end, UTF-16 surrogates,
 //! out-of-order versions, requests and their cancellation, open/close
 //! cycles, files that import each other or themselves, files deleted while
-//! open, malformed messages), on Tensor and Python documents alike. Every request must be answered and the
-//! process must live; at the end, what it shows of each open document must
-//! equal what a fresh server shows of the same final text.
+//! open, malformed messages), on Tensor and Python documents alike. Every
+//! request must be answered and the process must live; at the end, what it
+//! shows of each open document must equal what a fresh server shows of the
+//! same final text.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
