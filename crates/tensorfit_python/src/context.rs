@@ -29,6 +29,13 @@ pub struct ModuleContext {
     /// Classes that are modules (`nn.Module` or another module class among
     /// their bases), lowered to structs.
     pub modules: BTreeSet<String>,
+    /// Module classes that only build an `nn.Sequential` (their bases lead
+    /// to it, and `__init__` is their only method: torchvision's
+    /// `Conv2dNormActivation`), with the base each `super().__init__`
+    /// calls: lowered to functions that return the `nn.Sequential` (see
+    /// `lower::sequential_builder`). They are in `functions`, not
+    /// `modules`.
+    pub sequential_builders: BTreeMap<String, String>,
     /// Other classes without bases (config objects, dataclasses), lowered
     /// to structs too.
     pub classes: BTreeSet<String>,
@@ -309,6 +316,31 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             context.classes.insert(name.clone());
         }
     }
+    // Sequential builders, bases first.
+    loop {
+        let before = context.sequential_builders.len();
+        for (name, bases, class) in &classes {
+            if context.sequential_builders.contains_key(name) {
+                continue;
+            }
+            let [base] = bases.as_slice() else { continue };
+            let builds_sequential = resolve_dotted(base, &context.imported)
+                == "torch.nn.Sequential"
+                || context.sequential_builders.contains_key(base);
+            if builds_sequential && only_init(*class, text) {
+                context
+                    .sequential_builders
+                    .insert(name.clone(), base.clone());
+            }
+        }
+        if context.sequential_builders.len() == before {
+            break;
+        }
+    }
+    for name in context.sequential_builders.keys() {
+        context.modules.remove(name);
+        context.functions.insert(name.clone());
+    }
     for (name, bases, class) in classes {
         let is_struct = context.modules.contains(&name) || context.classes.contains(&name);
         let own: BTreeSet<String> = own_class_functions(class, text, is_struct)
@@ -455,6 +487,33 @@ fn dotted(node: Node<'_>, text: &str) -> String {
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect()
+}
+
+/// Whether a class body defines `__init__` and nothing else but a
+/// docstring: no other method, no class attribute.
+fn only_init(class: Node<'_>, text: &str) -> bool {
+    let Some(body) = child_by_field(class, "body") else {
+        return false;
+    };
+    let mut has_init = false;
+    for member in named_children(body) {
+        let definition = definition_of(member);
+        match definition.kind() {
+            "function_definition" => {
+                let name = child_by_field(definition, "name").map(|n| text_of(n, text));
+                if name != Some("__init__") || member.kind() == "decorated_definition" {
+                    return false;
+                }
+                has_init = true;
+            }
+            "expression_statement"
+                if named_children(member)
+                    .iter()
+                    .all(|c| matches!(c.kind(), "string" | "concatenated_string")) => {}
+            _ => return false,
+        }
+    }
+    has_init
 }
 
 /// The statements that hold blocks of their own (a class or a function

@@ -36,6 +36,21 @@ pub const PARTIAL: &str = "functools.partial";
 /// item set (a dict's key, a list's or `nn.Sequential`'s position).
 pub const SET_ITEM: &str = "operator.setitem";
 
+/// Python's `item in container`: `operator.contains(container, item)`,
+/// decided for a dict's keys and for lists, tuples and strings whose items
+/// are known.
+pub const CONTAINS: &str = "operator.contains";
+
+/// The name under which the Python front end passes `isinstance(v, T)`
+/// for the builtin types it reads: `builtins.isinstance(v, "int,tuple")`,
+/// decided by the kind of `v`'s value where that kind is certain.
+pub const IS_INSTANCE: &str = "builtins.isinstance";
+
+/// The types `builtins.isinstance` decides.
+pub const INSTANCE_TYPES: &[&str] = &[
+    "int", "float", "bool", "str", "list", "tuple", "dict", "Sequence",
+];
+
 /// The group an operation belongs to (and the interpreter module it runs
 /// in).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -194,8 +194,8 @@ impl Lowerer<'_> {
                 "<=" => CompareOp::Le,
                 ">" => CompareOp::Gt,
                 ">=" => CompareOp::Ge,
-                // `in`, `not in`.
-                _ => return self.unknown(node, "`in` is not modelled"),
+                "in" | "not in" => return self.membership(node),
+                _ => return self.unknown(node, "the comparison is not modelled"),
             };
             ops.push(op);
         }
@@ -206,6 +206,47 @@ impl Lowerer<'_> {
         Expr {
             kind: ExprKind::Compare { operands, ops },
             range: self.range(node),
+        }
+    }
+
+    /// `item in container` and `item not in container`, alone (a chain
+    /// with `in` is unknown): `operator.contains(container, item)`, known
+    /// for a dict's keys and for lists, tuples and strings of known items.
+    fn membership(&mut self, node: Node<'_>) -> Expr {
+        let range = self.range(node);
+        let operands = named_children(node);
+        let [item, container] = operands.as_slice() else {
+            return self.unknown(node, "a chain of comparisons with `in` is not modelled");
+        };
+        let mut cursor = node.walk();
+        let negated = node
+            .children(&mut cursor)
+            .any(|child| !child.is_named() && self.text(child).starts_with("not"));
+        let arg = |value: Expr| Arg {
+            name: None,
+            unpack: None,
+            range: value.range,
+            value,
+        };
+        let call = Expr {
+            kind: ExprKind::Call {
+                callee: Box::new(Expr {
+                    kind: ExprKind::Name(registry::CONTAINS.to_owned()),
+                    range,
+                }),
+                args: vec![arg(self.expr(*container)), arg(self.expr(*item))],
+            },
+            range,
+        };
+        match negated {
+            false => call,
+            true => Expr {
+                kind: ExprKind::Unary {
+                    op: UnaryOp::Not,
+                    operand: Box::new(call),
+                },
+                range,
+            },
         }
     }
 
@@ -438,6 +479,11 @@ impl Lowerer<'_> {
                     };
                 }
                 "float" => return self.float_value(node),
+                "isinstance" if !unpacks => {
+                    if let Some(value) = self.is_instance(&argument_nodes, range) {
+                        return value;
+                    }
+                }
                 "len"
                     if argument_nodes.len() == 1
                         && argument_nodes[0].kind() != "keyword_argument" =>
@@ -501,6 +547,68 @@ impl Lowerer<'_> {
             },
             range,
         }
+    }
+
+    /// `isinstance(v, int)`, `isinstance(v, (list, tuple))` for the
+    /// builtin types the analysis decides (`registry::INSTANCE_TYPES`);
+    /// `None` for any other type.
+    fn is_instance(&mut self, arguments: &[Node<'_>], range: TextRange) -> Option<Expr> {
+        let [value, types] = arguments else {
+            return None;
+        };
+        if value.kind() == "keyword_argument" {
+            return None;
+        }
+        let written = match types.kind() {
+            "tuple" | "parenthesized_expression" => named_children(*types),
+            _ => vec![*types],
+        };
+        let mut names = Vec::new();
+        for ty in written {
+            let name = match ty.kind() {
+                "identifier" if !self.is_bound(ty) && !self.context.is_item(self.text(ty)) => {
+                    let text = self.text(ty);
+                    let path = resolve_dotted(text, &self.context.imported);
+                    path.rsplit('.').next().unwrap_or(text).to_owned()
+                }
+                "attribute" => {
+                    let path = self.import_path(ty)?;
+                    let last = path.rsplit('.').next()?.to_owned();
+                    let known_module =
+                        path.starts_with("collections.abc.") || path.starts_with("typing.");
+                    if !known_module {
+                        return None;
+                    }
+                    last
+                }
+                _ => return None,
+            };
+            if !registry::INSTANCE_TYPES.contains(&name.as_str()) {
+                return None;
+            }
+            names.push(name);
+        }
+        let value = self.expr(*value);
+        let types = Expr {
+            kind: ExprKind::Str(names.join(",")),
+            range,
+        };
+        let arg = |value: Expr| Arg {
+            name: None,
+            unpack: None,
+            range: value.range,
+            value,
+        };
+        Some(Expr {
+            kind: ExprKind::Call {
+                callee: Box::new(Expr {
+                    kind: ExprKind::Name(registry::IS_INSTANCE.to_owned()),
+                    range,
+                }),
+                args: vec![arg(value), arg(types)],
+            },
+            range,
+        })
     }
 
     /// `nn.LazyLinear(10)`: `nn.Linear` whose first argument is a hole with

@@ -10,6 +10,7 @@ mod containers;
 mod expressions;
 mod init;
 pub(crate) mod locals;
+mod sequential_builder;
 mod statements;
 pub(crate) mod syntax;
 mod types;
@@ -51,6 +52,9 @@ pub(crate) struct Lowerer<'t> {
     inlining: Vec<String>,
     /// In an inlined helper: the temporary its `return` assigns.
     helper_result: Option<String>,
+    /// In a Sequential builder's `__init__` (see `sequential_builder`):
+    /// what its `super().__init__(...)` calls.
+    super_init: Option<Expr>,
 }
 
 /// What names mean where the lowering is.
@@ -120,6 +124,7 @@ impl<'t> Lowerer<'t> {
             pending: None,
             inlining: Vec::new(),
             helper_result: None,
+            super_init: None,
         }
     }
 
@@ -165,6 +170,13 @@ impl<'t> Lowerer<'t> {
                 let is_class = name
                     .as_ref()
                     .is_some_and(|n| self.context.classes.contains(n));
+                if let Some(function) = name
+                    .as_ref()
+                    .and_then(|n| self.sequential_builder(n, definition))
+                {
+                    file.items.push(Item::Function(function));
+                    return;
+                }
                 if is_module {
                     let module = self.module_class(definition);
                     file.items.push(Item::Struct(module));

@@ -206,7 +206,22 @@ impl Lowerer<'_> {
             "string" | "concatenated_string" | "ellipsis" | "integer" | "float" => Vec::new(),
             "call" => {
                 if self.is_super_init(node) {
-                    return Vec::new();
+                    // In a Sequential builder, the Sequential it returns.
+                    let Some(callee) = self.super_init.clone() else {
+                        return Vec::new();
+                    };
+                    let args = self.arguments(node);
+                    let call = Expr {
+                        kind: ExprKind::Call {
+                            callee: Box::new(callee),
+                            args,
+                        },
+                        range,
+                    };
+                    return vec![Stmt {
+                        kind: StmtKind::Return(Some(call)),
+                        range,
+                    }];
                 }
                 if let Some(stmt) = self.registration(node, range) {
                     return vec![stmt];

@@ -47,6 +47,11 @@ pub struct Summary {
     /// ([`Analysis::opaque_vars`]): what it states on paths they decide is
     /// only assumed at a call.
     pub opaque_vars: Arc<BTreeSet<VarId>>,
+    /// The parameters that held a list or a dict at entry, with their
+    /// values when the function returns: what a caller's container passed
+    /// there holds after the call. A parameter not here is not followed
+    /// (see `exec::in_place`).
+    pub in_place: Vec<(String, Value)>,
 }
 
 /// Where an analysis gets the summaries of the checked file's functions
@@ -397,6 +402,18 @@ impl<'a> Analysis<'a> {
             frame.record(&param.name.text, param.name.range, &value);
             params.push((param.name.text.clone(), value));
         }
+        let entry: Vec<(String, Value)> = function
+            .function
+            .params
+            .iter()
+            .filter_map(|p| {
+                Some((
+                    p.name.text.clone(),
+                    frame.bound_value(&p.name.text)?.clone(),
+                ))
+            })
+            .collect();
+        frame.watch_in_place(&entry);
         for clause in &function.function.where_clauses {
             let condition = frame.condition(clause);
             let explain = frame.explain_where(clause);
@@ -417,11 +434,13 @@ impl<'a> Analysis<'a> {
             let summary = self.unknown_summary(key, params, first_var);
             return (summary, Vec::new(), Vec::new());
         }
+        let mut in_place = Vec::new();
         let result = match function.function.body.as_ref().or(fetched.as_deref()) {
             Some(body) => {
                 frame.result_type = function.function.return_type.clone();
                 frame.body(&body.stmts);
                 frame.require_return_at_end(body);
+                in_place = frame.changed_in_place();
                 let returned = frame.result();
                 match &function.function.return_type {
                     Some(ty) => declared_result(&mut frame, ty, returned, body.range),
@@ -453,6 +472,7 @@ impl<'a> Analysis<'a> {
                 end_var,
                 var_names: Arc::new(self.vars.names_between(first_var, end_var)),
                 opaque_vars: self.opaque_between(first_var, end_var),
+                in_place,
             };
             return (summary, Vec::new(), Vec::new());
         }
@@ -532,6 +552,7 @@ impl<'a> Analysis<'a> {
             end_var,
             var_names: Arc::new(self.vars.names_between(first_var, end_var)),
             opaque_vars: self.opaque_between(first_var, end_var),
+            in_place,
         };
         (summary, migrations, paths)
     }
@@ -585,6 +606,7 @@ impl<'a> Analysis<'a> {
             end_var,
             var_names: Arc::new(self.vars.names_between(first_var, end_var)),
             opaque_vars: self.opaque_between(first_var, end_var),
+            in_place: Vec::new(),
         }
     }
 

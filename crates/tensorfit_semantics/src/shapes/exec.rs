@@ -28,6 +28,7 @@ use super::value::{Shape, Value};
 
 mod calls;
 mod expressions;
+mod in_place;
 mod instantiation;
 mod learnt;
 mod loops;
@@ -96,12 +97,27 @@ pub(super) struct Slot {
     defined: Option<TextRange>,
 }
 
+/// A `return` met: its path, its value, and the values then of the
+/// parameters watched for changes in place (see `in_place`).
+#[derive(Clone)]
+pub(super) struct Exit {
+    guard: Guard,
+    value: Value,
+    watched: Vec<Value>,
+}
+
 pub struct Frame<'f, 'a> {
     pub analysis: &'f Analysis<'a>,
     pub facts: Vec<Fact>,
     pub guard: Guard,
     scopes: Vec<HashMap<String, Slot>>,
-    returns: Vec<(Guard, Value)>,
+    returns: Vec<Exit>,
+    /// The parameters that held a list or a dict at entry, whose values
+    /// each `return` notes (see `in_place`).
+    watched: Vec<String>,
+    /// What the last call through a summary left in the containers it was
+    /// given, by argument text (see `in_place`).
+    changed_by_call: Option<Vec<(String, Value)>>,
     /// The function being executed (`None`: the script body).
     pub function: Option<String>,
     self_value: Option<Value>,
@@ -215,6 +231,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             guard: Vec::new(),
             scopes: vec![HashMap::new()],
             returns: Vec::new(),
+            watched: Vec::new(),
+            changed_by_call: None,
             function,
             self_value: None,
             opening: true,
@@ -626,12 +644,12 @@ impl<'f, 'a> Frame<'f, 'a> {
     pub fn result(&mut self) -> Value {
         let mut result: Option<Value> = None;
         let returns = self.returns.clone();
-        for (guard, value) in returns.iter().rev() {
+        for exit in returns.iter().rev() {
             result = Some(match result {
-                None => value.clone(),
+                None => exit.value.clone(),
                 Some(later) => {
-                    let condition = Formula::and(guard.iter().cloned());
-                    self.merge(&condition, value, &later)
+                    let condition = Formula::and(exit.guard.iter().cloned());
+                    self.merge(&condition, &exit.value, &later)
                 }
             });
         }

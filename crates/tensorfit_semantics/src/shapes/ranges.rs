@@ -144,6 +144,7 @@ impl MapRanges for Summary {
             end_var: _,
             var_names: _,
             opaque_vars: _,
+            in_place: _,
         } = self;
         facts.map_ranges(map);
         records.map_ranges(map);

@@ -37,6 +37,24 @@ pub fn fixed_arguments(
         .collect()
 }
 
+/// Whether the summary no longer knows what a list or dict parameter holds
+/// when the function returns (see `in_place`).
+pub fn loses_containers(summary: &Summary) -> bool {
+    summary
+        .in_place
+        .iter()
+        .any(|(_, after)| matches!(after, Value::Unknown))
+}
+
+/// Every argument but tensors, for a summary of the call's own values.
+pub fn all_but_tensors(bound: &[(String, Value, String)]) -> Vec<(String, Value)> {
+    bound
+        .iter()
+        .filter(|(_, actual, _)| !matches!(actual, Value::Tensor(_) | Value::Unknown))
+        .map(|(name, actual, _)| (name.clone(), actual.clone()))
+        .collect()
+}
+
 /// Whether the placeholder `assumed` cannot stand for `actual`.
 fn cannot_stand_for(assumed: &Value, actual: &Value) -> bool {
     match (assumed, actual) {

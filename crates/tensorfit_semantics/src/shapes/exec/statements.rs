@@ -262,7 +262,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 if let (Some(ty), Some(expr)) = (self.result_type.clone(), value) {
                     self.check_result(&v, &ty, &self.describe(expr), stmt.range);
                 }
-                self.returns.push((self.guard.clone(), v));
+                self.returns.push(super::in_place::exit(self, v));
                 self.returned = true;
             }
             StmtKind::Expr(expr) => {

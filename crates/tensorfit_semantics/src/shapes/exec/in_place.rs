@@ -1,0 +1,160 @@
+//! Lists and dicts changed in place by the function they are given to.
+//!
+//! Python passes a list or a dict by reference: torchvision's builders
+//! call `_ovewrite_named_param(kwargs, "groups", 32)`, which sets a key of
+//! the caller's `kwargs`. A function with a body records, for each
+//! parameter that holds a list or a dict when it starts, the value that
+//! parameter has when it returns (merged over its `return`s like the
+//! result, [`Summary::in_place`]); the caller's variable passed there takes
+//! that value after the call. A list or dict passed to anything else that
+//! may change it (a parameter the summary did not watch, an unknown
+//! function, a class) is unknown afterwards, never stale (PYTHON.md §3).
+//!
+//! Changes made through another name (`d = kwargs; d["a"] = 1`) are not
+//! seen, in the callee as in the caller: values here are not aliased.
+
+use tensorfit_solver::Formula;
+use tensorfit_syntax::ast::{self, ExprKind};
+
+use super::{Exit, Frame};
+use crate::registry::{CONTAINS, IS_INSTANCE};
+use crate::shapes::analysis::Summary;
+use crate::shapes::substitution::Substitution;
+use crate::shapes::value::Value;
+
+/// Whether a value is a container a callee may change in place.
+fn is_changeable(value: &Value) -> bool {
+    match value {
+        Value::List(_) => true,
+        Value::Instance(instance) => instance.is_dict(),
+        _ => false,
+    }
+}
+
+impl<'f, 'a> Frame<'f, 'a> {
+    /// Watches the parameters (name, value at entry) that hold a list or a
+    /// dict, for [`Self::changed_in_place`].
+    pub fn watch_in_place(&mut self, params: &[(String, Value)]) {
+        self.watched = params
+            .iter()
+            .filter(|(name, value)| name != "self" && is_changeable(value))
+            .map(|(name, _)| name.clone())
+            .collect();
+    }
+
+    /// The watched parameters' values now (at a `return`).
+    pub(super) fn watched_now(&self) -> Vec<Value> {
+        self.watched
+            .iter()
+            .map(|name| self.bound_value(name).cloned().unwrap_or(Value::Unknown))
+            .collect()
+    }
+
+    /// The watched parameters' values when the body is left, by a `return`
+    /// or by its end, merged over the paths that leave it.
+    pub fn changed_in_place(&mut self) -> Vec<(String, Value)> {
+        let mut exits: Vec<(Vec<Formula>, Vec<Value>)> = self
+            .returns
+            .iter()
+            .map(|exit| (exit.guard.clone(), exit.watched.clone()))
+            .collect();
+        if !self.returned {
+            exits.push((self.guard.clone(), self.watched_now()));
+        }
+        let mut merged: Option<Vec<Value>> = None;
+        for (guard, values) in exits.into_iter().rev() {
+            merged = Some(match merged {
+                None => values,
+                Some(later) => {
+                    let condition = Formula::and(guard.iter().cloned());
+                    values
+                        .iter()
+                        .zip(&later)
+                        .map(|(value, later)| self.merge(&condition, value, later))
+                        .collect()
+                }
+            });
+        }
+        let values = merged.unwrap_or_default();
+        self.watched.iter().cloned().zip(values).collect()
+    }
+
+    /// At a call through `summary`: what the callee leaves in the
+    /// containers it was given, by the text of the argument passed.
+    pub(super) fn note_changed_in_place(
+        &mut self,
+        summary: &Summary,
+        substitution: &mut Substitution,
+        bound: &[(String, Value, String)],
+    ) {
+        let vars = &self.analysis.vars;
+        let changed = summary
+            .in_place
+            .iter()
+            .filter_map(|(param, value)| {
+                let (_, _, text) = bound.iter().find(|(name, _, _)| name == param)?;
+                Some((text.clone(), substitution.value(value, vars)))
+            })
+            .collect();
+        self.changed_by_call = Some(changed);
+    }
+
+    /// After a call: each list or dict variable passed takes the value the
+    /// callee left in it (`changed`, from [`Self::note_changed_in_place`]),
+    /// or becomes unknown where the callee's changes are not followed.
+    pub(super) fn after_call_in_place(
+        &mut self,
+        callee: &ast::Expr,
+        args: &[ast::Arg],
+        changed: Option<Vec<(String, Value)>>,
+    ) {
+        if !self.analysis.language.is_python() || self.only_reads_arguments(callee) {
+            return;
+        }
+        let changed = changed.unwrap_or_default();
+        for arg in args.iter().filter(|a| a.unpack.is_none()) {
+            let ExprKind::Name(name) = &arg.value.kind else {
+                continue;
+            };
+            if !self.bound_value(name).is_some_and(is_changeable) {
+                continue;
+            }
+            // The same variable passed twice: which change comes last is
+            // not followed.
+            let mut left = changed.iter().filter(|(text, _)| text == name);
+            let after = match (left.next(), left.next()) {
+                (Some((_, value)), None) => value.clone(),
+                _ => Value::Unknown,
+            };
+            self.assign(name, after);
+        }
+    }
+
+    /// Whether a callee never changes its arguments: `isinstance`, `in`, a layer
+    /// and a tensor operation.
+    fn only_reads_arguments(&self, callee: &ast::Expr) -> bool {
+        match &callee.kind {
+            ExprKind::Name(name) if name == IS_INSTANCE || name == CONTAINS => true,
+            ExprKind::Name(name) => match self.lookup(name) {
+                Some(slot) => matches!(slot.value, Value::Layer(_)),
+                None => {
+                    let program = &self.analysis.program;
+                    program.function(name).is_none()
+                        && program.struct_def(name).is_none()
+                        && program.prelude_op(name).is_some()
+                }
+            },
+            _ => false,
+        }
+    }
+}
+
+/// The exit of a body by `return`, for [`Frame::result`] and
+/// [`Frame::changed_in_place`].
+pub(super) fn exit(frame: &Frame<'_, '_>, value: Value) -> Exit {
+    Exit {
+        guard: frame.guard.clone(),
+        value,
+        watched: frame.watched_now(),
+    }
+}
