@@ -36,6 +36,35 @@ pub const PARTIAL: &str = "functools.partial";
 /// item set (a dict's key, a list's or `nn.Sequential`'s position).
 pub const SET_ITEM: &str = "operator.setitem";
 
+/// Python's builtins on numbers that the analysis computes (see
+/// `shapes::exec::numbers`), under the names the Python front end calls
+/// them by, and `a if c else b` as `builtins.conditional(c, a, b)` (only
+/// the branch `c` selects is evaluated where `c` is decided).
+pub const INT: &str = "builtins.int";
+pub const FLOAT: &str = "builtins.float";
+pub const ROUND: &str = "builtins.round";
+pub const MIN: &str = "builtins.min";
+pub const MAX: &str = "builtins.max";
+pub const ABS: &str = "builtins.abs";
+pub const CEIL: &str = "math.ceil";
+pub const FLOOR: &str = "math.floor";
+pub const CONDITIONAL: &str = "builtins.conditional";
+
+/// The Python builtins above that never change their arguments.
+pub const READ_ONLY_BUILTINS: &[&str] = &[
+    INT,
+    FLOAT,
+    ROUND,
+    MIN,
+    MAX,
+    ABS,
+    CEIL,
+    FLOOR,
+    CONDITIONAL,
+    CONTAINS,
+    IS_INSTANCE,
+];
+
 /// Python's `item in container`: `operator.contains(container, item)`,
 /// decided for a dict's keys and for lists, tuples and strings whose items
 /// are known.

@@ -452,6 +452,9 @@ pub enum BinaryOp {
     Sub,
     Mul,
     Div,
+    /// Python's `//` (the Tensor language's `/` of Ints floors already;
+    /// only Python code has both, which differ on floats).
+    FloorDiv,
     Rem,
     MatMul,
     And,
@@ -465,6 +468,7 @@ impl BinaryOp {
             BinaryOp::Sub => "-",
             BinaryOp::Mul => "*",
             BinaryOp::Div => "/",
+            BinaryOp::FloorDiv => "//",
             BinaryOp::Rem => "%",
             BinaryOp::MatMul => "@",
             BinaryOp::And => "&&",

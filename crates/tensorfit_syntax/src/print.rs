@@ -96,7 +96,9 @@ fn binary_prec(op: BinaryOp) -> Prec {
         BinaryOp::Or => Prec::Or,
         BinaryOp::And => Prec::And,
         BinaryOp::Add | BinaryOp::Sub => Prec::Sum,
-        BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem | BinaryOp::MatMul => Prec::Product,
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::MatMul => {
+            Prec::Product
+        }
     }
 }
 

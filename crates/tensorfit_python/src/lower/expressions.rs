@@ -132,6 +132,13 @@ impl Lowerer<'_> {
                 })
             }
             "comparison_operator" => self.comparison(node),
+            "conditional_expression" => match named_children(node).as_slice() {
+                [then, condition, otherwise] => {
+                    let args = [*condition, *then, *otherwise].map(|n| self.expr(n));
+                    builtin_call(registry::CONDITIONAL, args.into(), range)
+                }
+                _ => self.unknown(node, "the expression is incomplete"),
+            },
             _ => self.unknown(node, "this kind of expression is not modelled"),
         }
     }
@@ -151,8 +158,10 @@ impl Lowerer<'_> {
             // On `int`s the Tensor language's `/` floors, which is `//`.
             // Python's `/` of two `int`s is a float, which no shape takes:
             // read as `/` it gives the same tensors, and the same size where
-            // the division is exact, as `int(a / b)` is written for.
-            "/" | "//" => BinaryOp::Div,
+            // the division is exact, as `int(a / b)` is written for. On a
+            // float the two differ (`7.0 // 2` is 3.0).
+            "/" => BinaryOp::Div,
+            "//" => BinaryOp::FloorDiv,
             "%" => BinaryOp::Rem,
             "@" => BinaryOp::MatMul,
             _ => {
@@ -462,23 +471,45 @@ impl Lowerer<'_> {
                 name if unpacks && is_builtin(name) => {
                     return unpacked(self);
                 }
-                // `int(n)` of an `int` is `n`; of a float it is not known.
+                // `int(n)` of an `int` is `n`; of a known float, truncated
+                // (see the analysis's `numbers`). A quotient of sizes is
+                // exact in integers.
                 "int"
                     if argument_nodes.len() == 1
                         && argument_nodes[0].kind() != "keyword_argument" =>
                 {
-                    if let Some(quotient) = self.int_of_quotient(argument_nodes[0]) {
-                        return quotient;
-                    }
-                    let value = self.expr(argument_nodes[0]);
-                    return match value.kind {
-                        ExprKind::Float(_) => {
-                            self.unknown(node, "`int` of a float is not followed")
-                        }
-                        _ => value,
+                    let value = match self.int_of_quotient(argument_nodes[0]) {
+                        Some(quotient) => quotient,
+                        None => self.expr(argument_nodes[0]),
                     };
+                    return builtin_call(registry::INT, vec![value], range);
+                }
+                "float" | "round" | "abs"
+                    if argument_nodes.len() == 1
+                        && argument_nodes[0].kind() != "keyword_argument" =>
+                {
+                    let builtin = match self.text(function) {
+                        "float" => registry::FLOAT,
+                        "round" => registry::ROUND,
+                        _ => registry::ABS,
+                    };
+                    let value = self.expr(argument_nodes[0]);
+                    return builtin_call(builtin, vec![value], range);
                 }
                 "float" => return self.float_value(node),
+                "min" | "max"
+                    if !argument_nodes.is_empty()
+                        && argument_nodes
+                            .iter()
+                            .all(|a| a.kind() != "keyword_argument") =>
+                {
+                    let builtin = match self.text(function) {
+                        "min" => registry::MIN,
+                        _ => registry::MAX,
+                    };
+                    let values = argument_nodes.iter().map(|a| self.expr(*a)).collect();
+                    return builtin_call(builtin, values, range);
+                }
                 "isinstance" if !unpacks => {
                     if let Some(value) = self.is_instance(&argument_nodes, range) {
                         return value;
@@ -498,6 +529,18 @@ impl Lowerer<'_> {
             }
         }
         if let Some(path) = path {
+            if matches!(path.as_str(), "math.ceil" | "math.floor")
+                && !unpacks
+                && argument_nodes.len() == 1
+                && argument_nodes[0].kind() != "keyword_argument"
+            {
+                let builtin = match path.as_str() {
+                    "math.ceil" => registry::CEIL,
+                    _ => registry::FLOOR,
+                };
+                let value = self.expr(argument_nodes[0]);
+                return builtin_call(builtin, vec![value], range);
+            }
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
             }
@@ -947,6 +990,30 @@ fn python_int(text: &str) -> Option<i64> {
         _ => (10, digits.as_str()),
     };
     i64::from_str_radix(body, radix).ok()
+}
+
+/// A call of one of the builtins the analysis computes
+/// (`registry::INT`, ...), with positional arguments.
+fn builtin_call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
+    let args = args
+        .into_iter()
+        .map(|value| Arg {
+            name: None,
+            unpack: None,
+            range: value.range,
+            value,
+        })
+        .collect();
+    Expr {
+        kind: ExprKind::Call {
+            callee: Box::new(Expr {
+                kind: ExprKind::Name(name.to_owned()),
+                range,
+            }),
+            args,
+        },
+        range,
+    }
 }
 
 /// Builtins whose result tensorfit does not model.

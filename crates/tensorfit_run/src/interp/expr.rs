@@ -176,6 +176,7 @@ impl Interpreter<'_> {
                     BinaryOp::Sub => a - b,
                     BinaryOp::Mul => a * b,
                     BinaryOp::Div => a / b,
+                    BinaryOp::FloorDiv => (a / b).floor(),
                     BinaryOp::Rem => a - b * (a / b).floor(),
                     _ => {
                         return Err(Failure::shape(format!(
@@ -199,6 +200,7 @@ impl Interpreter<'_> {
                     BinaryOp::Sub => "sub",
                     BinaryOp::Mul => "mul",
                     BinaryOp::Div => "div",
+                    BinaryOp::FloorDiv => "floor_divide",
                     BinaryOp::Rem => "remainder",
                     BinaryOp::MatMul => {
                         return ops::linalg::matmul(&self.ops, &a, &b).map(Value::tensor)
@@ -442,16 +444,17 @@ fn int_arithmetic(op: BinaryOp, a: i64, b: i64) -> Outcome<i64> {
         BinaryOp::Add => a.checked_add(b).ok_or_else(overflow),
         BinaryOp::Sub => a.checked_sub(b).ok_or_else(overflow),
         BinaryOp::Mul => a.checked_mul(b).ok_or_else(overflow),
-        BinaryOp::Div | BinaryOp::Rem if b == 0 => Err(Failure::data(format!(
-            "division by zero: `{a} {} {b}`",
-            op.symbol()
-        ))),
+        BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem if b == 0 => Err(Failure::data(
+            format!("division by zero: `{a} {} {b}`", op.symbol()),
+        )),
         // `/` floors and `%` takes the sign of the divisor (LANGUAGE.md §1).
         // Every Int divides by -1 without a remainder; only `i64::MIN / -1`
         // leaves the range.
-        BinaryOp::Div if b == -1 => a.checked_neg().ok_or_else(overflow),
+        BinaryOp::Div | BinaryOp::FloorDiv if b == -1 => a.checked_neg().ok_or_else(overflow),
         BinaryOp::Rem if b == -1 => Ok(0),
-        BinaryOp::Div => Ok(a.div_euclid(b) - i64::from(b < 0 && a.rem_euclid(b) != 0)),
+        BinaryOp::Div | BinaryOp::FloorDiv => {
+            Ok(a.div_euclid(b) - i64::from(b < 0 && a.rem_euclid(b) != 0))
+        }
         BinaryOp::Rem => {
             let r = a.rem_euclid(b);
             Ok(if b < 0 && r != 0 { r + b } else { r })

@@ -73,6 +73,7 @@ pub fn binary(ctx: &mut OpContext, name: &str, a: &Tensor, b: &Tensor) -> Outcom
             "sub" => |x, y| x - y,
             "mul" => |x, y| x * y,
             "div" => |x, y| x / y,
+            "floor_divide" => |x: f32, y: f32| (x / y).floor(),
             "remainder" => |x: f32, y: f32| x - y * (x / y).floor(),
             "pow" => |x: f32, y| x.powf(y),
             "maximum" => |x: f32, y| x.max(y),

@@ -664,7 +664,7 @@ pub fn placeholder(
     match &ty.kind {
         ast::TypeKind::Int => Value::Int(Term::var(frame.analysis.vars.named(name))),
         ast::TypeKind::Bool => Value::Bool(Formula::var(frame.analysis.vars.named(name))),
-        ast::TypeKind::Float => Value::Float,
+        ast::TypeKind::Float => Value::Float(None),
         ast::TypeKind::Shape => {
             let shape = Shape::opaque(frame.analysis.vars.named(name));
             frame.assume(shape.well_formed(), range);
@@ -863,7 +863,7 @@ fn instantiate_type(frame: &mut Frame<'_, '_>, ty: &ast::Type, range: TextRange)
         }
         ast::TypeKind::Int => Value::Int(frame.fresh_int()),
         ast::TypeKind::Bool => Value::Bool(Formula::var(frame.analysis.vars.fresh())),
-        ast::TypeKind::Float => Value::Float,
+        ast::TypeKind::Float => Value::Float(None),
         ast::TypeKind::Shape => Value::Shape(Shape::opaque(frame.analysis.vars.fresh())),
         _ => Value::Unknown,
     }

@@ -26,12 +26,14 @@ use super::fact::{CallSite, Construction, Explain, Fact, FactKind, Guard};
 use super::limits::{self, LimitKind};
 use super::value::{Shape, Value};
 
+mod builtins;
 mod calls;
 mod expressions;
 mod in_place;
 mod instantiation;
 mod learnt;
 mod loops;
+mod numbers;
 mod rule_context;
 mod specialise;
 mod spelling;

@@ -183,7 +183,7 @@ impl Frame<'_, '_> {
                     Some(shape) => self.indexed(indices, &shape, &describe(value), &names),
                     None => indices.incomplete = true,
                 }
-                Value::Float
+                Value::Float(None)
             }
             ExprKind::Reduction { op, bindings, body } => {
                 let before = indices.all.len();
@@ -257,7 +257,7 @@ impl Frame<'_, '_> {
                     }
                 }
                 indices.all.truncate(before);
-                Value::Float
+                Value::Float(None)
             }
             ExprKind::Binary { lhs, rhs, .. } => {
                 let (a, b) = (
@@ -266,19 +266,19 @@ impl Frame<'_, '_> {
                 );
                 match (a, b) {
                     (Value::Int(_), Value::Int(_)) => self.expr(expr),
-                    _ => Value::Float,
+                    _ => Value::Float(None),
                 }
             }
             ExprKind::Unary { operand, .. } => {
                 self.kernel_expr(indices, operand);
-                Value::Float
+                Value::Float(None)
             }
             // Element-wise functions of elements (`exp(B[i, j])`).
             ExprKind::Call { args, .. } => {
                 for arg in args {
                     self.kernel_expr(indices, &arg.value);
                 }
-                Value::Float
+                Value::Float(None)
             }
             _ => self.expr(expr),
         }

@@ -352,7 +352,9 @@ impl Instance {
 pub enum Value {
     Int(Term),
     Bool(Formula),
-    Float,
+    /// A Python `float` (or the Tensor language's `Float`), with its value
+    /// where Python code computes it from literals (`width_mult = 0.75`).
+    Float(Option<f64>),
     Str(String),
     None,
     Tensor(Shape),
@@ -420,7 +422,7 @@ impl Value {
     pub fn tensor_shape(&self) -> Option<Shape> {
         match self {
             Value::Tensor(shape) => Some(shape.clone()),
-            Value::Float | Value::Int(_) => Some(Shape::scalar()),
+            Value::Float(_) | Value::Int(_) => Some(Shape::scalar()),
             _ => None,
         }
     }
@@ -486,7 +488,7 @@ impl Value {
                     })
                     .collect(),
             })),
-            Value::Float | Value::Str(_) | Value::None | Value::Callable(_) | Value::Unknown => {
+            Value::Float(_) | Value::Str(_) | Value::None | Value::Callable(_) | Value::Unknown => {
                 self.clone()
             }
         }

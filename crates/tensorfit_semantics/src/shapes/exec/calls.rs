@@ -145,6 +145,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             let given = self.evaluate_args(args);
             return partial(given);
         }
+        if let Some(value) = self.number_builtin(name, args) {
+            return value;
+        }
         if name == CONTAINS {
             let given = self.evaluate_args(args);
             return match given.as_slice() {
@@ -579,6 +582,16 @@ impl<'f, 'a> Frame<'f, 'a> {
             true => super::specialise::fixed_arguments(&summary, &bound),
             false => Vec::new(),
         };
+        // A known float meets the other numbers in float arithmetic
+        // (`int(v + divisor / 2)`), which placeholders cannot carry: the
+        // call's own numbers go with it.
+        let fixed = match fixed
+            .iter()
+            .any(|(_, value)| matches!(value, Value::Float(Some(_))))
+        {
+            true => super::specialise::all_but_tensors(&bound),
+            false => fixed,
+        };
         if !fixed.is_empty() {
             match self.analysis.summary_for_arguments(function, &fixed) {
                 Some(own) => summary = own,
@@ -617,7 +630,7 @@ fn is_instance(value: &Value, types: &str) -> Value {
             // `bool` is a subclass of `int`.
             Value::Int(_) => ty == "int",
             Value::Bool(_) => matches!(ty, "int" | "bool"),
-            Value::Float => ty == "float",
+            Value::Float(_) => ty == "float",
             Value::Str(_) => matches!(ty, "str" | "Sequence"),
             Value::List(_) => matches!(ty, "list" | "Sequence"),
             // `x.shape` is a `torch.Size`, a tuple.

@@ -52,7 +52,15 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::Name(name) => self.name(name),
             ExprKind::SelfValue => self.self_value.clone().unwrap_or(Value::Unknown),
             ExprKind::Int(v) => Value::Int(Term::int(*v)),
-            ExprKind::Float(_) => Value::Float,
+            // Python's floats have their values (`width_mult = 0.75`
+            // decides sizes); the Tensor language's never decide a shape.
+            ExprKind::Float(text) => Value::Float(
+                self.analysis
+                    .language
+                    .is_python()
+                    .then(|| super::numbers::literal(text))
+                    .flatten(),
+            ),
             ExprKind::Bool(v) => Value::Bool(Formula::truth(*v)),
             ExprKind::Str(s) => Value::Str(s.clone()),
             ExprKind::Hole => Value::Int(Term::var(self.analysis.hole(expr.range))),
@@ -91,7 +99,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let v = self.expr(operand);
                 match (op, v) {
                     (UnaryOp::Neg, Value::Int(t)) => Value::Int(Term::neg(&t)),
-                    (UnaryOp::Neg, v @ (Value::Tensor(_) | Value::Float)) => v,
+                    (UnaryOp::Neg, Value::Float(x)) => Value::Float(x.map(|x| -x)),
+                    (UnaryOp::Neg, v @ Value::Tensor(_)) => v,
                     (UnaryOp::Not, Value::Bool(f)) => Value::Bool(Formula::not(&f)),
                     _ => Value::Unknown,
                 }
@@ -246,7 +255,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 Value::Bool(Formula::or([x.clone(), y.clone()]))
             }
             (_, Value::Int(x), Value::Int(y)) if op != BinaryOp::MatMul => {
-                if matches!(op, BinaryOp::Div | BinaryOp::Rem) {
+                if matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem) {
                     self.require(
                         Formula::ne(y, &Term::int(0)),
                         FactKind::Precondition,
@@ -261,10 +270,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                     BinaryOp::Add => Term::add(x, y),
                     BinaryOp::Sub => Term::sub(x, y),
                     BinaryOp::Mul => Term::mul(x, y),
-                    BinaryOp::Div => Term::div(x, y),
+                    BinaryOp::Div | BinaryOp::FloorDiv => Term::div(x, y),
                     BinaryOp::Rem => Term::rem(x, y),
                     _ => return Value::Unknown,
                 })
+            }
+            (_, Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_))
+                if op != BinaryOp::MatMul =>
+            {
+                super::numbers::arithmetic(op, &a, &b).unwrap_or(Value::Unknown)
             }
             // Python's list concatenation (`layers + [block]`, and
             // `layers.append(block)` as the front end writes it).
@@ -279,7 +293,12 @@ impl<'f, 'a> Frame<'f, 'a> {
                 self.apply_or_defer("matmul", bound, expr.range)
             }
             (
-                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem,
+                BinaryOp::Add
+                | BinaryOp::Sub
+                | BinaryOp::Mul
+                | BinaryOp::Div
+                | BinaryOp::FloorDiv
+                | BinaryOp::Rem,
                 _,
                 _,
             ) => {
@@ -287,7 +306,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     return Value::Unknown;
                 };
                 if !matches!(a, Value::Tensor(_)) && !matches!(b, Value::Tensor(_)) {
-                    return Value::Float;
+                    return Value::Float(None);
                 }
                 let (x, y) = (self.refine_shape(&x), self.refine_shape(&y));
                 let scalar = |s: &Shape| s.dims().is_some_and(<[Term]>::is_empty);
@@ -366,6 +385,9 @@ fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
     if matches!(op, CompareOp::Is | CompareOp::IsNot) {
         return None;
     }
+    if let Some(decided) = super::numbers::compare(op, a, b) {
+        return Some(decided);
+    }
     match (a, b) {
         (Value::Int(x), Value::Int(y)) => Some(match op {
             CompareOp::Eq => Formula::eq(x, y),
@@ -381,8 +403,8 @@ fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
         (Value::Str(_), _) | (_, Value::Str(_)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
             let same = match (a, b) {
                 (Value::Str(x), Value::Str(y)) => x == y,
-                (Value::Int(_) | Value::Float | Value::Bool(_) | Value::None, _)
-                | (_, Value::Int(_) | Value::Float | Value::Bool(_) | Value::None) => false,
+                (Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::None, _)
+                | (_, Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::None) => false,
                 _ => return None,
             };
             Some(Formula::truth(same == (op == CompareOp::Eq)))

@@ -17,7 +17,7 @@ use tensorfit_solver::Formula;
 use tensorfit_syntax::ast::{self, ExprKind};
 
 use super::{Exit, Frame};
-use crate::registry::{CONTAINS, IS_INSTANCE};
+use crate::registry::READ_ONLY_BUILTINS;
 use crate::shapes::analysis::Summary;
 use crate::shapes::substitution::Substitution;
 use crate::shapes::value::Value;
@@ -130,11 +130,12 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
-    /// Whether a callee never changes its arguments: `isinstance`, `in`, a layer
+    /// Whether a callee never changes its arguments: a builtin the analysis
+    /// computes (`isinstance`, `in`, `int`, ...), a layer
     /// and a tensor operation.
     fn only_reads_arguments(&self, callee: &ast::Expr) -> bool {
         match &callee.kind {
-            ExprKind::Name(name) if name == IS_INSTANCE || name == CONTAINS => true,
+            ExprKind::Name(name) if READ_ONLY_BUILTINS.contains(&name.as_str()) => true,
             ExprKind::Name(name) => match self.lookup(name) {
                 Some(slot) => matches!(slot.value, Value::Layer(_)),
                 None => {

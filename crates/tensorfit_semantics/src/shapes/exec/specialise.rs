@@ -65,8 +65,10 @@ fn cannot_stand_for(assumed: &Value, actual: &Value) -> bool {
         // `downsample`) would give each block its own summary, whose calls
         // the migrations then no longer see (examples/models/resnet18).
         (Value::Bool(a), Value::Bool(b)) => a.as_const().is_none() && b.as_const().is_some(),
+        // So may a Python float (`width_mult=0.75` sizes every layer).
+        (Value::Float(a), Value::Float(b)) => a.is_none() && b.is_some(),
         // A tensor placeholder stands for tensors and scalars.
-        (Value::Tensor(_), Value::Tensor(_) | Value::Float | Value::Unknown) => false,
+        (Value::Tensor(_), Value::Tensor(_) | Value::Float(_) | Value::Unknown) => false,
         (Value::Tensor(_), _) => true,
         _ => less_known(assumed, actual),
     }
@@ -98,7 +100,7 @@ fn less_known(assumed: &Value, actual: &Value) -> bool {
         // substitutes them.
         (Value::Int(_), Value::Int(_))
         | (Value::Bool(_), Value::Bool(_))
-        | (Value::Float, Value::Float)
+        | (Value::Float(_), Value::Float(_))
         | (Value::Tensor(_), Value::Tensor(_))
         | (Value::Shape(_), Value::Shape(_)) => false,
         (_, Value::Unknown) => false,

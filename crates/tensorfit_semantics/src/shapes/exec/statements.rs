@@ -500,7 +500,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     Value::Shape(shape)
                 }
             }
-            (Value::Float, Value::Float) => Value::Float,
+            (Value::Float(x), Value::Float(y)) => Value::Float(if x == y { *x } else { None }),
             _ if a == b => a.clone(),
             (Value::List(x), Value::List(y)) if x.len() == y.len() => Value::List(
                 x.iter()
@@ -741,7 +741,10 @@ fn added_in_place(old: Value, value: Value) -> Value {
             Value::Tuple(items)
         }
         (Value::Int(a), Value::Int(b)) => Value::Int(Term::add(&a, &b)),
-        (Value::Float, Value::Float | Value::Int(_)) => Value::Float,
+        (old @ (Value::Float(_) | Value::Int(_)), value @ (Value::Float(_) | Value::Int(_))) => {
+            super::numbers::arithmetic(ast::BinaryOp::Add, &old, &value)
+                .unwrap_or(Value::Float(None))
+        }
         (tensor @ Value::Tensor(_), _) => tensor,
         _ => Value::Unknown,
     }
