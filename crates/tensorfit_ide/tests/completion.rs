@@ -89,7 +89,11 @@ fn f(inp: Tensor[batch, 3], k: Int) -> Tensor {
         expect![[r#"
             hits (Variable) Tensor[batch]
             hidden (Variable)
+            Hardsigmoid (Struct) (inplace: Bool = false) -> Hardsigmoid
+            Hardswish (Struct) (inplace: Bool = false) -> Hardswish
             half (Function) (input: Tensor[..s]) -> Tensor[..s]
+            hardsigmoid (Function) (input: Tensor[..s], inplace: Bool = false) -> Tensor[..s]
+            hardswish (Function) (input: Tensor[..s], inplace: Bool = false) -> Tensor[..s]
         "#]],
     );
 }

@@ -28,13 +28,12 @@ pub type ClassFunctions = BTreeMap<String, String>;
 pub type OwnClassFunctions = BTreeMap<String, BTreeSet<String>>;
 
 /// The class functions a class defines in its own body, by name, with
-/// their definitions (decorated). A struct class (a module, a plain class)
-/// lowers its static methods as methods, so only its class methods count.
-pub(crate) fn own_class_functions<'t>(
-    class: Node<'t>,
-    text: &str,
-    is_struct: bool,
-) -> Vec<(String, Node<'t>)> {
+/// their definitions (decorated): class methods and static methods. A
+/// struct class (a module, a plain class) lowers its static methods as
+/// methods too, called on an instance (`self.adjust_channels(c, w)`); as
+/// class functions they answer calls through the class
+/// (`InvertedResidualConfig.adjust_channels`, also in a `partial`).
+pub(crate) fn own_class_functions<'t>(class: Node<'t>, text: &str) -> Vec<(String, Node<'t>)> {
     let Some(body) = child_by_field(class, "body") else {
         return Vec::new();
     };
@@ -42,7 +41,7 @@ pub(crate) fn own_class_functions<'t>(
         .into_iter()
         .filter(|member| {
             let decorators = decorators(*member, text);
-            is_classmethod(&decorators) || (!is_struct && decorators.contains(&"staticmethod"))
+            is_classmethod(&decorators) || decorators.contains(&"staticmethod")
         })
         .filter_map(|member| {
             let definition = definition_of(member);

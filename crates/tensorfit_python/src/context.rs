@@ -342,8 +342,7 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
         context.functions.insert(name.clone());
     }
     for (name, bases, class) in classes {
-        let is_struct = context.modules.contains(&name) || context.classes.contains(&name);
-        let own: BTreeSet<String> = own_class_functions(class, text, is_struct)
+        let own: BTreeSet<String> = own_class_functions(class, text)
             .into_iter()
             .map(|(method, _)| method)
             .collect();

@@ -38,7 +38,7 @@ pub fn outline(tree: &Tree, text: &str, context: &ModuleContext) -> Outline {
                     continue;
                 }
                 let is_struct = context.modules.contains(&name) || context.classes.contains(&name);
-                let functions = own_class_functions(definition, text, is_struct);
+                let functions = own_class_functions(definition, text);
                 if !is_struct && functions.is_empty() {
                     // A class with bases that are not modules and no class
                     // functions: nothing the analysis reads.

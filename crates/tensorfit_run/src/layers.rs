@@ -364,13 +364,12 @@ pub fn construct(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Layer>
             };
             Layer::Recurrent(Box::new(spec.with_random_weights(ctx)))
         }
-        "Dropout" | "ReLU" | "ReLU6" | "SiLU" | "Sigmoid" | "Tanh" | "Identity" | "GELU" => {
-            Layer::Activation {
-                kind: static_name(name),
-                parameter: 0.0,
-                dim: None,
-            }
-        }
+        "Dropout" | "ReLU" | "ReLU6" | "Hardswish" | "Hardsigmoid" | "SiLU" | "Sigmoid"
+        | "Tanh" | "Identity" | "GELU" => Layer::Activation {
+            kind: static_name(name),
+            parameter: 0.0,
+            dim: None,
+        },
         "LeakyReLU" => Layer::Activation {
             kind: "LeakyReLU",
             parameter: args.float("negative_slope")?,
@@ -510,6 +509,8 @@ pub fn apply(
         } => match *kind {
             "ReLU" => x.mapv(|v| v.max(0.0)),
             "ReLU6" => x.mapv(|v| v.clamp(0.0, 6.0)),
+            "Hardswish" => x.mapv(elementwise::hardswish),
+            "Hardsigmoid" => x.mapv(elementwise::hardsigmoid),
             "LeakyReLU" => {
                 let slope = *parameter as f32;
                 x.mapv(|v| if v >= 0.0 { v } else { v * slope })

@@ -1,8 +1,11 @@
 # Functions called through a class (PYTHON.md §2): class methods and the
 # static methods of classes that are not modules, found along the class's
 # bases in the file. What `cls` is inside a class method is not followed.
-# (The static methods of a module or a plain class are its methods, called
-# on an instance.)
+# The static methods of a module or a plain class are its methods, called
+# on an instance (inlined in `__init__` without a `self`), and class
+# functions, called through the class (also in a `partial`).
+from functools import partial
+
 import torch
 from torch import nn
 
@@ -43,3 +46,17 @@ z = Block.wide(64)(x)  #~ shape z: Tensor[2, 128]
 heads = Config.heads(128)
 per_head = x.view(2, heads, 64)  #~ shape per_head: Tensor[2, 2, 64]
 bad = Block.wide(32)(x)  #~ error: `nn.Linear` gets the wrong number of input features
+
+
+class LayerConfig:
+    def __init__(self, channels: int, width_mult: float):
+        self.channels = self.adjust(channels, width_mult)
+
+    @staticmethod
+    def adjust(channels: int, width_mult: float):
+        return int(channels * width_mult)
+
+
+adjust = partial(LayerConfig.adjust, width_mult=0.5)
+conv = nn.Conv2d(3, LayerConfig(64, 0.5).channels, 1)(torch.randn(1, 3, 4, 4))  #~ shape conv: Tensor[1, 32, 4, 4]
+through_class = torch.zeros(LayerConfig.adjust(10, 1.5), adjust(10))  #~ shape through_class: Tensor[15, 5]

@@ -354,6 +354,15 @@ impl Lowerer<'_> {
         if !returns_only_at_end(body) || unpacks_arguments(call, helper) {
             return None;
         }
+        // A static method has no `self` (MobileNetV3's
+        // `self.adjust_channels(c, width_mult)`); a class method's first
+        // parameter is the class, which is not inlined.
+        let written = decorators(decorated(helper), self.text);
+        let has_self = match () {
+            _ if written.contains(&"staticmethod") => false,
+            _ if written.contains(&"classmethod") => return None,
+            _ => true,
+        };
         let range = self.range(call);
         let at = TextRange::empty(range.start as usize);
         let arguments = self.arguments(call);
@@ -361,7 +370,7 @@ impl Lowerer<'_> {
         let mut inner = Vec::new();
         let mut self_name = None;
         let mut param_names = Vec::new();
-        let params = self.parameters(helper, true);
+        let params = self.parameters(helper, has_self);
         let bound = bind_helper_arguments(&params, arguments);
         for ((param, _), value) in params.iter().zip(bound) {
             if param.is_self {

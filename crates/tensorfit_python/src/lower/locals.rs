@@ -42,7 +42,14 @@ impl Locals {
 pub(crate) fn locals_of(body: Node<'_>, text: &str, params: &[String]) -> Locals {
     let mut assigned: BTreeMap<String, Assigned> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
-    walk_block(body, text, false, &mut assigned, &mut order);
+    walk_block(
+        body,
+        block_depth(body),
+        text,
+        false,
+        &mut assigned,
+        &mut order,
+    );
     let all: BTreeSet<String> = assigned.keys().cloned().collect();
     let hoisted = order
         .into_iter()
@@ -69,8 +76,13 @@ fn note(
     entry.needs_var |= needs_var;
 }
 
+/// `enclosing`: how many blocks enclose `block` (counted once at the
+/// start of a walk, then carried down: counting up from every block
+/// would be quadratic in the nesting, and tree-sitter's `parent` is itself
+/// linear in the depth).
 fn walk_block(
     block: Node<'_>,
+    enclosing: usize,
     text: &str,
     nested: bool,
     assigned: &mut BTreeMap<String, Assigned>,
@@ -78,16 +90,18 @@ fn walk_block(
 ) {
     // Blocks nested deeper than the lowering follows are not lowered
     // either (see `MAX_DEPTH`): their names need no declaration.
-    if block_depth(block) > super::MAX_DEPTH as usize {
+    if enclosing > super::MAX_DEPTH as usize {
         return;
     }
     for statement in named_children(block) {
-        walk_statement(statement, text, nested, assigned, order);
+        walk_statement(statement, enclosing + 1, text, nested, assigned, order);
     }
 }
 
+/// `enclosing`: how many blocks enclose `statement`.
 fn walk_statement(
     statement: Node<'_>,
+    enclosing: usize,
     text: &str,
     nested: bool,
     assigned: &mut BTreeMap<String, Assigned>,
@@ -136,13 +150,13 @@ fn walk_statement(
             }
             for part in ["body", "alternative"] {
                 if let Some(block) = child_by_field(statement, part) {
-                    walk_nested(block, text, assigned, order);
+                    walk_nested(block, enclosing, text, assigned, order);
                 }
             }
         }
         "while_statement" | "if_statement" | "try_statement" => {
             for child in named_children(statement) {
-                walk_nested(child, text, assigned, order);
+                walk_nested(child, enclosing, text, assigned, order);
             }
         }
         "with_statement" => {
@@ -155,7 +169,7 @@ fn walk_statement(
                             }
                         }
                     }
-                    "block" => walk_block(child, text, nested, assigned, order),
+                    "block" => walk_block(child, enclosing, text, nested, assigned, order),
                     _ => {}
                 }
             }
@@ -185,16 +199,17 @@ fn walk_statement(
 /// needs a `var`.
 fn walk_nested(
     node: Node<'_>,
+    enclosing: usize,
     text: &str,
     assigned: &mut BTreeMap<String, Assigned>,
     order: &mut Vec<String>,
 ) {
     match node.kind() {
-        "block" => walk_block(node, text, true, assigned, order),
+        "block" => walk_block(node, enclosing, text, true, assigned, order),
         "elif_clause" | "else_clause" | "except_clause" | "finally_clause" => {
             for child in named_children(node) {
                 if child.kind() == "block" {
-                    walk_block(child, text, true, assigned, order);
+                    walk_block(child, enclosing, text, true, assigned, order);
                 }
             }
             if node.kind() == "except_clause" {
@@ -253,7 +268,8 @@ pub(crate) fn pattern_names(node: Node<'_>, text: &str) -> Vec<String> {
 pub(crate) fn locals_of_statement(statement: Node<'_>, text: &str) -> Vec<String> {
     let mut assigned = BTreeMap::new();
     let mut order = Vec::new();
-    walk_statement(statement, text, true, &mut assigned, &mut order);
+    let enclosing = block_depth(statement);
+    walk_statement(statement, enclosing, text, true, &mut assigned, &mut order);
     order
 }
 

@@ -188,9 +188,7 @@ impl<'t> Lowerer<'t> {
                     file.items.push(Item::Struct(class));
                 }
                 if let Some(name) = name {
-                    for (method, member) in
-                        own_class_functions(definition, self.text, is_module || is_class)
-                    {
+                    for (method, member) in own_class_functions(definition, self.text) {
                         let mut function = self.function(
                             definition_of(member),
                             &decorators(member, self.text),

@@ -134,6 +134,8 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
         )?,
         "relu" => args.tensor("input")?.mapv(|x| x.max(0.0)),
         "relu6" => args.tensor("input")?.mapv(|x| x.clamp(0.0, 6.0)),
+        "hardswish" => args.tensor("input")?.mapv(hardswish),
+        "hardsigmoid" => args.tensor("input")?.mapv(hardsigmoid),
         "leaky_relu" => {
             let slope = args.float("negative_slope")? as f32;
             args.tensor("input")?
@@ -183,6 +185,16 @@ fn clamp(args: &Args) -> Outcome<Tensor> {
         let x = low.map_or(x, |l| x.max(l));
         high.map_or(x, |h| x.min(h))
     }))
+}
+
+/// PyTorch's `hardsigmoid`: `relu6(x + 3) / 6`.
+pub fn hardsigmoid(x: f32) -> f32 {
+    (x + 3.0).clamp(0.0, 6.0) / 6.0
+}
+
+/// PyTorch's `hardswish`: `x * hardsigmoid(x)`.
+pub fn hardswish(x: f32) -> f32 {
+    x * hardsigmoid(x)
 }
 
 pub fn sigmoid(x: f32) -> f32 {

@@ -283,8 +283,8 @@ pub(super) fn call_layer(
     // A parameter the layer does not have is not given: its default applies.
     let arg = |name: &str| layer.arg(name).cloned().unwrap_or(Value::None);
     match layer.kind.as_str() {
-        "ReLU" | "ReLU6" | "LeakyReLU" | "SiLU" | "GELU" | "Sigmoid" | "Tanh" | "Dropout"
-        | "Identity" | "Softmax" => input,
+        "ReLU" | "ReLU6" | "Hardswish" | "Hardsigmoid" | "LeakyReLU" | "SiLU" | "GELU"
+        | "Sigmoid" | "Tanh" | "Dropout" | "Identity" | "Softmax" => input,
         "Sequential" => {
             let Some(layers) = layer.sequential_layers() else {
                 return Value::Unknown;
