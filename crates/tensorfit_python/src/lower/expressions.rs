@@ -231,22 +231,8 @@ impl Lowerer<'_> {
         let negated = node
             .children(&mut cursor)
             .any(|child| !child.is_named() && self.text(child).starts_with("not"));
-        let arg = |value: Expr| Arg {
-            name: None,
-            unpack: None,
-            range: value.range,
-            value,
-        };
-        let call = Expr {
-            kind: ExprKind::Call {
-                callee: Box::new(Expr {
-                    kind: ExprKind::Name(registry::CONTAINS.to_owned()),
-                    range,
-                }),
-                args: vec![arg(self.expr(*container)), arg(self.expr(*item))],
-            },
-            range,
-        };
+        let args = vec![self.expr(*container), self.expr(*item)];
+        let call = builtin_call(registry::CONTAINS, args, range);
         match negated {
             false => call,
             true => Expr {
@@ -636,22 +622,11 @@ impl Lowerer<'_> {
             kind: ExprKind::Str(names.join(",")),
             range,
         };
-        let arg = |value: Expr| Arg {
-            name: None,
-            unpack: None,
-            range: value.range,
-            value,
-        };
-        Some(Expr {
-            kind: ExprKind::Call {
-                callee: Box::new(Expr {
-                    kind: ExprKind::Name(registry::IS_INSTANCE.to_owned()),
-                    range,
-                }),
-                args: vec![arg(value), arg(types)],
-            },
+        Some(builtin_call(
+            registry::IS_INSTANCE,
+            vec![value, types],
             range,
-        })
+        ))
     }
 
     /// `nn.LazyLinear(10)`: `nn.Linear` whose first argument is a hole with
@@ -993,8 +968,8 @@ fn python_int(text: &str) -> Option<i64> {
 }
 
 /// A call of one of the builtins the analysis computes
-/// (`registry::INT`, ...), with positional arguments.
-fn builtin_call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
+/// (`registry::INT`, `registry::SET_ITEM`, ...), with positional arguments.
+pub(super) fn builtin_call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
     let args = args
         .into_iter()
         .map(|value| Arg {

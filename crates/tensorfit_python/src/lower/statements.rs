@@ -396,22 +396,8 @@ impl Lowerer<'_> {
             range: self.range(object),
         };
         let key = self.expr(*key);
-        let arg = |value: Expr| Arg {
-            name: None,
-            unpack: None,
-            range: value.range,
-            value,
-        };
-        let call = Expr {
-            kind: ExprKind::Call {
-                callee: Box::new(Expr {
-                    kind: ExprKind::Name(registry::SET_ITEM.to_owned()),
-                    range: self.range(target),
-                }),
-                args: vec![arg(name.clone()), arg(key), arg(value.clone())],
-            },
-            range,
-        };
+        let args = vec![name.clone(), key, value.clone()];
+        let call = super::expressions::builtin_call(registry::SET_ITEM, args, range);
         Some(Stmt {
             kind: StmtKind::Assign {
                 target: name,
