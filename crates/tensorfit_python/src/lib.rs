@@ -157,22 +157,36 @@ mod tests {
         );
     }
 
+    /// The builtins on numbers are calls the analysis computes
+    /// (`shapes::exec::numbers`): the lowering passes them on by name.
     #[test]
     fn float_and_int_builtins() {
-        let f = function("def f(x):\n    return float(x)\n");
-        assert!(
-            matches!(returned(&f), ExprKind::Float(_)),
-            "{:?}",
-            returned(&f)
+        let called = |source: &str| {
+            let f = function(source);
+            let body = f.body.as_ref().unwrap();
+            let StmtKind::Return(Some(value)) = &body.stmts[0].kind else {
+                panic!("{f:?}");
+            };
+            tensorfit_syntax::print::expr(value)
+        };
+        assert_eq!(
+            called("def f(x):\n    return float(x)\n"),
+            "builtins.float(x)"
         );
-        let f = function("import math\ndef f(x):\n    return int(math.sqrt(2))\n");
-        assert!(
-            matches!(returned(&f), ExprKind::Unknown(_)),
-            "{:?}",
-            returned(&f)
+        assert_eq!(
+            called("def f(n: int):\n    return int(n)\n"),
+            "builtins.int(n)"
         );
-        let f = function("def f(n: int):\n    return int(n)\n");
-        assert_eq!(returned(&f), ExprKind::Name("n".to_owned()));
+        assert_eq!(
+            called("import math\ndef f(x):\n    return math.ceil(x * 0.5)\n"),
+            "math.ceil(x * 0.5)"
+        );
+        assert_eq!(
+            called("def f(a, b):\n    return max(a, b) if a else min(a, b, 2)\n"),
+            "builtins.conditional(a, builtins.max(a, b), builtins.min(a, b, 2))"
+        );
+        // `round(x, 2)` is a float: not a size.
+        assert!(called("def f(x):\n    return round(x, 2)\n").contains("unknown"));
     }
 
     #[test]
@@ -181,7 +195,10 @@ mod tests {
         let StmtKind::Return(Some(value)) = &f.body.as_ref().unwrap().stmts[0].kind else {
             panic!("{f:?}");
         };
-        assert_eq!(tensorfit_syntax::print::expr(value), "p * w / 64 * 2");
+        assert_eq!(
+            tensorfit_syntax::print::expr(value),
+            "builtins.int(p * w / 64) * 2"
+        );
     }
 
     #[test]
