@@ -130,13 +130,6 @@ mod tests {
         }
     }
 
-    fn returned(f: &ast::Function) -> ExprKind {
-        match &f.body.as_ref().unwrap().stmts.last().unwrap().kind {
-            StmtKind::Return(Some(value)) => value.kind.clone(),
-            other => panic!("{other:?}"),
-        }
-    }
-
     #[test]
     fn bare_parameters_are_tensors_and_unread_annotations_gradual() {
         let f = function("def f(x, n: int, s: str, p=0.5, m=None):\n    return x\n");
