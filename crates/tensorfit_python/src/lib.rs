@@ -120,7 +120,7 @@ pub fn imports_torch(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tensorfit_syntax::ast::{ExprKind, Item, StmtKind, TypeKind};
+    use tensorfit_syntax::ast::{Item, StmtKind, TypeKind};
 
     fn function(text: &str) -> ast::Function {
         let parse = lower_tree(&parse_tree(text, None), text);
