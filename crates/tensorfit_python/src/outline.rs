@@ -23,20 +23,16 @@ pub fn outline(tree: &Tree, text: &str, context: &ModuleContext) -> Outline {
         let definition = definition_of(node);
         let item = match definition.kind() {
             "function_definition" => Some((name_of(definition, text), Vec::new())),
+            // Lowered to a function of the class's name.
+            "class_definition"
+                if context
+                    .sequential_builders
+                    .contains_key(&name_of(definition, text)) =>
+            {
+                Some((name_of(definition, text), Vec::new()))
+            }
             "class_definition" => {
                 let name = name_of(definition, text);
-                if context.sequential_builders.contains_key(&name) {
-                    // Lowered to a function of the class's name.
-                    outline.pieces.push(OutlinePiece {
-                        range,
-                        broken: false,
-                        item: Some(ItemHead {
-                            key: unique(name),
-                            methods: Vec::new(),
-                        }),
-                    });
-                    continue;
-                }
                 let is_struct = context.modules.contains(&name) || context.classes.contains(&name);
                 let functions = own_class_functions(definition, text);
                 if !is_struct && functions.is_empty() {

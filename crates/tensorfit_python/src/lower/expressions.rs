@@ -453,49 +453,17 @@ impl Lowerer<'_> {
             && !self.is_bound(function)
             && !self.context.is_item(self.text(function))
         {
-            match self.text(function) {
+            let name = self.text(function);
+            if !unpacks {
+                if let Some(value) = self.number_builtin(name, &argument_nodes, range) {
+                    return value;
+                }
+            }
+            match name {
                 name if unpacks && is_builtin(name) => {
                     return unpacked(self);
                 }
-                // `int(n)` of an `int` is `n`; of a known float, truncated
-                // (see the analysis's `numbers`). A quotient of sizes is
-                // exact in integers.
-                "int"
-                    if argument_nodes.len() == 1
-                        && argument_nodes[0].kind() != "keyword_argument" =>
-                {
-                    let value = match self.int_of_quotient(argument_nodes[0]) {
-                        Some(quotient) => quotient,
-                        None => self.expr(argument_nodes[0]),
-                    };
-                    return builtin_call(registry::INT, vec![value], range);
-                }
-                "float" | "round" | "abs"
-                    if argument_nodes.len() == 1
-                        && argument_nodes[0].kind() != "keyword_argument" =>
-                {
-                    let builtin = match self.text(function) {
-                        "float" => registry::FLOAT,
-                        "round" => registry::ROUND,
-                        _ => registry::ABS,
-                    };
-                    let value = self.expr(argument_nodes[0]);
-                    return builtin_call(builtin, vec![value], range);
-                }
                 "float" => return self.float_value(node),
-                "min" | "max"
-                    if !argument_nodes.is_empty()
-                        && argument_nodes
-                            .iter()
-                            .all(|a| a.kind() != "keyword_argument") =>
-                {
-                    let builtin = match self.text(function) {
-                        "min" => registry::MIN,
-                        _ => registry::MAX,
-                    };
-                    let values = argument_nodes.iter().map(|a| self.expr(*a)).collect();
-                    return builtin_call(builtin, values, range);
-                }
                 "isinstance" if !unpacks => {
                     if let Some(value) = self.is_instance(&argument_nodes, range) {
                         return value;
@@ -515,17 +483,10 @@ impl Lowerer<'_> {
             }
         }
         if let Some(path) = path {
-            if matches!(path.as_str(), "math.ceil" | "math.floor")
-                && !unpacks
-                && argument_nodes.len() == 1
-                && argument_nodes[0].kind() != "keyword_argument"
-            {
-                let builtin = match path.as_str() {
-                    "math.ceil" => registry::CEIL,
-                    _ => registry::FLOOR,
-                };
-                let value = self.expr(argument_nodes[0]);
-                return builtin_call(builtin, vec![value], range);
+            if !unpacks {
+                if let Some(value) = self.number_builtin(&path, &argument_nodes, range) {
+                    return value;
+                }
             }
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
@@ -576,6 +537,45 @@ impl Lowerer<'_> {
             },
             range,
         }
+    }
+
+    /// `int(x)`, `round(x)`, `min(a, b)`, `math.ceil(x)`, ...: a builtin on
+    /// numbers the analysis computes (`registry::INT`, ...), by the name
+    /// the callee resolves to (`int`, `math.ceil`); `None` for any other
+    /// name or arguments (a keyword, `round(x, 2)`). `int` of a quotient of
+    /// sizes is that quotient in integers (`int_of_quotient`).
+    fn number_builtin(
+        &mut self,
+        resolved: &str,
+        arguments: &[Node<'_>],
+        range: TextRange,
+    ) -> Option<Expr> {
+        let builtin = match resolved {
+            "int" => registry::INT,
+            "float" => registry::FLOAT,
+            "round" => registry::ROUND,
+            "abs" => registry::ABS,
+            "min" => registry::MIN,
+            "max" => registry::MAX,
+            "math.ceil" => registry::CEIL,
+            "math.floor" => registry::FLOOR,
+            _ => return None,
+        };
+        let takes_many = matches!(resolved, "min" | "max");
+        let fits = !arguments.is_empty()
+            && (takes_many || arguments.len() == 1)
+            && arguments.iter().all(|a| a.kind() != "keyword_argument");
+        if !fits {
+            return None;
+        }
+        let values = match arguments {
+            [only] if builtin == registry::INT => vec![match self.int_of_quotient(*only) {
+                Some(quotient) => quotient,
+                None => self.expr(*only),
+            }],
+            _ => arguments.iter().map(|a| self.expr(*a)).collect(),
+        };
+        Some(builtin_call(builtin, values, range))
     }
 
     /// `isinstance(v, int)`, `isinstance(v, (list, tuple))` for the

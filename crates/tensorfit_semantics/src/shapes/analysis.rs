@@ -394,26 +394,16 @@ impl<'a> Analysis<'a> {
         }
         for param in function.function.params.iter().filter(|p| !p.is_self) {
             if let Some(value) = fixed_value(&param.name.text) {
+                frame.watch_in_place(&param.name.text, &value);
                 frame.define(&param.name.text, value, None, param.name.range);
                 continue;
             }
             let value = placeholder(&mut frame, param.ty.as_ref(), &param.name.text, param.range);
+            frame.watch_in_place(&param.name.text, &value);
             frame.define(&param.name.text, value.clone(), None, param.name.range);
             frame.record(&param.name.text, param.name.range, &value);
             params.push((param.name.text.clone(), value));
         }
-        let entry: Vec<(String, Value)> = function
-            .function
-            .params
-            .iter()
-            .filter_map(|p| {
-                Some((
-                    p.name.text.clone(),
-                    frame.bound_value(&p.name.text)?.clone(),
-                ))
-            })
-            .collect();
-        frame.watch_in_place(&entry);
         for clause in &function.function.where_clauses {
             let condition = frame.condition(clause);
             let explain = frame.explain_where(clause);

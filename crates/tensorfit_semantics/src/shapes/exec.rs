@@ -644,18 +644,38 @@ impl<'f, 'a> Frame<'f, 'a> {
 
     /// The merged result of the body's `return`s.
     pub fn result(&mut self) -> Value {
-        let mut result: Option<Value> = None;
-        let returns = self.returns.clone();
-        for exit in returns.iter().rev() {
-            result = Some(match result {
-                None => exit.value.clone(),
+        let exits = self
+            .returns
+            .iter()
+            .map(|exit| (exit.guard.clone(), exit.value.clone()))
+            .collect();
+        self.merge_exits(exits).unwrap_or(Value::None)
+    }
+
+    /// The values a body leaves with, one per way out in order, each with
+    /// its path: merged so that each holds where its path is the first
+    /// taken. `None` without a way out.
+    fn merge_exits(&mut self, exits: Vec<(Guard, Value)>) -> Option<Value> {
+        let mut merged: Option<Value> = None;
+        for (guard, value) in exits.into_iter().rev() {
+            merged = Some(match merged {
+                None => value,
                 Some(later) => {
-                    let condition = Formula::and(exit.guard.iter().cloned());
-                    self.merge(&condition, &exit.value, &later)
+                    let condition = Formula::and(guard);
+                    self.merge(&condition, &value, &later)
                 }
             });
         }
-        result.unwrap_or(Value::None)
+        merged
+    }
+
+    /// The exit of the body by a `return` of `value` here.
+    fn exit(&self, value: Value) -> Exit {
+        Exit {
+            guard: self.guard.clone(),
+            value,
+            watched: self.watched_now(),
+        }
     }
 }
 

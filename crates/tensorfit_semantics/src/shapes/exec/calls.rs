@@ -11,7 +11,7 @@ use tensorfit_solver::Term;
 use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
 
 use super::{Deferred, Frame, LayerSite};
-use crate::registry::{CONTAINS, IS_INSTANCE, PARTIAL, SET_ITEM};
+use crate::registry::{PARTIAL, SET_ITEM};
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
@@ -145,25 +145,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             let given = self.evaluate_args(args);
             return partial(given);
         }
-        if let Some(value) = self.number_builtin(name, args) {
+        if let Some(value) = self.python_builtin(name, args) {
             return value;
-        }
-        if name == CONTAINS {
-            let given = self.evaluate_args(args);
-            return match given.as_slice() {
-                [container, item] => contains(&container.value, &item.value),
-                _ => Value::Unknown,
-            };
-        }
-        if name == IS_INSTANCE {
-            let given = self.evaluate_args(args);
-            return match given.as_slice() {
-                [value, types] => match &types.value {
-                    Value::Str(types) => is_instance(&value.value, types),
-                    _ => Value::Unknown,
-                },
-                _ => Value::Unknown,
-            };
         }
         if name == SET_ITEM {
             let given = self.evaluate_args(args);
@@ -582,16 +565,6 @@ impl<'f, 'a> Frame<'f, 'a> {
             true => super::specialise::fixed_arguments(&summary, &bound),
             false => Vec::new(),
         };
-        // A known float meets the other numbers in float arithmetic
-        // (`int(v + divisor / 2)`), which placeholders cannot carry: the
-        // call's own numbers go with it.
-        let fixed = match fixed
-            .iter()
-            .any(|(_, value)| matches!(value, Value::Float(Some(_))))
-        {
-            true => super::specialise::all_but_tensors(&bound),
-            false => fixed,
-        };
         if !fixed.is_empty() {
             match self.analysis.summary_for_arguments(function, &fixed) {
                 Some(own) => summary = own,
@@ -617,81 +590,6 @@ impl<'f, 'a> Frame<'f, 'a> {
         };
         self.instantiate(&summary, call, bound)
     }
-}
-
-/// `isinstance(value, T)` for `types`, builtin type names joined by `,`:
-/// known where the value's kind says what Python's type is. A tensor value
-/// may stand for a Python number (an unannotated parameter's placeholder),
-/// so it decides nothing.
-fn is_instance(value: &Value, types: &str) -> Value {
-    let of_type = |ty: &str| -> Option<bool> {
-        Some(match value {
-            Value::Unknown | Value::Tensor(_) => return None,
-            // `bool` is a subclass of `int`.
-            Value::Int(_) => ty == "int",
-            Value::Bool(_) => matches!(ty, "int" | "bool"),
-            Value::Float(_) => ty == "float",
-            Value::Str(_) => matches!(ty, "str" | "Sequence"),
-            Value::List(_) => matches!(ty, "list" | "Sequence"),
-            // `x.shape` is a `torch.Size`, a tuple.
-            Value::Tuple(_) | Value::Shape(_) => matches!(ty, "tuple" | "Sequence"),
-            Value::Instance(instance) if instance.is_dict() => ty == "dict",
-            Value::None
-            | Value::Instance(_)
-            | Value::Layer(_)
-            | Value::Callable(_)
-            | Value::Partial(_) => false,
-        })
-    };
-    let mut any = false;
-    for ty in types.split(',') {
-        match of_type(ty) {
-            Some(found) => any |= found,
-            None => return Value::Unknown,
-        }
-    }
-    Value::Bool(tensorfit_solver::Formula::truth(any))
-}
-
-/// `item in container`: known for a dict's keys (a string key), and for a
-/// list, tuple or string whose items can each be compared with `item`
-/// (numbers with numbers, as a formula; decided strings and `None`).
-fn contains(container: &Value, item: &Value) -> Value {
-    use tensorfit_solver::Formula;
-    let decided = |found: bool| Value::Bool(Formula::truth(found));
-    match (container, item) {
-        (Value::Instance(dict), Value::Str(key)) if dict.is_dict() => {
-            decided(dict.fields.iter().any(|(name, _)| name == key))
-        }
-        (Value::Str(text), Value::Str(part)) => decided(text.contains(part.as_str())),
-        (Value::List(items) | Value::Tuple(items), _) => {
-            let mut equal = Vec::new();
-            for candidate in items {
-                match equality(candidate, item) {
-                    Some(formula) => equal.push(formula),
-                    None => return Value::Unknown,
-                }
-            }
-            Value::Bool(Formula::or(equal))
-        }
-        _ => Value::Unknown,
-    }
-}
-
-/// `a == b` for numbers (a formula), decided strings and `None`; `None`
-/// for values not compared here.
-fn equality(a: &Value, b: &Value) -> Option<tensorfit_solver::Formula> {
-    use tensorfit_solver::Formula;
-    Some(match (a, b) {
-        (Value::Int(x), Value::Int(y)) => Formula::eq(x, y),
-        (Value::Str(x), Value::Str(y)) => Formula::truth(x == y),
-        (Value::None, Value::None) => Formula::truth(true),
-        (Value::None | Value::Str(_), Value::Int(_))
-        | (Value::Int(_), Value::None | Value::Str(_))
-        | (Value::None, Value::Str(_))
-        | (Value::Str(_), Value::None) => Formula::truth(false),
-        _ => return None,
-    })
 }
 
 /// `container` with its item `key` set to `item` (Python's `x[key] =

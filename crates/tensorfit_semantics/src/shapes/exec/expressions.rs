@@ -381,7 +381,9 @@ fn identical(a: &Value, b: &Value) -> Option<bool> {
     }
 }
 
-fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
+/// `a op b` as a formula, where the values say it; `None` where they do
+/// not (a comparison with an unknown value, a tensor's element-wise one).
+pub(super) fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
     if matches!(op, CompareOp::Is | CompareOp::IsNot) {
         return None;
     }
@@ -407,6 +409,11 @@ fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
                 | (_, Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::None) => false,
                 _ => return None,
             };
+            Some(Formula::truth(same == (op == CompareOp::Eq)))
+        }
+        // `None` equals `None` only (as `is` says).
+        (Value::None, _) | (_, Value::None) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
+            let same = identical(a, b)?;
             Some(Formula::truth(same == (op == CompareOp::Eq)))
         }
         (Value::Bool(x), Value::Bool(y)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {

@@ -13,12 +13,12 @@
 //! Changes made through another name (`d = kwargs; d["a"] = 1`) are not
 //! seen, in the callee as in the caller: values here are not aliased.
 
-use tensorfit_solver::Formula;
 use tensorfit_syntax::ast::{self, ExprKind};
 
-use super::{Exit, Frame};
+use super::Frame;
 use crate::registry::READ_ONLY_BUILTINS;
 use crate::shapes::analysis::Summary;
+use crate::shapes::fact::Guard;
 use crate::shapes::substitution::Substitution;
 use crate::shapes::value::Value;
 
@@ -32,14 +32,12 @@ fn is_changeable(value: &Value) -> bool {
 }
 
 impl<'f, 'a> Frame<'f, 'a> {
-    /// Watches the parameters (name, value at entry) that hold a list or a
-    /// dict, for [`Self::changed_in_place`].
-    pub fn watch_in_place(&mut self, params: &[(String, Value)]) {
-        self.watched = params
-            .iter()
-            .filter(|(name, value)| name != "self" && is_changeable(value))
-            .map(|(name, _)| name.clone())
-            .collect();
+    /// Watches a parameter, given its value at entry, if it holds a list
+    /// or a dict (for [`Self::changed_in_place`]).
+    pub fn watch_in_place(&mut self, param: &str, value: &Value) {
+        if is_changeable(value) {
+            self.watched.push(param.to_owned());
+        }
     }
 
     /// The watched parameters' values now (at a `return`).
@@ -53,7 +51,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// The watched parameters' values when the body is left, by a `return`
     /// or by its end, merged over the paths that leave it.
     pub fn changed_in_place(&mut self) -> Vec<(String, Value)> {
-        let mut exits: Vec<(Vec<Formula>, Vec<Value>)> = self
+        let mut exits: Vec<(Guard, Vec<Value>)> = self
             .returns
             .iter()
             .map(|exit| (exit.guard.clone(), exit.watched.clone()))
@@ -61,22 +59,17 @@ impl<'f, 'a> Frame<'f, 'a> {
         if !self.returned {
             exits.push((self.guard.clone(), self.watched_now()));
         }
-        let mut merged: Option<Vec<Value>> = None;
-        for (guard, values) in exits.into_iter().rev() {
-            merged = Some(match merged {
-                None => values,
-                Some(later) => {
-                    let condition = Formula::and(guard.iter().cloned());
-                    values
-                        .iter()
-                        .zip(&later)
-                        .map(|(value, later)| self.merge(&condition, value, later))
-                        .collect()
-                }
-            });
+        let watched = self.watched.clone();
+        let mut changed = Vec::new();
+        for (i, name) in watched.into_iter().enumerate() {
+            let values = exits
+                .iter()
+                .map(|(guard, values)| (guard.clone(), values[i].clone()))
+                .collect();
+            let after = self.merge_exits(values).unwrap_or(Value::Unknown);
+            changed.push((name, after));
         }
-        let values = merged.unwrap_or_default();
-        self.watched.iter().cloned().zip(values).collect()
+        changed
     }
 
     /// At a call through `summary`: what the callee leaves in the
@@ -147,15 +140,5 @@ impl<'f, 'a> Frame<'f, 'a> {
             },
             _ => false,
         }
-    }
-}
-
-/// The exit of a body by `return`, for [`Frame::result`] and
-/// [`Frame::changed_in_place`].
-pub(super) fn exit(frame: &Frame<'_, '_>, value: Value) -> Exit {
-    Exit {
-        guard: frame.guard.clone(),
-        value,
-        watched: frame.watched_now(),
     }
 }

@@ -167,7 +167,6 @@ impl<'f, 'a> Frame<'f, 'a> {
         let facts_before = self.facts.len();
         let resolved = self.resolve_deferred(summary, &mut substitution, &call_site);
         let result = substitution.value(&summary.result, &self.analysis.vars);
-        self.note_changed_in_place(summary, &mut substitution, &bound);
         if !resolved || limits::too_large(&result) {
             // Dimensions that grow at each call (a residual block whose
             // convolution lacks its kernel size, repeated): unknown from
@@ -248,6 +247,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             // result to go on with.
             return Value::Unknown;
         }
+        self.note_changed_in_place(summary, &mut substitution, &bound);
         self.refine(result)
     }
 

@@ -140,8 +140,8 @@ pub(super) enum Rounding {
 }
 
 /// `min(a, b, ...)` and `max(a, b, ...)` of numbers (or of one list of
-/// them): the argument itself, where every one is known; integers whose
-/// order the terms decide (`max(8, 8)`) too.
+/// them): the argument itself (an `int` stays one), where every one is a
+/// known number.
 pub(super) fn extreme(largest: bool, values: &[Value]) -> Value {
     let values: &[Value] = match values {
         [Value::List(items) | Value::Tuple(items)] => items,
@@ -181,7 +181,7 @@ pub(super) fn absolute(value: &Value) -> Value {
 mod tests {
     use super::*;
 
-    fn float(x: f64) -> Value {
+    fn known(x: f64) -> Value {
         Value::Float(Some(x))
     }
 
@@ -193,11 +193,11 @@ mod tests {
     fn make_divisible_arithmetic_matches_python() {
         // torchvision's `_make_divisible(24 * 0.75, 8)`:
         // max(8, int(18.0 + 8 / 2) // 8 * 8) = 16, and 16 < 0.9 * 18.0.
-        let v = arithmetic(BinaryOp::Mul, &int_value(24), &float(0.75)).unwrap();
-        assert_eq!(v, float(18.0));
+        let v = arithmetic(BinaryOp::Mul, &int_value(24), &known(0.75)).unwrap();
+        assert_eq!(v, known(18.0));
         let sum = arithmetic(BinaryOp::Add, &v, &int_value(4)).unwrap();
         assert_eq!(int(&sum), int_value(22));
-        let tenth = arithmetic(BinaryOp::Mul, &float(0.9), &v).unwrap();
+        let tenth = arithmetic(BinaryOp::Mul, &known(0.9), &v).unwrap();
         assert_eq!(
             compare(CompareOp::Lt, &int_value(16), &tenth),
             Some(Formula::truth(true))
@@ -206,31 +206,31 @@ mod tests {
 
     #[test]
     fn rounding_is_pythons() {
-        assert_eq!(rounded(Rounding::Nearest, &float(2.5)), int_value(2));
-        assert_eq!(rounded(Rounding::Nearest, &float(3.5)), int_value(4));
-        assert_eq!(rounded(Rounding::Nearest, &float(-2.5)), int_value(-2));
-        assert_eq!(rounded(Rounding::Nearest, &float(2.6)), int_value(3));
-        assert_eq!(rounded(Rounding::Ceil, &float(2.1)), int_value(3));
-        assert_eq!(rounded(Rounding::Floor, &float(-2.1)), int_value(-3));
-        assert_eq!(int(&float(-2.7)), int_value(-2));
+        assert_eq!(rounded(Rounding::Nearest, &known(2.5)), int_value(2));
+        assert_eq!(rounded(Rounding::Nearest, &known(3.5)), int_value(4));
+        assert_eq!(rounded(Rounding::Nearest, &known(-2.5)), int_value(-2));
+        assert_eq!(rounded(Rounding::Nearest, &known(2.6)), int_value(3));
+        assert_eq!(rounded(Rounding::Ceil, &known(2.1)), int_value(3));
+        assert_eq!(rounded(Rounding::Floor, &known(-2.1)), int_value(-3));
+        assert_eq!(int(&known(-2.7)), int_value(-2));
     }
 
     #[test]
     fn floats_divide_as_python_does() {
         assert_eq!(
-            arithmetic(BinaryOp::Div, &int_value(7), &float(2.0)),
-            Some(float(3.5))
+            arithmetic(BinaryOp::Div, &int_value(7), &known(2.0)),
+            Some(known(3.5))
         );
         assert_eq!(
-            arithmetic(BinaryOp::FloorDiv, &float(7.0), &int_value(2)),
-            Some(float(3.0))
+            arithmetic(BinaryOp::FloorDiv, &known(7.0), &int_value(2)),
+            Some(known(3.0))
         );
         assert_eq!(
-            arithmetic(BinaryOp::Rem, &float(-7.0), &int_value(3)),
-            Some(float(2.0))
+            arithmetic(BinaryOp::Rem, &known(-7.0), &int_value(3)),
+            Some(known(2.0))
         );
         assert_eq!(
-            arithmetic(BinaryOp::Div, &float(1.0), &int_value(0)),
+            arithmetic(BinaryOp::Div, &known(1.0), &int_value(0)),
             Some(Value::Unknown)
         );
         // Two `int`s are the solver's, not this module's.
@@ -242,8 +242,8 @@ mod tests {
 
     #[test]
     fn min_and_max_keep_the_argument() {
-        assert_eq!(extreme(true, &[float(1.0), float(0.5)]), float(1.0));
-        assert_eq!(extreme(true, &[int_value(8), float(8.0)]), int_value(8));
+        assert_eq!(extreme(true, &[known(1.0), known(0.5)]), known(1.0));
+        assert_eq!(extreme(true, &[int_value(8), known(8.0)]), int_value(8));
         assert_eq!(extreme(false, &[int_value(3), int_value(2)]), int_value(2));
         assert_eq!(
             extreme(true, &[int_value(3), Value::Float(None)]),

@@ -19,12 +19,14 @@ use crate::shapes::analysis::Summary;
 use crate::shapes::value::Value;
 
 /// The arguments of a call that the summary's placeholders cannot stand
-/// for, by parameter.
+/// for, by parameter. A known float among them takes every number with it:
+/// float arithmetic (`int(v + divisor / 2)`) has no placeholder to carry
+/// it.
 pub fn fixed_arguments(
     summary: &Summary,
     bound: &[(String, Value, String)],
 ) -> Vec<(String, Value)> {
-    bound
+    let fixed: Vec<(String, Value)> = bound
         .iter()
         .filter(|(name, actual, _)| {
             summary
@@ -34,7 +36,14 @@ pub fn fixed_arguments(
                 .is_some_and(|(_, assumed)| cannot_stand_for(assumed, actual))
         })
         .map(|(name, actual, _)| (name.clone(), actual.clone()))
-        .collect()
+        .collect();
+    match fixed
+        .iter()
+        .any(|(_, value)| matches!(value, Value::Float(Some(_))))
+    {
+        true => all_but_tensors(bound),
+        false => fixed,
+    }
 }
 
 /// Whether the summary no longer knows what a list or dict parameter holds
@@ -46,7 +55,8 @@ pub fn loses_containers(summary: &Summary) -> bool {
         .any(|(_, after)| matches!(after, Value::Unknown))
 }
 
-/// Every argument but tensors, for a summary of the call's own values.
+/// Every argument but tensors (which placeholders stand for) and unknown
+/// values (which fix nothing), for a summary of the call's own values.
 pub fn all_but_tensors(bound: &[(String, Value, String)]) -> Vec<(String, Value)> {
     bound
         .iter()

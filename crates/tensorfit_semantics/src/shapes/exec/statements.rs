@@ -262,7 +262,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 if let (Some(ty), Some(expr)) = (self.result_type.clone(), value) {
                     self.check_result(&v, &ty, &self.describe(expr), stmt.range);
                 }
-                self.returns.push(super::in_place::exit(self, v));
+                self.returns.push(self.exit(v));
                 self.returned = true;
             }
             StmtKind::Expr(expr) => {
