@@ -349,12 +349,17 @@ def main():
                 with open(target, "w") as f:
                     f.write(mutated)
                 try:
-                    report, _ = tensorfit(binary, script, package)
+                    # Caught where a user would see it: checking the
+                    # mutated file itself (a bug independent of the input,
+                    # such as two layers that disagree), or the script that
+                    # builds and runs the model (one the input reveals).
+                    in_file, _ = tensorfit(binary, target, package)
+                    in_script, _ = tensorfit(binary, script, package)
                 finally:
                     with open(target, "w") as f:
                         f.write(original)
                 entry["mutants"] += 1
-                if diagnostics(report, "error"):
+                if diagnostics(in_file, "error") or diagnostics(in_script, "error"):
                     entry["mutants_caught"] += 1
                 else:
                     entry["missed"].append(f"{kind}, line {line}")

@@ -52,7 +52,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     let target = slot.value.clone();
                     let site = slot.defined.and_then(|at| layer_site(&target, name, at));
                     return self.applying_layer(site, |frame| {
-                        frame.call_value(&target, args, call.range, text)
+                        frame.call_value(&target, callee, args, call.range, text)
                     });
                 }
                 self.call_named(name, args, call.range, text)
@@ -96,7 +96,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                             .field_range(&instance.struct_name, &method.text)
                             .and_then(|at| layer_site(&member, &method.text, at));
                         self.applying_layer(site, |frame| {
-                            frame.call_value(&member, args, call.range, text)
+                            frame.call_value(&member, callee, args, call.range, text)
                         })
                     }
                     // Python's `len(x)`.
@@ -132,7 +132,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             _ => {
                 let target = self.expr(callee);
-                self.call_value(&target, args, call.range, text)
+                self.call_value(&target, callee, args, call.range, text)
             }
         }
     }
@@ -198,10 +198,12 @@ impl<'f, 'a> Frame<'f, 'a> {
         Value::Unknown
     }
 
-    /// Applies a callable value (layer or instance) to one evaluated argument.
+    /// Applies a callable value (layer or instance), named `callee` in
+    /// messages, to one evaluated argument.
     pub fn apply_to(
         &mut self,
         target: &Value,
+        callee: &str,
         input: Value,
         text: &str,
         range: TextRange,
@@ -209,7 +211,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         match target {
             Value::Layer(layer) => {
                 let from = self.facts.len();
-                let value = rules::call_layer(self, layer, vec![(input, text.to_owned())], range);
+                let value =
+                    rules::call_layer(self, layer, callee, vec![(input, text.to_owned())], range);
                 self.unless_refused(from, value)
             }
             Value::Instance(instance) => match self
@@ -240,10 +243,12 @@ impl<'f, 'a> Frame<'f, 'a> {
         local.then_some(field.range)
     }
 
-    /// Calling a value: a layer applies its rule, an instance its `forward`.
+    /// Calling a value (the `callee` expression's): a layer applies its
+    /// rule, an instance its `forward`.
     pub(super) fn call_value(
         &mut self,
         target: &Value,
+        callee: &ast::Expr,
         args: &[ast::Arg],
         range: TextRange,
         text: &str,
@@ -256,7 +261,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                     .collect();
                 let inputs = self.bind_layer_inputs(&layer.kind, args, values, range);
                 let from = self.facts.len();
-                let value = rules::call_layer(self, layer, inputs, range);
+                let callee = self.describe(callee);
+                let value = rules::call_layer(self, layer, &callee, inputs, range);
                 self.unless_refused(from, value)
             }
             Value::Instance(instance) => match self

@@ -42,8 +42,15 @@ impl RuleContext for Frame<'_, '_> {
         Frame::has_opaque_tensor(self, args)
     }
 
-    fn apply_to(&mut self, target: &Value, input: Value, text: &str, range: TextRange) -> Value {
-        Frame::apply_to(self, target, input, text, range)
+    fn apply_to(
+        &mut self,
+        target: &Value,
+        callee: &str,
+        input: Value,
+        text: &str,
+        range: TextRange,
+    ) -> Value {
+        Frame::apply_to(self, target, callee, input, text, range)
     }
 
     fn follows_pytorch(&self) -> bool {

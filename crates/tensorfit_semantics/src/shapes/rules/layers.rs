@@ -190,6 +190,7 @@ pub const DEFERRED_LAYER: &str = "<layer call>";
 fn defer_layer(
     frame: &mut dyn RuleContext,
     layer: &Layer,
+    callee: &str,
     inputs: Vec<(String, Value, String)>,
     range: TextRange,
 ) -> Value {
@@ -198,7 +199,7 @@ fn defer_layer(
             (
                 "layer".to_owned(),
                 Value::Layer(std::sync::Arc::new(layer.clone())),
-                String::new(),
+                callee.to_owned(),
             ),
             (
                 DEFERRED_PART.to_owned(),
@@ -235,6 +236,12 @@ fn apply_deferred_layer(
         return None;
     };
     let layer = layer.clone();
+    let callee = args
+        .items()
+        .iter()
+        .find(|(name, _, _)| name == "layer")
+        .map(|(_, _, text)| text.clone())
+        .unwrap_or_default();
     let path: Vec<usize> = match args.get(DEFERRED_PART) {
         Value::List(steps) => steps
             .iter()
@@ -253,7 +260,7 @@ fn apply_deferred_layer(
         .collect();
     // Through the wrapper, so that its messages name the layer as the
     // program's language spells it.
-    let result = super::call_layer(frame, &layer, inputs, range);
+    let result = super::call_layer(frame, &layer, &callee, inputs, range);
     Some(path.iter().fold(result, |value, &k| match value {
         Value::Tuple(mut items) if k < items.len() => items.swap_remove(k),
         _ => Value::Unknown,
@@ -264,6 +271,7 @@ fn apply_deferred_layer(
 pub(super) fn call_layer(
     frame: &mut dyn RuleContext,
     layer: &Layer,
+    callee: &str,
     args: Vec<(Value, String)>,
     range: TextRange,
 ) -> Value {
@@ -277,7 +285,7 @@ pub(super) fn call_layer(
             .map(|(k, (value, text))| (format!("input{k}"), value.clone(), text.clone()))
             .collect();
         if frame.has_opaque_tensor(&bound) {
-            return defer_layer(frame, layer, bound, range);
+            return defer_layer(frame, layer, callee, bound, range);
         }
     }
     // A parameter the layer does not have is not given: its default applies.
@@ -289,9 +297,17 @@ pub(super) fn call_layer(
             let Some(layers) = layer.sequential_layers() else {
                 return Value::Unknown;
             };
-            layers.iter().fold(input, |value, layer| {
-                frame.apply_to(layer, value, &text, range)
-            })
+            // Layer k's input is `seq[:k](x)`: named so, a clash inside
+            // says which layer's output it is about.
+            let mut value = input;
+            for (k, layer) in layers.iter().enumerate() {
+                let input_text = match k {
+                    0 => text.clone(),
+                    _ => format!("{callee}[:{k}]({text})"),
+                };
+                value = frame.apply_to(layer, &format!("{callee}[{k}]"), value, &input_text, range);
+            }
+            value
         }
         "Linear" => {
             let (Some(shape), Value::Int(i), Value::Int(o)) = (

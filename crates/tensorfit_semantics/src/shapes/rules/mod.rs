@@ -32,15 +32,18 @@ mod spelling;
 
 pub use layers::DEFERRED_LAYER;
 
-/// A layer's `forward` applied to its inputs.
+/// A layer's `forward` applied to its inputs; `callee` is how the program
+/// names the layer (`self.features`), for messages about what happens
+/// inside it.
 pub fn call_layer(
     frame: &mut dyn RuleContext,
     layer: &Layer,
+    callee: &str,
     args: Vec<(Value, String)>,
     range: TextRange,
 ) -> Value {
     spelling::with_spelling(frame, &layer.kind, |frame| {
-        layers::call_layer(frame, layer, args, range)
+        layers::call_layer(frame, layer, callee, args, range)
     })
 }
 
@@ -74,8 +77,16 @@ pub trait RuleContext {
     fn defer(&mut self, op: &str, args: Vec<(String, Value, String)>, range: TextRange) -> Value;
     /// Whether an argument is a tensor of unknown rank.
     fn has_opaque_tensor(&self, args: &[(String, Value, String)]) -> bool;
-    /// `target(input)`: a layer, or a struct instance's `forward`.
-    fn apply_to(&mut self, target: &Value, input: Value, text: &str, range: TextRange) -> Value;
+    /// `target(input)`: a layer, or a struct instance's `forward`;
+    /// `callee` names the target, `text` the input.
+    fn apply_to(
+        &mut self,
+        target: &Value,
+        callee: &str,
+        input: Value,
+        text: &str,
+        range: TextRange,
+    ) -> Value;
     /// PyTorch's rules, not the Tensor language's, where they differ
     /// (the file is Python).
     fn follows_pytorch(&self) -> bool;

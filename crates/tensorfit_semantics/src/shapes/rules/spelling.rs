@@ -86,8 +86,15 @@ impl RuleContext for Spelled<'_> {
         self.frame.has_opaque_tensor(args)
     }
 
-    fn apply_to(&mut self, target: &Value, input: Value, text: &str, range: TextRange) -> Value {
-        self.frame.apply_to(target, input, text, range)
+    fn apply_to(
+        &mut self,
+        target: &Value,
+        callee: &str,
+        input: Value,
+        text: &str,
+        range: TextRange,
+    ) -> Value {
+        self.frame.apply_to(target, callee, input, text, range)
     }
 
     fn follows_pytorch(&self) -> bool {
