@@ -36,9 +36,14 @@ pub struct ModuleContext {
     /// `lower::sequential_builder`). They are in `functions`, not
     /// `modules`.
     pub sequential_builders: BTreeMap<String, String>,
-    /// Other classes without bases (config objects, dataclasses), lowered
-    /// to structs too.
+    /// Other classes without bases (config objects, dataclasses), or
+    /// derived from one of those, lowered to structs too.
     pub classes: BTreeSet<String>,
+    /// Classes derived from another struct class of the file, with that
+    /// base: their `super().__init__(...)` makes the base's instance, whose
+    /// members and methods the class's own do not hide (see
+    /// `crate::inheritance`).
+    pub inherits: BTreeMap<String, String>,
     /// Top-level names assigned once, to a value made of literals and other
     /// such constants: lowered to constants that functions can read, as
     /// Python functions read module globals.
@@ -341,6 +346,7 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
         context.modules.remove(name);
         context.functions.insert(name.clone());
     }
+    crate::inheritance::find_inheritance(&classes, text, &mut context);
     for (name, bases, class) in classes {
         let own: BTreeSet<String> = own_class_functions(class, text)
             .into_iter()

@@ -17,6 +17,7 @@
 mod annotation_style;
 mod class_functions;
 mod context;
+mod inheritance;
 mod lower;
 mod outline;
 mod torch_names;

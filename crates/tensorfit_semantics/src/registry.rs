@@ -36,6 +36,23 @@ pub const PARTIAL: &str = "functools.partial";
 /// item set (a dict's key, a list's or `nn.Sequential`'s position).
 pub const SET_ITEM: &str = "operator.setitem";
 
+/// The name under which the Python front end passes `x.name = value` of a
+/// local: `x = builtins.setattr(x, "name", value)`, the object with that
+/// attribute set. Like a container's item, the change is followed on the
+/// name it is made through (PYTHON.md §3: values are not aliased).
+pub const SET_ATTR: &str = "builtins.setattr";
+
+/// The name under which the Python front end passes `x.pop(...)` of a
+/// local dict or list: `builtins.pop(x, key)` is the pair of the item
+/// taken and what `x` holds afterwards (`kwargs.pop("width_mult")`; a
+/// dict's `pop(key, default)`, a list's `pop()` and `pop(i)`).
+pub const POP: &str = "builtins.pop";
+
+/// `copy.copy(x)` and `copy.deepcopy(x)`: the analysis's values are never
+/// changed in place, so a copy is the value itself.
+pub const COPY: &str = "copy.copy";
+pub const DEEP_COPY: &str = "copy.deepcopy";
+
 /// Python's builtins on numbers that the analysis computes (see
 /// `shapes::exec::numbers`), under the names the Python front end calls
 /// them by, and `a if c else b` as `builtins.conditional(c, a, b)` (only
@@ -63,6 +80,8 @@ pub const READ_ONLY_BUILTINS: &[&str] = &[
     CONDITIONAL,
     CONTAINS,
     IS_INSTANCE,
+    COPY,
+    DEEP_COPY,
 ];
 
 /// Python's `item in container`: `operator.contains(container, item)`,

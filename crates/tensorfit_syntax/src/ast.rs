@@ -12,6 +12,13 @@ use tensorfit_base::TextRange;
 /// identifier of either language can be.
 pub const CLASS_FUNCTION_SEPARATOR: &str = "::";
 
+/// The field of a Python instance that holds what its base class's
+/// `__init__` made (`super().__init__(...)` in a class derived from another
+/// of the file): the analysis reads a member or method the class does not
+/// have through it, as Python's attribute lookup goes on to the base. No
+/// identifier can be this name.
+pub const BASE_INSTANCE_FIELD: &str = "$super";
+
 /// A function's key as Python spells it: a class function `Class::method`
 /// is `Class.method`; any other key is itself.
 pub fn python_function_name(key: &str) -> std::borrow::Cow<'_, str> {

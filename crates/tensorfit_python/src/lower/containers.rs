@@ -5,6 +5,7 @@
 //! its keys.
 
 use tensorfit_base::TextRange;
+use tensorfit_semantics::registry;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
@@ -89,6 +90,9 @@ impl Lowerer<'_> {
                 list(vec![self.expr(*argument)], self.range(*argument))
             }
             ("extend", [argument]) if plain(argument) => self.expr(*argument),
+            // An expression of its own (see `popped`), before the
+            // statement.
+            ("pop", _) if self.pending.is_some() && arguments.iter().all(plain) => return None,
             // Any other change of the value in place: what it held is no
             // longer known (`self.features.add_module("block1", block)`
             // adds a layer the constructor's `Sequential` did not have).
@@ -116,6 +120,91 @@ impl Lowerer<'_> {
             },
             range,
         })
+    }
+
+    /// `x.pop(key)` of a local dict or list (`kwargs.pop("width_mult")`):
+    /// before the statement, `$t = builtins.pop(x, key)` and `x = $t[1]`,
+    /// what is left; the expression is `$t[0]`, the item taken. `None`
+    /// where the pop may not run once, before its statement (a side of
+    /// `a if c else b`, of `and`/`or`, a lambda, a comprehension).
+    pub(super) fn popped(&mut self, call: Node<'_>) -> Option<Expr> {
+        let function = child_by_field(call, "function")?;
+        if function.kind() != "attribute"
+            || child_by_field(function, "attribute").map(|a| self.text(a)) != Some("pop")
+        {
+            return None;
+        }
+        let object = child_by_field(function, "object")?;
+        let target = match self.init_field(object) {
+            Some(field) => field,
+            None if object.kind() == "identifier" && self.is_bound(object) => Expr {
+                kind: ExprKind::Name(self.text(object).to_owned()),
+                range: self.range(object),
+            },
+            None => return None,
+        };
+        self.pending.as_ref()?;
+        let mut up = call.parent();
+        while let Some(node) = up {
+            match node.kind() {
+                "conditional_expression"
+                | "boolean_operator"
+                | "lambda"
+                | "list_comprehension"
+                | "generator_expression"
+                | "dictionary_comprehension"
+                | "set_comprehension" => return None,
+                kind if kind.ends_with("statement") => break,
+                _ => up = node.parent(),
+            }
+        }
+        let arguments = named_children(child_by_field(call, "arguments")?);
+        if arguments.iter().any(|a| {
+            matches!(
+                a.kind(),
+                "keyword_argument" | "list_splat" | "dictionary_splat"
+            )
+        }) {
+            return None;
+        }
+        let range = self.range(call);
+        let at = TextRange::empty(range.start as usize);
+        let mut args = vec![target.clone()];
+        args.extend(arguments.iter().map(|a| self.expr(*a)));
+        let pair = self.temporary();
+        let read = |index: u32| Expr {
+            kind: ExprKind::Field {
+                value: Box::new(Expr {
+                    kind: ExprKind::Name(pair.clone()),
+                    range: at,
+                }),
+                field: FieldName::Index(index, at),
+            },
+            range,
+        };
+        let statements = [
+            Stmt {
+                kind: StmtKind::Let {
+                    pattern: Pattern::Name(Name {
+                        text: pair.clone(),
+                        range: at,
+                    }),
+                    ty: None,
+                    value: super::expressions::builtin_call(registry::POP, args, range),
+                },
+                range,
+            },
+            Stmt {
+                kind: StmtKind::Assign {
+                    target,
+                    op: AssignOp::Assign,
+                    value: read(1),
+                },
+                range,
+            },
+        ];
+        self.pending.as_mut()?.extend(statements);
+        Some(read(0))
     }
 
     /// `{"wte": ..., "h": ...}` with string keys: a record.

@@ -375,6 +375,9 @@ impl Lowerer<'_> {
         ) else {
             return self.unknown(node, "the expression is incomplete");
         };
+        if let Some(member) = self.base_member(node) {
+            return member;
+        }
         if let Some(field) = self.init_field(node) {
             return field;
         }
@@ -421,6 +424,9 @@ impl Lowerer<'_> {
             return self.unknown(node, "a generator argument is not modelled");
         }
         if let Some(value) = self.inline_helper(node) {
+            return value;
+        }
+        if let Some(value) = self.popped(node) {
             return value;
         }
         let argument_nodes = named_children(arguments);
@@ -539,8 +545,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `int(x)`, `round(x)`, `min(a, b)`, `math.ceil(x)`, ...: a builtin on
-    /// numbers the analysis computes (`registry::INT`, ...), by the name
+    /// `int(x)`, `round(x)`, `min(a, b)`, `math.ceil(x)`, ..., and
+    /// `copy.copy(x)`: a builtin the analysis computes (`registry::INT`,
+    /// ...), by the name
     /// the callee resolves to (`int`, `math.ceil`); `None` for any other
     /// name or arguments (a keyword, `round(x, 2)`). `int` of a quotient of
     /// sizes is that quotient in integers (`int_of_quotient`).
@@ -559,6 +566,8 @@ impl Lowerer<'_> {
             "max" => registry::MAX,
             "math.ceil" => registry::CEIL,
             "math.floor" => registry::FLOOR,
+            "copy.copy" => registry::COPY,
+            "copy.deepcopy" => registry::DEEP_COPY,
             _ => return None,
         };
         let takes_many = matches!(resolved, "min" | "max");

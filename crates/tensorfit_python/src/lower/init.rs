@@ -17,7 +17,7 @@ use super::syntax::{
     child_by_field, decorated, decorators, definition_of, is_field, named_children, text_of,
     uses_of,
 };
-use super::{methods_of, Lowerer, Scope, ScopeKind};
+use super::{derived, methods_of, Lowerer, Scope, ScopeKind};
 
 /// The prefix of the local that holds a field inside `init`.
 pub(super) const FIELD_PREFIX: &str = "self.";
@@ -27,7 +27,7 @@ pub(super) const FIELD_PREFIX: &str = "self.";
 const MAX_INLINED: usize = 4;
 
 /// A field as `__init__` assigns it.
-pub(super) struct InitField {
+pub(crate) struct InitField {
     name: Name,
     statement: TextRange,
 }
@@ -41,10 +41,22 @@ impl Lowerer<'_> {
                 && child_by_field(*m, "name").is_some_and(|n| self.text(n) == "__init__")
         });
         let class_fields = self.class_attributes(&members);
+        let class_name = child_by_field(class, "name").map(|n| self.text(n).to_owned());
+        let outer_derived = self.derived.take();
+        self.derived = class_name
+            .and_then(|name| self.context.inherits.get(&name))
+            .map(|base| derived::Derived {
+                base: base.clone(),
+                own: crate::inheritance::own_attributes(class, self.text),
+            });
+        let at = TextRange::empty(self.range(class).end as usize);
         let (params, init_body, assigned) = match init {
             Some(init) => self.init(init, &class_fields),
-            None => (Vec::new(), None, Vec::new()),
+            None => self
+                .inherited_init(at)
+                .unwrap_or((Vec::new(), None, Vec::new())),
         };
+        self.derived = outer_derived;
         let mutated = mutated_fields(class, self.text);
         let mut fields: Vec<Field> = Vec::new();
         let attribute_fields = class_fields.iter().map(|f| (f.name.clone(), f.range));
@@ -275,7 +287,13 @@ impl Lowerer<'_> {
         Some(self.note_field(name, local, value, range))
     }
 
-    fn note_field(&mut self, name: Name, local: Expr, value: Expr, range: TextRange) -> Stmt {
+    pub(super) fn note_field(
+        &mut self,
+        name: Name,
+        local: Expr,
+        value: Expr,
+        range: TextRange,
+    ) -> Stmt {
         if let Some(fields) = &mut self.init_fields {
             fields.push(InitField {
                 name,

@@ -7,6 +7,7 @@
 //! says nothing about it.
 
 mod containers;
+mod derived;
 mod expressions;
 mod init;
 pub(crate) mod locals;
@@ -55,6 +56,8 @@ pub(crate) struct Lowerer<'t> {
     /// In a Sequential builder's `__init__` (see `sequential_builder`):
     /// what its `super().__init__(...)` calls.
     super_init: Option<Expr>,
+    /// In a class derived from another of the file (see `derived`).
+    derived: Option<derived::Derived>,
 }
 
 /// What names mean where the lowering is.
@@ -125,6 +128,7 @@ impl<'t> Lowerer<'t> {
             inlining: Vec::new(),
             helper_result: None,
             super_init: None,
+            derived: None,
         }
     }
 

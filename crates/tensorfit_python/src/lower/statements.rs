@@ -208,7 +208,8 @@ impl Lowerer<'_> {
                 if self.is_super_init(node) {
                     // In a Sequential builder, the Sequential it returns.
                     let Some(callee) = self.super_init.clone() else {
-                        return Vec::new();
+                        // In a derived class, the base's instance.
+                        return self.base_init(node, range).into_iter().collect();
                     };
                     let args = self.arguments(node);
                     let call = Expr {
@@ -330,6 +331,9 @@ impl Lowerer<'_> {
                 if let Some(set) = self.set_item(target, &value, range) {
                     return vec![set];
                 }
+                if let Some(set) = self.set_attribute(target, &value, range) {
+                    return vec![set];
+                }
                 let mut stmts = vec![Stmt {
                     kind: StmtKind::Expr(value),
                     range,
@@ -361,6 +365,45 @@ impl Lowerer<'_> {
             },
             range,
         }
+    }
+
+    /// `x.name = value` of a local `x` (not `self`, not a field):
+    /// `x = builtins.setattr(x, "name", value)`, which the analysis follows
+    /// for an object of a class it reads (EfficientNet's
+    /// `block_cnf.input_channels = block_cnf.out_channels` on a copy).
+    fn set_attribute(
+        &mut self,
+        target: Node<'_>,
+        value: &Expr,
+        range: tensorfit_base::TextRange,
+    ) -> Option<Stmt> {
+        if target.kind() != "attribute" {
+            return None;
+        }
+        let object = child_by_field(target, "object")?;
+        let attribute = child_by_field(target, "attribute")?;
+        let is_self = self.scope.self_name.as_deref() == Some(self.text(object));
+        if object.kind() != "identifier" || is_self || !self.is_bound(object) {
+            return None;
+        }
+        let name = Expr {
+            kind: ExprKind::Name(self.text(object).to_owned()),
+            range: self.range(object),
+        };
+        let attribute = Expr {
+            kind: ExprKind::Str(self.text(attribute).to_owned()),
+            range: self.range(attribute),
+        };
+        let args = vec![name.clone(), attribute, value.clone()];
+        let call = super::expressions::builtin_call(registry::SET_ATTR, args, range);
+        Some(Stmt {
+            kind: StmtKind::Assign {
+                target: name,
+                op: AssignOp::Assign,
+                value: call,
+            },
+            range,
+        })
     }
 
     /// `x[key] = value` of a local `x` (not `self`, not a field):

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use tensorfit_solver::{Formula, Term, VarId};
+use tensorfit_syntax::ast::BASE_INSTANCE_FIELD;
 
 /// The shape of a tensor: `head ++ middle ++ tail`, where `middle` (if any)
 /// is a slice of an *opaque* shape, one whose rank is not known. An opaque
@@ -339,12 +340,27 @@ impl Instance {
         self.struct_name == DICT
     }
 
+    /// The member `name`: a field of the instance's own, else its base
+    /// instance's (a Python class derived from another, see
+    /// [`BASE_INSTANCE_FIELD`]), else a parameter (a Tensor struct's; a
+    /// Python `__init__`'s parameter is no attribute, and the base's field
+    /// of the same name is what Python reads).
     pub fn member(&self, name: &str) -> Option<&Value> {
-        self.fields
-            .iter()
-            .chain(&self.params)
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v)
+        fn find<'v>(members: &'v [(String, Value)], name: &str) -> Option<&'v Value> {
+            members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        }
+        find(&self.fields, name)
+            .or_else(|| self.base()?.member(name))
+            .or_else(|| find(&self.params, name))
+    }
+
+    /// What the base class's `__init__` made of a derived instance.
+    pub fn base(&self) -> Option<&Instance> {
+        let (_, base) = self.fields.iter().find(|(n, _)| n == BASE_INSTANCE_FIELD)?;
+        match base {
+            Value::Instance(base) => Some(base),
+            _ => None,
+        }
     }
 }
 

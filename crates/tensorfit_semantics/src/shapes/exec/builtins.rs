@@ -1,7 +1,8 @@
 //! The Python builtins the analysis computes, under the names the Python
 //! front end calls them by (`registry::INT`, `registry::CONTAINS`, ...):
 //! the builtins on numbers (their arithmetic is in `numbers`),
-//! `isinstance` of a builtin type, `in`, and `a if c else b`.
+//! `isinstance` of a builtin type, `in`, `a if c else b`, `copy`, and
+//! the truth of a value in a condition (`if stage:`).
 
 use tensorfit_solver::Formula;
 use tensorfit_syntax::ast::{self, CompareOp};
@@ -40,6 +41,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             registry::FLOOR => one(|v| numbers::rounded(Rounding::Floor, v)),
             registry::MIN => numbers::extreme(false, &values),
             registry::MAX => numbers::extreme(true, &values),
+            registry::COPY | registry::DEEP_COPY => one(Value::clone),
             registry::CONTAINS => match values.as_slice() {
                 [container, item] => contains(container, item),
                 _ => Value::Unknown,
@@ -50,6 +52,39 @@ impl<'f, 'a> Frame<'f, 'a> {
             },
             _ => Value::Unknown,
         })
+    }
+
+    /// Python's `bool(value)`, where the analysis knows it: empty
+    /// containers, `None`, zero and `""` are false; an object of a class
+    /// without `__bool__` or `__len__` is true. `None` where not known (a
+    /// tensor, a layer, an unknown value), and outside Python.
+    pub(super) fn truthiness(&self, value: &Value) -> Option<Formula> {
+        if !self.analysis.language.is_python() {
+            return None;
+        }
+        let known = |b: bool| Some(Formula::Const(b));
+        match value {
+            Value::Bool(f) => Some(f.clone()),
+            Value::None => known(false),
+            Value::List(items) | Value::Tuple(items) => known(!items.is_empty()),
+            Value::Str(text) => known(!text.is_empty()),
+            Value::Int(n) => Some(Formula::ne(n, &tensorfit_solver::Term::int(0))),
+            Value::Float(Some(x)) => known(*x != 0.0),
+            Value::Instance(dict) if dict.is_dict() => known(!dict.fields.is_empty()),
+            Value::Instance(object) => {
+                let program = &self.analysis.program;
+                let mut current = Some(&**object);
+                while let Some(instance) = current {
+                    let defines = |m: &str| program.method(&instance.struct_name, m).is_some();
+                    if defines("__bool__") || defines("__len__") {
+                        return None;
+                    }
+                    current = instance.base();
+                }
+                known(true)
+            }
+            _ => None,
+        }
     }
 
     /// `then if condition else otherwise`, passed as `(condition, then,

@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::Term;
+use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
 
 use super::{Deferred, Frame, LayerSite};
-use crate::registry::{PARTIAL, SET_ITEM};
+use crate::registry::{PARTIAL, POP, SET_ATTR, SET_ITEM};
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
@@ -63,18 +63,18 @@ impl<'f, 'a> Frame<'f, 'a> {
             } => {
                 let receiver = self.expr(value);
                 match &receiver {
+                    // Python's `len(x)` of a dict.
+                    Value::Instance(dict) if dict.is_dict() && method.text == "__len__" => {
+                        length(&receiver)
+                    }
                     Value::Instance(instance) => {
-                        if let Some(function) = self
-                            .analysis
-                            .program
-                            .method(&instance.struct_name, &method.text)
-                        {
+                        if let Some((owner, function)) = self.method_of(instance, &method.text) {
                             // `self.m(...)` is the name checks' (they know
                             // `self`'s struct); any other receiver's struct
                             // only the analysis knows.
                             if !matches!(value.kind, ExprKind::SelfValue)
                                 && !self.check_method_arguments(
-                                    &instance.struct_name,
+                                    &owner,
                                     &method.text,
                                     &function.function.params,
                                     args,
@@ -101,6 +101,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                     }
                     // Python's `len(x)`.
                     _ if method.text == "__len__" => length(&receiver),
+                    Value::Str(text) => {
+                        let given = self.evaluate_args(args);
+                        let values: Vec<Value> = given.into_iter().map(|arg| arg.value).collect();
+                        string_method(text, &method.text, &values)
+                    }
                     // An object nothing is known of may not be a tensor
                     // (`self._rng.randint(0, n)` is Python's `random`): its
                     // method is not the operation of the same name. Its
@@ -153,6 +158,20 @@ impl<'f, 'a> Frame<'f, 'a> {
             return match given.as_slice() {
                 [container, key, item] => {
                     with_item_set(&container.value, &key.value, item.value.clone())
+                }
+                _ => Value::Unknown,
+            };
+        }
+        if name == POP {
+            let given = self.evaluate_args(args);
+            let values: Vec<Value> = given.into_iter().map(|arg| arg.value).collect();
+            return popped(&values);
+        }
+        if name == SET_ATTR {
+            let given = self.evaluate_args(args);
+            return match given.as_slice() {
+                [object, attribute, value] => {
+                    with_attribute_set(&object.value, &attribute.value, value.value.clone())
                 }
                 _ => Value::Unknown,
             };
@@ -215,12 +234,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                     rules::call_layer(self, layer, callee, vec![(input, text.to_owned())], range);
                 self.unless_refused(from, value)
             }
-            Value::Instance(instance) => match self
-                .analysis
-                .program
-                .method(&instance.struct_name, "forward")
-            {
-                Some(forward) => {
+            Value::Instance(instance) => match self.method_of(instance, "forward") {
+                Some((_, forward)) => {
                     let Some(param) = forward.function.params.iter().find(|p| !p.is_self) else {
                         return Value::Unknown;
                     };
@@ -265,14 +280,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let value = rules::call_layer(self, layer, &callee, inputs, range);
                 self.unless_refused(from, value)
             }
-            Value::Instance(instance) => match self
-                .analysis
-                .program
-                .method(&instance.struct_name, "forward")
-            {
-                Some(forward) => {
+            Value::Instance(instance) => match self.method_of(instance, "forward") {
+                Some((owner, forward)) => {
                     let fits = self.check_method_arguments(
-                        &instance.struct_name,
+                        &owner,
                         "forward",
                         &forward.function.params,
                         args,
@@ -295,6 +306,20 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             _ => Value::Unknown,
         }
+    }
+
+    /// The method `name` of an instance, with the struct that defines it:
+    /// its own struct's, else its base's (a Python class derived from
+    /// another; the method runs with `self` the derived instance).
+    fn method_of(&self, instance: &Instance, name: &str) -> Option<(String, FunctionRef<'a>)> {
+        let mut current = Some(instance);
+        while let Some(instance) = current {
+            if let Some(method) = self.analysis.program.method(&instance.struct_name, name) {
+                return Some((instance.struct_name.clone(), method));
+            }
+            current = instance.base();
+        }
+        None
     }
 
     /// Keeps an argument problem for the entry point's report, once (a
@@ -673,6 +698,8 @@ fn length(value: &Value) -> Value {
     match value {
         Value::List(items) | Value::Tuple(items) => Value::Int(Term::int(items.len() as i64)),
         Value::Shape(shape) => Value::Int(shape.rank()),
+        Value::Str(text) => Value::Int(Term::int(text.chars().count() as i64)),
+        Value::Instance(dict) if dict.is_dict() => Value::Int(Term::int(dict.fields.len() as i64)),
         Value::Tensor(shape) => match shape.dims() {
             Some([first, ..]) => Value::Int(first.clone()),
             _ => Value::Unknown,
@@ -691,4 +718,72 @@ fn layer_site(value: &Value, name: &str, at: TextRange) -> Option<LayerSite> {
         constructed: at,
         parameters: layer.args.iter().map(|(p, _)| p.clone()).collect(),
     })
+}
+
+/// `object` with its attribute `name` set to `value`: a Python object's
+/// (not a dict's, which has no attributes); its own, so that it hides a
+/// base's of the same name. Unknown for any other value.
+fn with_attribute_set(object: &Value, name: &Value, value: Value) -> Value {
+    let (Value::Instance(instance), Value::Str(name)) = (object, name) else {
+        return Value::Unknown;
+    };
+    if instance.is_dict() {
+        return Value::Unknown;
+    }
+    let mut changed = (**instance).clone();
+    match changed.fields.iter_mut().find(|(n, _)| n == name) {
+        Some((_, slot)) => *slot = value,
+        None => changed.fields.push((name.clone(), value)),
+    }
+    Value::Instance(Arc::new(changed))
+}
+
+/// `container.pop(...)` given `[container, key?, default?]`: the pair of
+/// the item taken and the container without it; unknown where Python's
+/// result is not certain (a key not known, a missing key without a
+/// default, which raises).
+fn popped(values: &[Value]) -> Value {
+    let pair = |item: Value, rest: Value| Value::Tuple(vec![item, rest]);
+    match values {
+        [Value::Instance(dict), Value::Str(key), default @ ..] if dict.is_dict() => {
+            let mut rest = (**dict).clone();
+            match rest.fields.iter().position(|(n, _)| n == key) {
+                Some(at) => {
+                    let (_, item) = rest.fields.remove(at);
+                    pair(item, Value::Instance(Arc::new(rest)))
+                }
+                None => match default {
+                    [default] => pair(default.clone(), values[0].clone()),
+                    _ => Value::Unknown,
+                },
+            }
+        }
+        [Value::List(items), index @ ..] => {
+            let k = match index {
+                [] => Some(-1),
+                [Value::Int(k)] => k.as_const(),
+                _ => None,
+            };
+            let Some(at) = k.and_then(|k| item_position(items.len(), k)) else {
+                return Value::Unknown;
+            };
+            let mut rest = items.clone();
+            let item = rest.remove(at);
+            pair(item, Value::List(rest))
+        }
+        _ => Value::Unknown,
+    }
+}
+
+/// The methods of a known `str` whose result the analysis needs:
+/// `arch.startswith("efficientnet_b")` picks a builder's configuration.
+fn string_method(text: &str, method: &str, args: &[Value]) -> Value {
+    let decided = |b: bool| Value::Bool(Formula::Const(b));
+    match (method, args) {
+        ("startswith", [Value::Str(prefix)]) => decided(text.starts_with(prefix.as_str())),
+        ("endswith", [Value::Str(suffix)]) => decided(text.ends_with(suffix.as_str())),
+        ("lower", []) => Value::Str(text.to_lowercase()),
+        ("upper", []) => Value::Str(text.to_uppercase()),
+        _ => Value::Unknown,
+    }
 }

@@ -10,6 +10,11 @@
 //! may change it (a parameter the summary did not watch, an unknown
 //! function, a class) is unknown afterwards, never stale (PYTHON.md §3).
 //!
+//! An object of a class (`cfg` given to `f(cfg)` or to `Block(cfg)`) is
+//! followed more simply: it is what it was if the callee left it so, and
+//! unknown otherwise (`cfg.n = 7` in the callee). A class's `__init__`
+//! reports the same of every argument it is given.
+//!
 //! Changes made through another name (`d = kwargs; d["a"] = 1`) are not
 //! seen, in the callee as in the caller: values here are not aliased.
 
@@ -22,13 +27,14 @@ use crate::shapes::fact::Guard;
 use crate::shapes::substitution::Substitution;
 use crate::shapes::value::Value;
 
-/// Whether a value is a container a callee may change in place.
+/// Whether a value is a container or object a callee may change in place.
 fn is_changeable(value: &Value) -> bool {
-    match value {
-        Value::List(_) => true,
-        Value::Instance(instance) => instance.is_dict(),
-        _ => false,
-    }
+    matches!(value, Value::List(_) | Value::Instance(_))
+}
+
+/// Whether a value is an object of a class (not a dict).
+fn is_object(value: &Value) -> bool {
+    matches!(value, Value::Instance(instance) if !instance.is_dict())
 }
 
 impl<'f, 'a> Frame<'f, 'a> {
@@ -109,9 +115,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             let ExprKind::Name(name) = &arg.value.kind else {
                 continue;
             };
-            if !self.bound_value(name).is_some_and(is_changeable) {
+            let Some(before) = self.bound_value(name).filter(|v| is_changeable(v)).cloned() else {
                 continue;
-            }
+            };
             // The same variable passed twice: which change comes last is
             // not followed.
             let mut left = changed.iter().filter(|(text, _)| text == name);
@@ -119,8 +125,30 @@ impl<'f, 'a> Frame<'f, 'a> {
                 (Some((_, value)), None) => value.clone(),
                 _ => Value::Unknown,
             };
+            let after = match is_object(&before) && after != before {
+                true => Value::Unknown,
+                false => after,
+            };
             self.assign(name, after);
         }
+    }
+
+    /// After a class's `__init__` ran on `bound` (the arguments' values
+    /// and texts): each argument as it was if the parameter still holds
+    /// it, unknown otherwise, for [`Self::after_call_in_place`].
+    pub(super) fn note_init_changes(&mut self, bound: &[(String, Value, String)]) {
+        let changed = bound
+            .iter()
+            .filter(|(_, value, _)| is_changeable(value))
+            .map(|(name, value, text)| {
+                let after = match self.bound_value(name) {
+                    Some(now) if now == value => value.clone(),
+                    _ => Value::Unknown,
+                };
+                (text.clone(), after)
+            })
+            .collect();
+        self.changed_by_call = Some(changed);
     }
 
     /// Whether a callee never changes its arguments: a builtin the analysis

@@ -48,7 +48,10 @@ impl<'f, 'a> Frame<'f, 'a> {
         if self.building.contains(&name) {
             return Value::Unknown;
         }
-        let params: Vec<(String, Value)> = bound.into_iter().map(|(n, v, _)| (n, v)).collect();
+        let params: Vec<(String, Value)> = bound
+            .iter()
+            .map(|(n, v, _)| (n.clone(), v.clone()))
+            .collect();
         self.scopes.push(
             params
                 .iter()
@@ -83,6 +86,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         self.building.pop();
         self.constructing -= 1;
+        if self.analysis.language.is_python() {
+            self.note_init_changes(&bound);
+        }
         self.scopes.pop();
         Value::Instance(Arc::new(Instance {
             struct_name: name,

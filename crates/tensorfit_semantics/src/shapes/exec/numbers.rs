@@ -147,6 +147,28 @@ pub(super) fn extreme(largest: bool, values: &[Value]) -> Value {
         [Value::List(items) | Value::Tuple(items)] => items,
         _ => values,
     };
+    // Of integers not all known (`max(min_value, c)` in a function whose
+    // arguments are any `int`): a conditional term.
+    let terms: Option<Vec<&Term>> = values
+        .iter()
+        .map(|v| match v {
+            Value::Int(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    if let Some((first, rest)) = terms.as_deref().and_then(|t| t.split_first()) {
+        if values.iter().any(|v| known_number(v).is_none()) {
+            let best = rest.iter().fold((*first).clone(), |best, t| {
+                // Python keeps the first of equal ones.
+                let better = match largest {
+                    true => Formula::gt(t, &best),
+                    false => Formula::lt(t, &best),
+                };
+                Term::ite(&better, t, &best)
+            });
+            return Value::Int(best);
+        }
+    }
     let mut best: Option<(&Value, f64)> = None;
     for value in values {
         let Some(x) = known_number(value) else {

@@ -37,10 +37,20 @@ pub fn fixed_arguments(
         })
         .map(|(name, actual, _)| (name.clone(), actual.clone()))
         .collect();
-    match fixed
-        .iter()
-        .any(|(_, value)| matches!(value, Value::Float(Some(_))))
-    {
+    // A known number where the function reads a float (`v: float` given
+    // `32`) is as good as a known float.
+    let float_known = |(name, value): &(String, Value)| match value {
+        Value::Float(Some(_)) => true,
+        Value::Int(n) => {
+            n.as_const().is_some()
+                && summary
+                    .params
+                    .iter()
+                    .any(|(p, assumed)| p == name && matches!(assumed, Value::Float(None)))
+        }
+        _ => false,
+    };
+    match fixed.iter().any(float_known) {
         true => all_but_tensors(bound),
         false => fixed,
     }
@@ -77,6 +87,8 @@ fn cannot_stand_for(assumed: &Value, actual: &Value) -> bool {
         (Value::Bool(a), Value::Bool(b)) => a.as_const().is_none() && b.as_const().is_some(),
         // So may a Python float (`width_mult=0.75` sizes every layer).
         (Value::Float(a), Value::Float(b)) => a.is_none() && b.is_some(),
+        // And a known `int` given where the function reads a float.
+        (Value::Float(None), Value::Int(n)) => n.as_const().is_some(),
         // A tensor placeholder stands for tensors and scalars.
         (Value::Tensor(_), Value::Tensor(_) | Value::Float(_) | Value::Unknown) => false,
         (Value::Tensor(_), _) => true,

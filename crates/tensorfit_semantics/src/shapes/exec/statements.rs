@@ -158,9 +158,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                 // decides paths the program may never take: what fails on
                 // them is no proof of an error, so their facts are only
                 // assumed.
-                let (c, opaque) = match self.expr(condition) {
-                    Value::Bool(f) => (f, false),
-                    _ => (self.opaque_condition(), true),
+                let value = self.expr(condition);
+                let (c, opaque) = match self.truthiness(&value) {
+                    Some(f) => (f, false),
+                    None => match value {
+                        Value::Bool(f) => (f, false),
+                        _ => (self.opaque_condition(), true),
+                    },
                 };
                 if self.constructing == 0 {
                     self.conditions.push(ConditionRecord {

@@ -1,0 +1,133 @@
+//! The `__init__` of a class derived from another of the file (see
+//! `crate::inheritance`): `super().__init__(...)` makes the base's instance
+//! in the field [`BASE_INSTANCE_FIELD`], and `self.name` that the class
+//! does not give itself reads that instance's member.
+
+use std::collections::BTreeSet;
+
+use tensorfit_base::TextRange;
+use tensorfit_syntax::ast::*;
+use tree_sitter::Node;
+
+use super::init::{InitField, FIELD_PREFIX};
+use super::syntax::child_by_field;
+use super::{Lowerer, ScopeKind};
+
+/// The class being lowered derives from `base`; `own` are the attributes
+/// it gives its instances itself.
+pub(super) struct Derived {
+    pub(super) base: String,
+    pub(super) own: BTreeSet<String>,
+}
+
+/// The local that holds the base's instance in `__init__`.
+fn base_local(range: TextRange) -> Expr {
+    Expr {
+        kind: ExprKind::Name(format!("{FIELD_PREFIX}{BASE_INSTANCE_FIELD}")),
+        range,
+    }
+}
+
+impl Lowerer<'_> {
+    /// `super().__init__(args)` in a derived class's `__init__`: the base's
+    /// instance made with them. `None` in any other class.
+    pub(super) fn base_init(&mut self, call: Node<'_>, range: TextRange) -> Option<Stmt> {
+        let base = self.derived.as_ref()?.base.clone();
+        let args = self.arguments(call);
+        Some(self.make_base(base, args, range))
+    }
+
+    fn make_base(&mut self, base: String, args: Vec<Arg>, range: TextRange) -> Stmt {
+        let value = Expr {
+            kind: ExprKind::Call {
+                callee: Box::new(Expr {
+                    kind: ExprKind::Name(base),
+                    range,
+                }),
+                args,
+            },
+            range,
+        };
+        let name = Name {
+            text: BASE_INSTANCE_FIELD.to_owned(),
+            range,
+        };
+        self.note_field(name, base_local(range), value, range)
+    }
+
+    /// In a derived class's `__init__`, `self.name` that the class does
+    /// not give itself: a function of the base's class (a static method,
+    /// `self.adjust_channels(...)`), or the base instance's member.
+    pub(super) fn base_member(&self, attribute: Node<'_>) -> Option<Expr> {
+        let derived = self.derived.as_ref()?;
+        if self.scope.kind != ScopeKind::Init || !self.is_self(child_by_field(attribute, "object"))
+        {
+            return None;
+        }
+        let name = self.name(child_by_field(attribute, "attribute")?);
+        if derived.own.contains(&name.text) {
+            return None;
+        }
+        let range = self.range(attribute);
+        if let Some(function) = self.context.class_function(&derived.base, &name.text) {
+            return Some(Expr {
+                kind: ExprKind::Name(function),
+                range,
+            });
+        }
+        Some(Expr {
+            kind: ExprKind::Field {
+                value: Box::new(base_local(range)),
+                field: FieldName::Named(name),
+            },
+            range,
+        })
+    }
+
+    /// The `__init__` of a derived class that has none: the base's, given
+    /// every argument (`def __init__(self, *args, **kwargs):
+    /// super().__init__(*args, **kwargs)`).
+    pub(super) fn inherited_init(
+        &mut self,
+        at: TextRange,
+    ) -> Option<(Vec<Param>, Option<Block>, Vec<InitField>)> {
+        let base = self.derived.as_ref()?.base.clone();
+        let collect = |name: &str, unpack: Unpack| Param {
+            is_self: false,
+            variadic: false,
+            collects: Some(unpack),
+            name: Name {
+                text: name.to_owned(),
+                range: at,
+            },
+            ty: None,
+            default: None,
+            range: at,
+        };
+        let pass = |name: &str, unpack: Unpack| Arg {
+            name: None,
+            unpack: Some(unpack),
+            value: Expr {
+                kind: ExprKind::Name(name.to_owned()),
+                range: at,
+            },
+            range: at,
+        };
+        let params = vec![
+            collect("args", Unpack::Positional),
+            collect("kwargs", Unpack::Keywords),
+        ];
+        let args = vec![
+            pass("args", Unpack::Positional),
+            pass("kwargs", Unpack::Keywords),
+        ];
+        let outer = self.init_fields.replace(Vec::new());
+        let statement = self.make_base(base, args, at);
+        let fields = std::mem::replace(&mut self.init_fields, outer).unwrap_or_default();
+        let body = Block {
+            stmts: vec![statement],
+            range: at,
+        };
+        Some((params, Some(body), fields))
+    }
+}
