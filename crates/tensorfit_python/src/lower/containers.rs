@@ -70,14 +70,7 @@ impl Lowerer<'_> {
         }
         let object = child_by_field(function, "object")?;
         let method = self.text(child_by_field(function, "attribute")?);
-        let target = match self.init_field(object) {
-            Some(field) => field,
-            None if object.kind() == "identifier" && self.is_bound(object) => Expr {
-                kind: ExprKind::Name(self.text(object).to_owned()),
-                range: self.range(object),
-            },
-            None => return None,
-        };
+        let target = self.changeable(object)?;
         let arguments = named_children(child_by_field(call, "arguments")?);
         let plain = |argument: &Node<'_>| {
             !matches!(
@@ -122,6 +115,19 @@ impl Lowerer<'_> {
         })
     }
 
+    /// What a method called on `object` may change in place: a local, or
+    /// in `__init__` a field (`self.layers`). `None` for anything else.
+    fn changeable(&mut self, object: Node<'_>) -> Option<Expr> {
+        match self.init_field(object) {
+            Some(field) => Some(field),
+            None if object.kind() == "identifier" && self.is_bound(object) => Some(Expr {
+                kind: ExprKind::Name(self.text(object).to_owned()),
+                range: self.range(object),
+            }),
+            None => None,
+        }
+    }
+
     /// `x.pop(key)` of a local dict or list (`kwargs.pop("width_mult")`):
     /// before the statement, `$t = builtins.pop(x, key)` and `x = $t[1]`,
     /// what is left; the expression is `$t[0]`, the item taken. `None`
@@ -135,14 +141,7 @@ impl Lowerer<'_> {
             return None;
         }
         let object = child_by_field(function, "object")?;
-        let target = match self.init_field(object) {
-            Some(field) => field,
-            None if object.kind() == "identifier" && self.is_bound(object) => Expr {
-                kind: ExprKind::Name(self.text(object).to_owned()),
-                range: self.range(object),
-            },
-            None => return None,
-        };
+        let target = self.changeable(object)?;
         self.pending.as_ref()?;
         let mut up = call.parent();
         while let Some(node) = up {

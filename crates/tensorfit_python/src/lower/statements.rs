@@ -380,16 +380,8 @@ impl Lowerer<'_> {
         if target.kind() != "attribute" {
             return None;
         }
-        let object = child_by_field(target, "object")?;
+        let name = self.local_object(child_by_field(target, "object")?)?;
         let attribute = child_by_field(target, "attribute")?;
-        let is_self = self.scope.self_name.as_deref() == Some(self.text(object));
-        if object.kind() != "identifier" || is_self || !self.is_bound(object) {
-            return None;
-        }
-        let name = Expr {
-            kind: ExprKind::Name(self.text(object).to_owned()),
-            range: self.range(object),
-        };
         let attribute = Expr {
             kind: ExprKind::Str(self.text(attribute).to_owned()),
             range: self.range(attribute),
@@ -419,11 +411,7 @@ impl Lowerer<'_> {
         if target.kind() != "subscript" {
             return None;
         }
-        let object = child_by_field(target, "value")?;
-        let is_self = self.scope.self_name.as_deref() == Some(self.text(object));
-        if object.kind() != "identifier" || is_self || !self.is_bound(object) {
-            return None;
-        }
+        let name = self.local_object(child_by_field(target, "value")?)?;
         let mut cursor = target.walk();
         let keys: Vec<Node<'_>> = target
             .children_by_field_name("subscript", &mut cursor)
@@ -434,10 +422,6 @@ impl Lowerer<'_> {
         if key.kind() == "slice" {
             return None;
         }
-        let name = Expr {
-            kind: ExprKind::Name(self.text(object).to_owned()),
-            range: self.range(object),
-        };
         let key = self.expr(*key);
         let args = vec![name.clone(), key, value.clone()];
         let call = super::expressions::builtin_call(registry::SET_ITEM, args, range);
@@ -448,6 +432,16 @@ impl Lowerer<'_> {
                 value: call,
             },
             range,
+        })
+    }
+
+    /// `object` as the local it names, if it is one (not `self`): what
+    /// `x[key] = v` and `x.name = v` change.
+    fn local_object(&self, object: Node<'_>) -> Option<Expr> {
+        let is_self = self.scope.self_name.as_deref() == Some(self.text(object));
+        (object.kind() == "identifier" && !is_self && self.is_bound(object)).then(|| Expr {
+            kind: ExprKind::Name(self.text(object).to_owned()),
+            range: self.range(object),
         })
     }
 
@@ -464,11 +458,7 @@ impl Lowerer<'_> {
         if let Some(field) = self.init_field(object) {
             return Some(field);
         }
-        let is_self = self.scope.self_name.as_deref() == Some(self.text(object));
-        (object.kind() == "identifier" && !is_self && self.is_bound(object)).then(|| Expr {
-            kind: ExprKind::Name(self.text(object).to_owned()),
-            range: self.range(object),
-        })
+        self.local_object(object)
     }
 
     /// `name = value`: a `let` where this assignment declares the name, an
