@@ -9,9 +9,12 @@
 //! arguments on. Methods of the base run with `self` the derived instance,
 //! so that what the derived class assigns or overrides is what they see.
 //!
-//! The one thing this cannot model is the base's `__init__` calling a
-//! method that the derived class overrides (Python calls the override):
-//! such a class is not lowered as derived, and stays unknown.
+//! What this cannot model is the base's `__init__` (or a helper it calls)
+//! reading or assigning `self.name` where the derived class gives itself
+//! `name`: an overriding method or class attribute Python would use there,
+//! an attribute the derived class set before `super().__init__` that the
+//! base's assignment replaces. Such a class is not lowered as derived, and
+//! stays unknown.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -51,8 +54,8 @@ pub(crate) fn find_inheritance(
             {
                 continue;
             }
-            let overridden = own_methods(*class, text);
-            if init_calls_any(&node_of, base, &overridden, context, text) {
+            let own = own_attributes(*class, text);
+            if init_uses_any(&node_of, base, &own, context, text) {
                 continue;
             }
             context.inherits.insert(name.clone(), base.clone());
@@ -66,12 +69,13 @@ pub(crate) fn find_inheritance(
     }
 }
 
-/// Whether the `__init__` of `base` or of its bases in the file calls one
-/// of `methods` on `self`: in Python it would call the derived class's.
-fn init_calls_any(
+/// Whether the `__init__` of `base` or of its bases in the file, or a
+/// method of theirs it calls on `self`, uses `self.name` for one of
+/// `names`: in Python it would see the derived class's.
+fn init_uses_any(
     node_of: &BTreeMap<&str, Node<'_>>,
     base: &str,
-    methods: &BTreeSet<String>,
+    names: &BTreeSet<String>,
     context: &ModuleContext,
     text: &str,
 ) -> bool {
@@ -81,10 +85,20 @@ fn init_calls_any(
         let Some(node) = node_of.get(name) else {
             return false;
         };
-        if let Some(init) = method(*node, "__init__", text) {
-            if self_calls(init, text).iter().any(|m| methods.contains(m)) {
+        let mut pending: Vec<String> = vec!["__init__".to_owned()];
+        let mut seen: BTreeSet<String> = BTreeSet::new();
+        while let Some(method_name) = pending.pop() {
+            if !seen.insert(method_name.clone()) {
+                continue;
+            }
+            let Some(function) = method(*node, &method_name, text) else {
+                continue;
+            };
+            let used = self_attributes(function, text);
+            if used.iter().any(|m| names.contains(m)) {
                 return true;
             }
+            pending.extend(used);
         }
         class = context.inherits.get(name).map(String::as_str);
     }
@@ -115,8 +129,9 @@ fn method<'t>(class: Node<'t>, name: &str, text: &str) -> Option<Node<'t>> {
         })
 }
 
-/// The methods a function calls on its first parameter (`self.m(...)`).
-fn self_calls(function: Node<'_>, text: &str) -> BTreeSet<String> {
+/// The attributes a function uses on its first parameter (`self.m(...)`,
+/// `self.fc`, `self.fc = ...`).
+fn self_attributes(function: Node<'_>, text: &str) -> BTreeSet<String> {
     let self_name = child_by_field(function, "parameters")
         .and_then(|p| named_children(p).into_iter().next())
         .filter(|p| p.kind() == "identifier")
@@ -127,15 +142,11 @@ fn self_calls(function: Node<'_>, text: &str) -> BTreeSet<String> {
     };
     let mut stack = vec![function];
     while let Some(node) = stack.pop() {
-        if node.kind() == "call" {
-            if let Some(callee) =
-                child_by_field(node, "function").filter(|f| f.kind() == "attribute")
-            {
-                let on_self =
-                    child_by_field(callee, "object").is_some_and(|o| text_of(o, text) == self_name);
-                if let (true, Some(method)) = (on_self, child_by_field(callee, "attribute")) {
-                    calls.insert(text_of(method, text).to_owned());
-                }
+        if node.kind() == "attribute"
+            && child_by_field(node, "object").is_some_and(|o| text_of(o, text) == self_name)
+        {
+            if let Some(name) = child_by_field(node, "attribute") {
+                calls.insert(text_of(name, text).to_owned());
             }
         }
         stack.extend(named_children(node));

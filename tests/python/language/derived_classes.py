@@ -118,3 +118,54 @@ def retarget(cnf):
 retargeted = StageConfig(1, 3, 16, 16, 1)
 seven = torch.zeros(retarget(retargeted))  #~ shape seven: Tensor[7]
 fits = torch.zeros(retargeted.out_channels) + torch.zeros(7)
+
+
+# What the base's part cannot stand for is not followed, never stale: a
+# class attribute the base's `__init__` reads, overridden by the derived
+# class (Python reads the override), and a method of the base called in
+# the derived `__init__` (Python runs it on the derived instance).
+class Scaled(nn.Module):
+    expansion = 1
+
+    def __init__(self, c):
+        super().__init__()
+        self.fc = nn.Linear(c, c * self.expansion)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Scaled4(Scaled):
+    expansion = 4
+
+
+scaled = Scaled4(8)(torch.randn(2, 8)) + torch.zeros(32)
+
+
+class Headed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.width = 8
+
+    def make_head(self):
+        return nn.Linear(self.width, 10)
+
+
+class Wide16(Headed):
+    def __init__(self):
+        super().__init__()
+        self.width = 16
+        self.head = self.make_head()
+
+    def forward(self, x):
+        return self.head(x)
+
+
+headed = Wide16()(torch.randn(2, 16))
+
+
+# A pop in a `while` condition runs once per test.
+widths = [16, 32, 64]
+while widths.pop() > 16:
+    pass
+left_over = torch.zeros(3) + torch.zeros(len(widths) + 3)

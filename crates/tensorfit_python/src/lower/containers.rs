@@ -118,6 +118,9 @@ impl Lowerer<'_> {
     /// What a method called on `object` may change in place: a local, or
     /// in `__init__` a field (`self.layers`). `None` for anything else.
     fn changeable(&mut self, object: Node<'_>) -> Option<Expr> {
+        if let Some(base) = self.base_changed(object) {
+            return Some(base);
+        }
         match self.init_field(object) {
             Some(field) => Some(field),
             None if object.kind() == "identifier" && self.is_bound(object) => Some(Expr {
@@ -130,9 +133,12 @@ impl Lowerer<'_> {
 
     /// `x.pop(key)` of a local dict or list (`kwargs.pop("width_mult")`):
     /// before the statement, `$t = builtins.pop(x, key)` and `x = $t[1]`,
-    /// what is left; the expression is `$t[0]`, the item taken. `None`
-    /// where the pop may not run once, before its statement (a side of
-    /// `a if c else b`, of `and`/`or`, a lambda, a comprehension).
+    /// what is left; the expression is `$t[0]`, the item taken. Where the
+    /// pop may not run exactly once before its statement (a side of `a if
+    /// c else b`, of `and`/`or`, a lambda, a comprehension, an `elif` or
+    /// `while` condition) or takes keywords, `x` is unknown from before the
+    /// statement on, and so is the item. `None` where there is no
+    /// statement to put anything before.
     pub(super) fn popped(&mut self, call: Node<'_>) -> Option<Expr> {
         let function = child_by_field(call, "function")?;
         if function.kind() != "attribute"
@@ -143,28 +149,18 @@ impl Lowerer<'_> {
         let object = child_by_field(function, "object")?;
         let target = self.changeable(object)?;
         self.pending.as_ref()?;
-        let mut up = call.parent();
-        while let Some(node) = up {
-            match node.kind() {
-                "conditional_expression"
-                | "boolean_operator"
-                | "lambda"
-                | "list_comprehension"
-                | "generator_expression"
-                | "dictionary_comprehension"
-                | "set_comprehension" => return None,
-                kind if kind.ends_with("statement") => break,
-                _ => up = node.parent(),
-            }
-        }
         let arguments = named_children(child_by_field(call, "arguments")?);
-        if arguments.iter().any(|a| {
-            matches!(
+        let plain = arguments.iter().all(|a| {
+            !matches!(
                 a.kind(),
                 "keyword_argument" | "list_splat" | "dictionary_splat"
             )
-        }) {
-            return None;
+        });
+        if !plain || !runs_once_before_statement(call) {
+            let why = "`.pop(...)` changed it where it may not run once, which is not followed";
+            let forget = self.forget(target, call, why, self.range(call));
+            self.pending.as_mut()?.push(forget);
+            return Some(self.unknown(call, why));
         }
         let range = self.range(call);
         let at = TextRange::empty(range.start as usize);
@@ -407,3 +403,27 @@ const IN_PLACE_METHODS: &[&str] = &[
     "__setitem__",
     "__delitem__",
 ];
+
+/// Whether an expression runs exactly once, before the rest of its
+/// statement could see what it changes: not on one side of `a if c else
+/// b` or `and`/`or`, in a lambda or comprehension, or in an `elif` or
+/// `while` condition.
+fn runs_once_before_statement(expression: Node<'_>) -> bool {
+    let mut up = expression.parent();
+    while let Some(node) = up {
+        match node.kind() {
+            "conditional_expression"
+            | "boolean_operator"
+            | "lambda"
+            | "list_comprehension"
+            | "generator_expression"
+            | "dictionary_comprehension"
+            | "set_comprehension"
+            | "elif_clause"
+            | "while_statement" => return false,
+            kind if kind.ends_with("statement") => return true,
+            _ => up = node.parent(),
+        }
+    }
+    true
+}

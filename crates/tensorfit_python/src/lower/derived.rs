@@ -21,7 +21,7 @@ pub(super) struct Derived {
 }
 
 /// The local that holds the base's instance in `__init__`.
-fn base_local(range: TextRange) -> Expr {
+pub(super) fn base_local(range: TextRange) -> Expr {
     Expr {
         kind: ExprKind::Name(format!("{FIELD_PREFIX}{BASE_INSTANCE_FIELD}")),
         range,
@@ -75,6 +75,20 @@ impl Lowerer<'_> {
                 range,
             });
         }
+        // A method of the base called here would run on the base's part,
+        // where Python runs it on the derived instance being built (with
+        // what the derived class assigned so far): not followed.
+        let called = attribute
+            .parent()
+            .filter(|p| p.kind() == "call")
+            .and_then(|call| child_by_field(call, "function"))
+            .is_some_and(|f| f.id() == attribute.id());
+        if called {
+            return Some(self.unknown(
+                attribute,
+                "a method of the base class called in `__init__` is not followed",
+            ));
+        }
         Some(Expr {
             kind: ExprKind::Field {
                 value: Box::new(base_local(range)),
@@ -82,6 +96,23 @@ impl Lowerer<'_> {
             },
             range,
         })
+    }
+
+    /// In a derived class's `__init__`, what a change in place of
+    /// `self.name` (`self.features.add_module(...)`, `self.fc[0] = ...`)
+    /// changes when the class does not give itself `name`: the base's
+    /// part, which the caller then forgets (a stale base field would be a
+    /// wrong shape). `None` otherwise.
+    pub(super) fn base_changed(&self, object: Node<'_>) -> Option<Expr> {
+        let derived = self.derived.as_ref()?;
+        if self.scope.kind != ScopeKind::Init
+            || object.kind() != "attribute"
+            || !self.is_self(child_by_field(object, "object"))
+        {
+            return None;
+        }
+        let name = self.text(child_by_field(object, "attribute")?);
+        (!derived.own.contains(name)).then(|| base_local(self.range(object)))
     }
 
     /// The `__init__` of a derived class that has none: the base's, given

@@ -455,6 +455,9 @@ impl Lowerer<'_> {
             "attribute" => child_by_field(target, "object")?,
             _ => return None,
         };
+        if let Some(base) = self.base_changed(object) {
+            return Some(base);
+        }
         if let Some(field) = self.init_field(object) {
             return Some(field);
         }

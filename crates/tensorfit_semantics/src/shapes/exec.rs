@@ -152,8 +152,10 @@ pub struct Frame<'f, 'a> {
     via_context: Vec<CallSite>,
     /// The module constants whose values are being evaluated, innermost last.
     evaluating_constants: Vec<String>,
-    /// The structs whose instances are being built, innermost last: a
-    /// struct met again here contains itself (`recursive-struct`).
+    /// The structs whose instances are being built, and the functions and
+    /// classes whose arguments are being bound, innermost last: a struct
+    /// met again here contains itself (`recursive-struct`), a default that
+    /// calls its own function or class has no value.
     building: Vec<String>,
     /// The assumptions taken over from callees, by path and formula: the
     /// same one met again (every callee in a chain assumes its dimensions

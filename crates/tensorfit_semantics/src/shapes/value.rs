@@ -350,7 +350,13 @@ impl Instance {
             members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
         }
         find(&self.fields, name)
-            .or_else(|| self.base()?.member(name))
+            .or_else(|| match find(&self.fields, BASE_INSTANCE_FIELD) {
+                Some(Value::Instance(base)) => base.member(name),
+                // The base's part is not known (changed in place): nor is
+                // anything it may hold.
+                Some(unknown) => Some(unknown),
+                None => None,
+            })
             .or_else(|| find(&self.params, name))
     }
 

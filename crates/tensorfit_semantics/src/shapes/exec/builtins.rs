@@ -55,9 +55,10 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     /// Python's `bool(value)`, where the analysis knows it: empty
-    /// containers, `None`, zero and `""` are false; an object of a class
-    /// without `__bool__` or `__len__` is true. `None` where not known (a
-    /// tensor, a layer, an unknown value), and outside Python.
+    /// containers, `None`, zero and `""` are false. `None` where not known:
+    /// a tensor, a layer, an object (its class or a base outside the file
+    /// may define `__len__`), a dict with a key set on one path only (its
+    /// value unknown), and outside Python.
     pub(super) fn truthiness(&self, value: &Value) -> Option<Formula> {
         if !self.analysis.language.is_python() {
             return None;
@@ -70,18 +71,12 @@ impl<'f, 'a> Frame<'f, 'a> {
             Value::Str(text) => known(!text.is_empty()),
             Value::Int(n) => Some(Formula::ne(n, &tensorfit_solver::Term::int(0))),
             Value::Float(Some(x)) => known(*x != 0.0),
-            Value::Instance(dict) if dict.is_dict() => known(!dict.fields.is_empty()),
-            Value::Instance(object) => {
-                let program = &self.analysis.program;
-                let mut current = Some(&**object);
-                while let Some(instance) = current {
-                    let defines = |m: &str| program.method(&instance.struct_name, m).is_some();
-                    if defines("__bool__") || defines("__len__") {
-                        return None;
-                    }
-                    current = instance.base();
-                }
-                known(true)
+            Value::Instance(dict) if dict.is_dict() => {
+                let certain = dict
+                    .fields
+                    .iter()
+                    .all(|(_, v)| !matches!(v, Value::Unknown));
+                certain.then(|| Formula::Const(!dict.fields.is_empty()))
             }
             _ => None,
         }

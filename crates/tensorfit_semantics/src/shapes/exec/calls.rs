@@ -170,7 +170,10 @@ impl<'f, 'a> Frame<'f, 'a> {
         if name == SET_ATTR {
             let given = self.evaluate_args(args);
             return match given.as_slice() {
-                [object, attribute, value] => {
+                // A property or `__setattr__` may store something else.
+                [object, attribute, value]
+                    if !self.intercepts_attribute(&object.value, &attribute.value) =>
+                {
                     with_attribute_set(&object.value, &attribute.value, value.value.clone())
                 }
                 _ => Value::Unknown,
@@ -196,11 +199,25 @@ impl<'f, 'a> Frame<'f, 'a> {
     ) -> Value {
         let program = &self.analysis.program;
         if let Some(function) = program.function(name) {
+            // As for a class below: a default that calls the function.
+            if self.building.iter().any(|b| b == name) {
+                return Value::Unknown;
+            }
+            self.building.push(name.to_owned());
             let bound = self.bind_given(&function.function.params, None, &given);
+            self.building.pop();
             return self.call_summary(function, bound, range, text);
         }
         if let Some((def, local)) = program.struct_def(name) {
+            // A class built while its own arguments are bound (a default
+            // that makes an instance of the class itself, as a half-typed
+            // file can read) has no value: binding again would never end.
+            if self.building.iter().any(|b| b == name) {
+                return Value::Unknown;
+            }
+            self.building.push(name.to_owned());
             let bound = self.bind_given(def.params.as_deref().unwrap_or(&[]), None, &given);
+            self.building.pop();
             // An imported struct's fields are another file's text:
             // what they require is reported at this call.
             let site = (!local).then(|| CallSite {
@@ -320,6 +337,16 @@ impl<'f, 'a> Frame<'f, 'a> {
             current = instance.base();
         }
         None
+    }
+
+    /// Whether setting `name` on `object` may run code of its class (a
+    /// property's setter, `__setattr__`) rather than store the value.
+    fn intercepts_attribute(&self, object: &Value, name: &Value) -> bool {
+        let (Value::Instance(instance), Value::Str(name)) = (object, name) else {
+            return false;
+        };
+        self.method_of(instance, name).is_some()
+            || self.method_of(instance, "__setattr__").is_some()
     }
 
     /// Keeps an argument problem for the entry point's report, once (a
@@ -699,7 +726,17 @@ fn length(value: &Value) -> Value {
         Value::List(items) | Value::Tuple(items) => Value::Int(Term::int(items.len() as i64)),
         Value::Shape(shape) => Value::Int(shape.rank()),
         Value::Str(text) => Value::Int(Term::int(text.chars().count() as i64)),
-        Value::Instance(dict) if dict.is_dict() => Value::Int(Term::int(dict.fields.len() as i64)),
+        // A key set on one path only holds an unknown value, and may be
+        // absent: the length is then not known.
+        Value::Instance(dict)
+            if dict.is_dict()
+                && dict
+                    .fields
+                    .iter()
+                    .all(|(_, v)| !matches!(v, Value::Unknown)) =>
+        {
+            Value::Int(Term::int(dict.fields.len() as i64))
+        }
         Value::Tensor(shape) => match shape.dims() {
             Some([first, ..]) => Value::Int(first.clone()),
             _ => Value::Unknown,
