@@ -19,6 +19,9 @@ pub struct FileAnalysis {
     pub tree: Arc<tensorfit_syntax::ast::SourceFile>,
     /// The prelude the file was analysed with.
     pub prelude: Arc<Prelude>,
+    /// The file is Python (PyTorch code), not the Tensor language: fixes
+    /// that write Tensor syntax are not offered.
+    pub python: bool,
     report: Arc<FileReport>,
 }
 
@@ -120,6 +123,7 @@ pub fn file_analysis(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile
         text: file.text(db).clone(),
         tree: tensorfit_db::queries::parse(db, file).file.clone(),
         prelude: tensorfit_db::prelude(db),
+        python: file.language(db).is_python(),
         report: tensorfit_db::file_report(db, file),
     }
 }

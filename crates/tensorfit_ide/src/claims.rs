@@ -16,7 +16,11 @@ use crate::FileAnalysis;
 /// the statement can see: shapes are spelled with parameters, dimension
 /// names and constants, but a struct's parameter (`planes`) is not in
 /// scope in its methods.
+/// Python has no `|->`: none there.
 pub(crate) fn claim_fixes(analysis: &FileAnalysis) -> Vec<Fix> {
+    if analysis.python {
+        return Vec::new();
+    }
     let consts: HashSet<&str> = analysis
         .tree
         .items

@@ -579,3 +579,23 @@ fn collect_programs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// A claim is Tensor syntax (`|-> [4, 8]`): none is offered on Python,
+/// whose reader would take the rest of the line apart.
+#[test]
+fn no_claims_on_python() {
+    let text = "import torch\nx = torch.zeros(4, 8)\n";
+    let analysis = analyze_file(
+        Path::new("model.py"),
+        text.as_bytes(),
+        std::sync::Arc::new(NoImports),
+        AnalysisOptions::default(),
+    );
+    assert!(analysis
+        .shapes()
+        .bindings
+        .iter()
+        .any(|b| b.shape == "Tensor[4, 8]"));
+    let titles: Vec<String> = fixes(&analysis).into_iter().map(|f| f.title).collect();
+    assert!(titles.iter().all(|t| !t.contains("|->")), "{titles:?}");
+}
