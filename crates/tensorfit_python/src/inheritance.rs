@@ -22,7 +22,12 @@ use tensorfit_syntax::ast::BASE_INSTANCE_FIELD;
 use tree_sitter::Node;
 
 use crate::context::ModuleContext;
-use crate::lower::syntax::{child_by_field, decorators, definition_of, named_children, text_of};
+use crate::lower::init::{assigned_on_self, class_body_assignments};
+use crate::lower::is_dataclass;
+use crate::lower::syntax::{
+    child_by_field, decorated, decorators, definition_of, descendants, first_parameter,
+    named_children, text_of,
+};
 
 /// How long a chain of bases is followed.
 const MAX_CHAIN: usize = 8;
@@ -49,7 +54,9 @@ pub(crate) fn find_inheritance(
                 || context.inherits.contains_key(name)
                 || !is_struct(base)
                 || context.sequential_builders.contains_key(name)
-                || is_dataclass(*class, text)
+                || decorators(decorated(*class), text)
+                    .iter()
+                    .any(|d| is_dataclass(d))
                 || !(context.modules.contains(name) || context.classes.contains(base))
             {
                 continue;
@@ -105,20 +112,6 @@ fn init_uses_any(
     false
 }
 
-/// The methods a class body defines, `__init__` aside.
-fn own_methods(class: Node<'_>, text: &str) -> BTreeSet<String> {
-    let Some(body) = child_by_field(class, "body") else {
-        return BTreeSet::new();
-    };
-    named_children(body)
-        .into_iter()
-        .map(definition_of)
-        .filter(|d| d.kind() == "function_definition")
-        .filter_map(|d| child_by_field(d, "name").map(|n| text_of(n, text).to_owned()))
-        .filter(|name| name != "__init__")
-        .collect()
-}
-
 fn method<'t>(class: Node<'t>, name: &str, text: &str) -> Option<Node<'t>> {
     named_children(child_by_field(class, "body")?)
         .into_iter()
@@ -132,38 +125,20 @@ fn method<'t>(class: Node<'t>, name: &str, text: &str) -> Option<Node<'t>> {
 /// The attributes a function uses on its first parameter (`self.m(...)`,
 /// `self.fc`, `self.fc = ...`).
 fn self_attributes(function: Node<'_>, text: &str) -> BTreeSet<String> {
-    let self_name = child_by_field(function, "parameters")
-        .and_then(|p| named_children(p).into_iter().next())
-        .filter(|p| p.kind() == "identifier")
-        .map(|p| text_of(p, text));
-    let mut calls = BTreeSet::new();
-    let Some(self_name) = self_name else {
-        return calls;
+    let mut used = BTreeSet::new();
+    let Some(self_name) = first_parameter(function, text) else {
+        return used;
     };
-    let mut stack = vec![function];
-    while let Some(node) = stack.pop() {
+    for node in descendants(function) {
         if node.kind() == "attribute"
             && child_by_field(node, "object").is_some_and(|o| text_of(o, text) == self_name)
         {
             if let Some(name) = child_by_field(node, "attribute") {
-                calls.insert(text_of(name, text).to_owned());
+                used.insert(text_of(name, text).to_owned());
             }
         }
-        stack.extend(named_children(node));
     }
-    calls
-}
-
-fn is_dataclass(class: Node<'_>, text: &str) -> bool {
-    let decorated = class
-        .parent()
-        .filter(|p| p.kind() == "decorated_definition");
-    decorated.is_some_and(|d| {
-        decorators(d, text).iter().any(|written| {
-            let name = written.split('(').next().unwrap_or(written).trim();
-            matches!(name, "dataclass" | "dataclasses.dataclass")
-        })
-    })
+    used
 }
 
 /// The attributes a class gives its instances itself: those its methods
@@ -171,76 +146,23 @@ fn is_dataclass(class: Node<'_>, text: &str) -> bool {
 /// `self.add_module("fc", m)` too), its methods and its class attributes.
 /// Any other `self.name` in its `__init__` is the base's.
 pub(crate) fn own_attributes(class: Node<'_>, text: &str) -> BTreeSet<String> {
-    let mut own = own_methods(class, text);
-    let Some(body) = child_by_field(class, "body") else {
-        return own;
-    };
-    for member in named_children(body) {
-        let definition = definition_of(member);
-        match definition.kind() {
-            "function_definition" => {
-                own.insert(
-                    child_by_field(definition, "name")
-                        .map(|n| text_of(n, text).to_owned())
-                        .unwrap_or_default(),
-                );
-                assigned_on_self(definition, text, &mut own);
-            }
-            "expression_statement" => {
-                for statement in named_children(definition) {
-                    if let Some(left) = child_by_field(statement, "left") {
-                        own.insert(text_of(left, text).to_owned());
-                    }
-                }
-            }
-            _ => {}
+    let mut own = BTreeSet::new();
+    let members = child_by_field(class, "body")
+        .map(named_children)
+        .unwrap_or_default();
+    for (_, name) in class_body_assignments(&members) {
+        own.insert(text_of(name, text).to_owned());
+    }
+    for member in &members {
+        let definition = definition_of(*member);
+        if definition.kind() != "function_definition" {
+            continue;
         }
+        if let Some(name) = child_by_field(definition, "name") {
+            own.insert(text_of(name, text).to_owned());
+        }
+        assigned_on_self(definition, text, &mut own);
     }
     own.remove(BASE_INSTANCE_FIELD);
     own
-}
-
-/// What a method assigns as `self.name` or registers by a literal name.
-fn assigned_on_self(function: Node<'_>, text: &str, found: &mut BTreeSet<String>) {
-    let self_name = child_by_field(function, "parameters")
-        .and_then(|p| named_children(p).into_iter().next())
-        .filter(|p| p.kind() == "identifier")
-        .map(|p| text_of(p, text));
-    let Some(self_name) = self_name else { return };
-    let on_self = |node: Node<'_>| {
-        child_by_field(node, "object").is_some_and(|o| text_of(o, text) == self_name)
-    };
-    let mut stack = vec![function];
-    while let Some(node) = stack.pop() {
-        match node.kind() {
-            "assignment" | "augmented_assignment" => {
-                let mut targets: Vec<Node<'_>> = child_by_field(node, "left").into_iter().collect();
-                while let Some(target) = targets.pop() {
-                    match target.kind() {
-                        "attribute" if on_self(target) => {
-                            if let Some(name) = child_by_field(target, "attribute") {
-                                found.insert(text_of(name, text).to_owned());
-                            }
-                        }
-                        "attribute" | "subscript" => {}
-                        _ => targets.extend(named_children(target)),
-                    }
-                }
-            }
-            "call" => {
-                // `self.add_module("fc", m)`, `self.register_buffer(...)`.
-                let registered = child_by_field(node, "function")
-                    .filter(|f| f.kind() == "attribute" && on_self(*f))
-                    .and_then(|_| child_by_field(node, "arguments"))
-                    .and_then(|a| named_children(a).into_iter().next())
-                    .filter(|first| first.kind() == "string");
-                if let Some(name) = registered {
-                    let literal = text_of(name, text);
-                    found.insert(literal.trim_matches(|c| c == '"' || c == '\'').to_owned());
-                }
-            }
-            _ => {}
-        }
-        stack.extend(named_children(node));
-    }
 }

@@ -85,7 +85,7 @@ impl Lowerer<'_> {
             ("extend", [argument]) if plain(argument) => self.expr(*argument),
             // An expression of its own (see `popped`), before the
             // statement.
-            ("pop", _) if self.pending.is_some() && arguments.iter().all(plain) => return None,
+            ("pop", _) if self.pending.is_some() => return None,
             // Any other change of the value in place: what it held is no
             // longer known (`self.features.add_module("block1", block)`
             // adds a layer the constructor's `Sequential` did not have).
@@ -115,20 +115,19 @@ impl Lowerer<'_> {
         })
     }
 
-    /// What a method called on `object` may change in place: a local, or
-    /// in `__init__` a field (`self.layers`). `None` for anything else.
-    fn changeable(&mut self, object: Node<'_>) -> Option<Expr> {
+    /// What a change in place of `object` (a method called on it, an item
+    /// or attribute assigned) changes: a local (not `self`), in `__init__`
+    /// a field (`self.layers`), in a derived class's `__init__` the base's
+    /// part for a field of the base (see `derived`). `None` for anything
+    /// else.
+    pub(super) fn changeable(&mut self, object: Node<'_>) -> Option<Expr> {
         if let Some(base) = self.base_changed(object) {
             return Some(base);
         }
-        match self.init_field(object) {
-            Some(field) => Some(field),
-            None if object.kind() == "identifier" && self.is_bound(object) => Some(Expr {
-                kind: ExprKind::Name(self.text(object).to_owned()),
-                range: self.range(object),
-            }),
-            None => None,
+        if let Some(field) = self.init_field(object) {
+            return Some(field);
         }
+        self.local_object(object)
     }
 
     /// `x.pop(key)` of a local dict or list (`kwargs.pop("width_mult")`):
@@ -167,39 +166,26 @@ impl Lowerer<'_> {
         let mut args = vec![target.clone()];
         args.extend(arguments.iter().map(|a| self.expr(*a)));
         let pair = self.temporary();
-        let read = |index: u32| Expr {
+        let read = |tuple: Expr, index: u32| Expr {
             kind: ExprKind::Field {
-                value: Box::new(Expr {
-                    kind: ExprKind::Name(pair.clone()),
-                    range: at,
-                }),
+                value: Box::new(tuple),
                 field: FieldName::Index(index, at),
             },
             range,
         };
-        let statements = [
-            Stmt {
-                kind: StmtKind::Let {
-                    pattern: Pattern::Name(Name {
-                        text: pair.clone(),
-                        range: at,
-                    }),
-                    ty: None,
-                    value: super::expressions::builtin_call(registry::POP, args, range),
-                },
-                range,
+        let popped = super::expressions::builtin_call(registry::POP, args, range);
+        let taken = self.let_temporary(&pair, popped, range);
+        let left = Stmt {
+            kind: StmtKind::Assign {
+                target,
+                op: AssignOp::Assign,
+                value: read(self.read_temporary(&pair, range), 1),
             },
-            Stmt {
-                kind: StmtKind::Assign {
-                    target,
-                    op: AssignOp::Assign,
-                    value: read(1),
-                },
-                range,
-            },
-        ];
-        self.pending.as_mut()?.extend(statements);
-        Some(read(0))
+            range,
+        };
+        let item = read(self.read_temporary(&pair, range), 0);
+        self.pending.as_mut()?.extend([taken, left]);
+        Some(item)
     }
 
     /// `{"wte": ..., "h": ...}` with string keys: a record.

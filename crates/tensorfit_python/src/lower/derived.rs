@@ -21,7 +21,7 @@ pub(super) struct Derived {
 }
 
 /// The local that holds the base's instance in `__init__`.
-pub(super) fn base_local(range: TextRange) -> Expr {
+fn base_local(range: TextRange) -> Expr {
     Expr {
         kind: ExprKind::Name(format!("{FIELD_PREFIX}{BASE_INSTANCE_FIELD}")),
         range,
@@ -59,17 +59,9 @@ impl Lowerer<'_> {
     /// not give itself: a function of the base's class (a static method,
     /// `self.adjust_channels(...)`), or the base instance's member.
     pub(super) fn base_member(&self, attribute: Node<'_>) -> Option<Expr> {
-        let derived = self.derived.as_ref()?;
-        if self.scope.kind != ScopeKind::Init || !self.is_self(child_by_field(attribute, "object"))
-        {
-            return None;
-        }
-        let name = self.name(child_by_field(attribute, "attribute")?);
-        if derived.own.contains(&name.text) {
-            return None;
-        }
+        let (base, name) = self.base_attribute(attribute)?;
         let range = self.range(attribute);
-        if let Some(function) = self.context.class_function(&derived.base, &name.text) {
+        if let Some(function) = self.context.class_function(base, &name.text) {
             return Some(Expr {
                 kind: ExprKind::Name(function),
                 range,
@@ -104,15 +96,22 @@ impl Lowerer<'_> {
     /// part, which the caller then forgets (a stale base field would be a
     /// wrong shape). `None` otherwise.
     pub(super) fn base_changed(&self, object: Node<'_>) -> Option<Expr> {
+        self.base_attribute(object)?;
+        Some(base_local(self.range(object)))
+    }
+
+    /// `self.name` in a derived class's `__init__` that the class does not
+    /// give itself: the base's class and the name.
+    fn base_attribute(&self, attribute: Node<'_>) -> Option<(&str, Name)> {
         let derived = self.derived.as_ref()?;
         if self.scope.kind != ScopeKind::Init
-            || object.kind() != "attribute"
-            || !self.is_self(child_by_field(object, "object"))
+            || attribute.kind() != "attribute"
+            || !self.is_self(child_by_field(attribute, "object"))
         {
             return None;
         }
-        let name = self.text(child_by_field(object, "attribute")?);
-        (!derived.own.contains(name)).then(|| base_local(self.range(object)))
+        let name = self.name(child_by_field(attribute, "attribute")?);
+        (!derived.own.contains(&name.text)).then_some((derived.base.as_str(), name))
     }
 
     /// The `__init__` of a derived class that has none: the base's, given

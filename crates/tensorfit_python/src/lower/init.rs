@@ -14,8 +14,8 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::syntax::{
-    child_by_field, decorated, decorators, definition_of, is_field, named_children, text_of,
-    uses_of,
+    child_by_field, decorated, decorators, definition_of, descendants, first_parameter, is_field,
+    named_children, text_of, uses_of,
 };
 use super::{derived, methods_of, Lowerer, Scope, ScopeKind};
 
@@ -27,7 +27,7 @@ pub(super) const FIELD_PREFIX: &str = "self.";
 const MAX_INLINED: usize = 4;
 
 /// A field as `__init__` assigns it.
-pub(crate) struct InitField {
+pub(super) struct InitField {
     name: Name,
     statement: TextRange,
 }
@@ -49,11 +49,10 @@ impl Lowerer<'_> {
                 base: base.clone(),
                 own: crate::inheritance::own_attributes(class, self.text),
             });
-        let at = TextRange::empty(self.range(class).end as usize);
         let (params, init_body, assigned) = match init {
             Some(init) => self.init(init, &class_fields),
             None => self
-                .inherited_init(at)
+                .inherited_init(TextRange::empty(self.range(class).end as usize))
                 .unwrap_or((Vec::new(), None, Vec::new())),
         };
         self.derived = outer_derived;
@@ -455,35 +454,55 @@ impl Lowerer<'_> {
 fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<String> {
     let mut mutated = std::collections::BTreeSet::new();
     for (_, method) in methods_of(class, text) {
-        let self_name = child_by_field(method, "parameters")
-            .and_then(|p| named_children(p).into_iter().next())
-            .filter(|p| p.kind() == "identifier")
-            .map(|p| text_of(p, text));
-        let Some(self_name) = self_name else {
-            continue;
-        };
-        let mut stack = vec![method];
-        while let Some(node) = stack.pop() {
-            if matches!(node.kind(), "assignment" | "augmented_assignment") {
-                let mut targets = child_by_field(node, "left").into_iter().collect::<Vec<_>>();
+        assigned_on_self(method, text, &mut mutated);
+    }
+    mutated
+}
+
+/// What a method assigns on its first parameter, whole or in part
+/// (`self.fc = m`, `self.steps += 1`, `self.blocks[0] = b`), or registers
+/// by a literal name (`self.add_module("fc", m)`).
+pub(crate) fn assigned_on_self(
+    function: Node<'_>,
+    text: &str,
+    found: &mut std::collections::BTreeSet<String>,
+) {
+    let Some(self_name) = first_parameter(function, text) else {
+        return;
+    };
+    let on_self = |node: Node<'_>| {
+        child_by_field(node, "object").is_some_and(|o| text_of(o, text) == self_name)
+    };
+    for node in descendants(function) {
+        match node.kind() {
+            "assignment" | "augmented_assignment" => {
+                let mut targets: Vec<Node<'_>> = child_by_field(node, "left").into_iter().collect();
                 while let Some(target) = targets.pop() {
                     match target.kind() {
-                        "attribute" => {
-                            let object = child_by_field(target, "object");
-                            if object.is_some_and(|o| text_of(o, text) == self_name) {
-                                if let Some(name) = child_by_field(target, "attribute") {
-                                    mutated.insert(text_of(name, text).to_owned());
-                                }
+                        "attribute" if on_self(target) => {
+                            if let Some(name) = child_by_field(target, "attribute") {
+                                found.insert(text_of(name, text).to_owned());
                             }
                         }
+                        "attribute" => {}
                         _ => targets.extend(named_children(target)),
                     }
                 }
             }
-            stack.extend(named_children(node));
+            "call" => {
+                let registered = child_by_field(node, "function")
+                    .filter(|f| f.kind() == "attribute" && on_self(*f))
+                    .and_then(|_| child_by_field(node, "arguments"))
+                    .and_then(|a| named_children(a).into_iter().next())
+                    .filter(|first| first.kind() == "string");
+                if let Some(name) = registered {
+                    let literal = text_of(name, text);
+                    found.insert(literal.trim_matches(|c| c == '"' || c == '\'').to_owned());
+                }
+            }
+            _ => {}
         }
     }
-    mutated
 }
 
 /// `var name` (unknown until assigned).
@@ -552,7 +571,7 @@ fn bind_helper_arguments(params: &[(Param, bool)], arguments: Vec<Arg>) -> Vec<O
 
 /// The assignments to a plain name in a class body (`expansion = 4`,
 /// `n_embd: int = 768`), with that name.
-fn class_body_assignments<'t>(members: &[Node<'t>]) -> Vec<(Node<'t>, Node<'t>)> {
+pub(crate) fn class_body_assignments<'t>(members: &[Node<'t>]) -> Vec<(Node<'t>, Node<'t>)> {
     members
         .iter()
         .filter(|m| m.kind() == "expression_statement")

@@ -9,7 +9,7 @@
 mod containers;
 mod derived;
 mod expressions;
-mod init;
+pub(crate) mod init;
 pub(crate) mod locals;
 mod sequential_builder;
 mod statements;
@@ -468,7 +468,7 @@ impl<'t> Lowerer<'t> {
 }
 
 /// `@dataclass`, `@dataclasses.dataclass(frozen=True)`.
-fn is_dataclass(decorator: &str) -> bool {
+pub(crate) fn is_dataclass(decorator: &str) -> bool {
     let name = decorator.split('(').next().unwrap_or(decorator).trim();
     matches!(name, "dataclass" | "dataclasses.dataclass")
 }

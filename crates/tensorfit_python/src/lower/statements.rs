@@ -386,16 +386,7 @@ impl Lowerer<'_> {
             kind: ExprKind::Str(self.text(attribute).to_owned()),
             range: self.range(attribute),
         };
-        let args = vec![name.clone(), attribute, value.clone()];
-        let call = super::expressions::builtin_call(registry::SET_ATTR, args, range);
-        Some(Stmt {
-            kind: StmtKind::Assign {
-                target: name,
-                op: AssignOp::Assign,
-                value: call,
-            },
-            range,
-        })
+        Some(updated(registry::SET_ATTR, name, attribute, value, range))
     }
 
     /// `x[key] = value` of a local `x` (not `self`, not a field):
@@ -423,21 +414,12 @@ impl Lowerer<'_> {
             return None;
         }
         let key = self.expr(*key);
-        let args = vec![name.clone(), key, value.clone()];
-        let call = super::expressions::builtin_call(registry::SET_ITEM, args, range);
-        Some(Stmt {
-            kind: StmtKind::Assign {
-                target: name,
-                op: AssignOp::Assign,
-                value: call,
-            },
-            range,
-        })
+        Some(updated(registry::SET_ITEM, name, key, value, range))
     }
 
     /// `object` as the local it names, if it is one (not `self`): what
     /// `x[key] = v` and `x.name = v` change.
-    fn local_object(&self, object: Node<'_>) -> Option<Expr> {
+    pub(super) fn local_object(&self, object: Node<'_>) -> Option<Expr> {
         let is_self = self.scope.self_name.as_deref() == Some(self.text(object));
         (object.kind() == "identifier" && !is_self && self.is_bound(object)).then(|| Expr {
             kind: ExprKind::Name(self.text(object).to_owned()),
@@ -445,23 +427,17 @@ impl Lowerer<'_> {
         })
     }
 
-    /// The local or `__init__` field that an assignment to `target` (an
-    /// item `x[i]` or an attribute `x.a`) changes in place: `x`, or the
-    /// field `self.blocks` of `self.blocks[0]`. `None` for `self.a` itself
-    /// and for what is not a local.
+    /// What an assignment to `target` (an item `x[i]` or an attribute
+    /// `x.a`) changes in place (see `changeable`): `x`, or the field
+    /// `self.blocks` of `self.blocks[0]`. `None` for `self.a` itself and
+    /// for what is not a local.
     fn changed_in_place(&mut self, target: Node<'_>) -> Option<Expr> {
         let object = match target.kind() {
             "subscript" => child_by_field(target, "value")?,
             "attribute" => child_by_field(target, "object")?,
             _ => return None,
         };
-        if let Some(base) = self.base_changed(object) {
-            return Some(base);
-        }
-        if let Some(field) = self.init_field(object) {
-            return Some(field);
-        }
-        self.local_object(object)
+        self.changeable(object)
     }
 
     /// `name = value`: a `let` where this assignment declares the name, an
@@ -531,7 +507,12 @@ impl Lowerer<'_> {
         }
     }
 
-    fn let_temporary(&mut self, name: &str, value: Expr, range: tensorfit_base::TextRange) -> Stmt {
+    pub(super) fn let_temporary(
+        &mut self,
+        name: &str,
+        value: Expr,
+        range: tensorfit_base::TextRange,
+    ) -> Stmt {
         Stmt {
             kind: StmtKind::Let {
                 pattern: Pattern::Name(Name {
@@ -545,7 +526,7 @@ impl Lowerer<'_> {
         }
     }
 
-    fn read_temporary(&self, name: &str, range: tensorfit_base::TextRange) -> Expr {
+    pub(super) fn read_temporary(&self, name: &str, range: tensorfit_base::TextRange) -> Expr {
         Expr {
             kind: ExprKind::Name(name.to_owned()),
             range: tensorfit_base::TextRange::empty(range.start as usize),
@@ -879,6 +860,26 @@ fn negate(condition: Expr) -> Expr {
         kind: ExprKind::Unary {
             op: UnaryOp::Not,
             operand: Box::new(condition),
+        },
+        range,
+    }
+}
+
+/// `name = update(name, key, value)`: a local changed in place, as the
+/// analysis follows it (`operator.setitem`, `builtins.setattr`).
+fn updated(
+    update: &str,
+    name: Expr,
+    key: Expr,
+    value: &Expr,
+    range: tensorfit_base::TextRange,
+) -> Stmt {
+    let args = vec![name.clone(), key, value.clone()];
+    Stmt {
+        kind: StmtKind::Assign {
+            target: name,
+            op: AssignOp::Assign,
+            value: super::expressions::builtin_call(update, args, range),
         },
         range,
     }

@@ -76,6 +76,15 @@ pub(crate) fn decorated(definition: Node<'_>) -> Node<'_> {
         .unwrap_or(definition)
 }
 
+/// The name of a function's first parameter (a method's `self`, whatever
+/// it is called).
+pub(crate) fn first_parameter<'t>(function: Node<'_>, text: &'t str) -> Option<&'t str> {
+    child_by_field(function, "parameters")
+        .and_then(|p| named_children(p).into_iter().next())
+        .filter(|p| p.kind() == "identifier")
+        .map(|p| text_of(p, text))
+}
+
 /// The decorators' texts (`staticmethod`, `torch.no_grad()`).
 pub(crate) fn decorators<'t>(node: Node<'_>, text: &'t str) -> Vec<&'t str> {
     if node.kind() != "decorated_definition" {

@@ -40,6 +40,7 @@ mod spelling;
 mod statements;
 mod subscripts;
 mod unpacking;
+mod updates;
 
 /// A tensor whose shape is shown: a binding (hover, JSON `bindings`) or
 /// an expression (hover).

@@ -340,6 +340,17 @@ impl Instance {
         self.struct_name == DICT
     }
 
+    /// A dict's number of keys, where certain: a key set on one path only
+    /// holds an unknown value and may be absent. `None` for any other
+    /// instance.
+    pub fn known_len(&self) -> Option<usize> {
+        let certain = self
+            .fields
+            .iter()
+            .all(|(_, v)| !matches!(v, Value::Unknown));
+        (self.is_dict() && certain).then_some(self.fields.len())
+    }
+
     /// The member `name`: a field of the instance's own, else its base
     /// instance's (a Python class derived from another, see
     /// [`BASE_INSTANCE_FIELD`]), else a parameter (a Tensor struct's; a

@@ -54,30 +54,26 @@ impl<'f, 'a> Frame<'f, 'a> {
         })
     }
 
-    /// Python's `bool(value)`, where the analysis knows it: empty
+    /// A value as a condition: a boolean's formula, and in Python the
+    /// truth of a value where the analysis knows it (`bool(value)`): empty
     /// containers, `None`, zero and `""` are false. `None` where not known:
     /// a tensor, a layer, an object (its class or a base outside the file
-    /// may define `__len__`), a dict with a key set on one path only (its
-    /// value unknown), and outside Python.
+    /// may define `__len__`), a dict with a key set on one path only.
     pub(super) fn truthiness(&self, value: &Value) -> Option<Formula> {
+        if let Value::Bool(f) = value {
+            return Some(f.clone());
+        }
         if !self.analysis.language.is_python() {
             return None;
         }
         let known = |b: bool| Some(Formula::Const(b));
         match value {
-            Value::Bool(f) => Some(f.clone()),
             Value::None => known(false),
             Value::List(items) | Value::Tuple(items) => known(!items.is_empty()),
             Value::Str(text) => known(!text.is_empty()),
             Value::Int(n) => Some(Formula::ne(n, &tensorfit_solver::Term::int(0))),
             Value::Float(Some(x)) => known(*x != 0.0),
-            Value::Instance(dict) if dict.is_dict() => {
-                let certain = dict
-                    .fields
-                    .iter()
-                    .all(|(_, v)| !matches!(v, Value::Unknown));
-                certain.then(|| Formula::Const(!dict.fields.is_empty()))
-            }
+            Value::Instance(dict) => dict.known_len().and_then(|n| known(n > 0)),
             _ => None,
         }
     }
@@ -168,6 +164,19 @@ fn contains(container: &Value, item: &Value) -> Value {
             }
             Value::Bool(Formula::or(equal))
         }
+        _ => Value::Unknown,
+    }
+}
+
+/// The methods of a known `str` whose result the analysis needs:
+/// `arch.startswith("efficientnet_b")` picks a builder's configuration.
+pub(super) fn string_method(text: &str, method: &str, args: &[Value]) -> Value {
+    let decided = |b: bool| Value::Bool(Formula::Const(b));
+    match (method, args) {
+        ("startswith", [Value::Str(prefix)]) => decided(text.starts_with(prefix.as_str())),
+        ("endswith", [Value::Str(suffix)]) => decided(text.ends_with(suffix.as_str())),
+        ("lower", []) => Value::Str(text.to_lowercase()),
+        ("upper", []) => Value::Str(text.to_uppercase()),
         _ => Value::Unknown,
     }
 }

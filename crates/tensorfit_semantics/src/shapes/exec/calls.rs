@@ -7,15 +7,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use tensorfit_base::TextRange;
-use tensorfit_solver::{Formula, Term};
+use tensorfit_solver::Term;
 use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
 
 use super::{Deferred, Frame, LayerSite};
-use crate::registry::{PARTIAL, POP, SET_ATTR, SET_ITEM};
+use crate::registry::PARTIAL;
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
-use crate::shapes::value::{item_position, GivenArg, Instance, Layer, Partial, Shape, Value};
+use crate::shapes::value::{GivenArg, Instance, Layer, Partial, Shape, Value};
 use crate::signature::{argument_names, bind, Signature, Source};
 
 impl<'f, 'a> Frame<'f, 'a> {
@@ -104,7 +104,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     Value::Str(text) => {
                         let given = self.evaluate_args(args);
                         let values: Vec<Value> = given.into_iter().map(|arg| arg.value).collect();
-                        string_method(text, &method.text, &values)
+                        super::builtins::string_method(text, &method.text, &values)
                     }
                     // An object nothing is known of may not be a tensor
                     // (`self._rng.randint(0, n)` is Python's `random`): its
@@ -153,31 +153,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let Some(value) = self.python_builtin(name, args) {
             return value;
         }
-        if name == SET_ITEM {
-            let given = self.evaluate_args(args);
-            return match given.as_slice() {
-                [container, key, item] => {
-                    with_item_set(&container.value, &key.value, item.value.clone())
-                }
-                _ => Value::Unknown,
-            };
-        }
-        if name == POP {
-            let given = self.evaluate_args(args);
-            let values: Vec<Value> = given.into_iter().map(|arg| arg.value).collect();
-            return popped(&values);
-        }
-        if name == SET_ATTR {
-            let given = self.evaluate_args(args);
-            return match given.as_slice() {
-                // A property or `__setattr__` may store something else.
-                [object, attribute, value]
-                    if !self.intercepts_attribute(&object.value, &attribute.value) =>
-                {
-                    with_attribute_set(&object.value, &attribute.value, value.value.clone())
-                }
-                _ => Value::Unknown,
-            };
+        if let Some(value) = self.updated_value(name, args) {
+            return value;
         }
         // The prelude's `einsum` (not a function of the program's own).
         if name == "einsum" && self.analysis.program.names_prelude_op(name) {
@@ -199,25 +176,16 @@ impl<'f, 'a> Frame<'f, 'a> {
     ) -> Value {
         let program = &self.analysis.program;
         if let Some(function) = program.function(name) {
-            // As for a class below: a default that calls the function.
-            if self.building.iter().any(|b| b == name) {
+            let Some(bound) = self.bind_once(name, &function.function.params, &given) else {
                 return Value::Unknown;
-            }
-            self.building.push(name.to_owned());
-            let bound = self.bind_given(&function.function.params, None, &given);
-            self.building.pop();
+            };
             return self.call_summary(function, bound, range, text);
         }
         if let Some((def, local)) = program.struct_def(name) {
-            // A class built while its own arguments are bound (a default
-            // that makes an instance of the class itself, as a half-typed
-            // file can read) has no value: binding again would never end.
-            if self.building.iter().any(|b| b == name) {
+            let params = def.params.as_deref().unwrap_or(&[]);
+            let Some(bound) = self.bind_once(name, params, &given) else {
                 return Value::Unknown;
-            }
-            self.building.push(name.to_owned());
-            let bound = self.bind_given(def.params.as_deref().unwrap_or(&[]), None, &given);
-            self.building.pop();
+            };
             // An imported struct's fields are another file's text:
             // what they require is reported at this call.
             let site = (!local).then(|| CallSite {
@@ -325,10 +293,33 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// The arguments of a call of the function or class `name` bound to
+    /// `params`; `None` for a call met while they are being bound (a
+    /// default that calls its own function or class, as a half-typed file
+    /// can read): binding again would never end, and the call has no value.
+    fn bind_once(
+        &mut self,
+        name: &str,
+        params: &[ast::Param],
+        given: &[GivenArg],
+    ) -> Option<Vec<(String, Value, String)>> {
+        if self.building.iter().any(|b| b == name) {
+            return None;
+        }
+        self.building.push(name.to_owned());
+        let bound = self.bind_given(params, None, given);
+        self.building.pop();
+        Some(bound)
+    }
+
     /// The method `name` of an instance, with the struct that defines it:
     /// its own struct's, else its base's (a Python class derived from
     /// another; the method runs with `self` the derived instance).
-    fn method_of(&self, instance: &Instance, name: &str) -> Option<(String, FunctionRef<'a>)> {
+    pub(super) fn method_of(
+        &self,
+        instance: &Instance,
+        name: &str,
+    ) -> Option<(String, FunctionRef<'a>)> {
         let mut current = Some(instance);
         while let Some(instance) = current {
             if let Some(method) = self.analysis.program.method(&instance.struct_name, name) {
@@ -337,16 +328,6 @@ impl<'f, 'a> Frame<'f, 'a> {
             current = instance.base();
         }
         None
-    }
-
-    /// Whether setting `name` on `object` may run code of its class (a
-    /// property's setter, `__setattr__`) rather than store the value.
-    fn intercepts_attribute(&self, object: &Value, name: &Value) -> bool {
-        let (Value::Instance(instance), Value::Str(name)) = (object, name) else {
-            return false;
-        };
-        self.method_of(instance, name).is_some()
-            || self.method_of(instance, "__setattr__").is_some()
     }
 
     /// Keeps an argument problem for the entry point's report, once (a
@@ -650,42 +631,6 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 }
 
-/// `container` with its item `key` set to `item` (Python's `x[key] =
-/// item`): a dict's key, a list's or an `nn.Sequential`'s position.
-/// Anything else is unknown: what the container holds is not followed.
-fn with_item_set(container: &Value, key: &Value, item: Value) -> Value {
-    match (container, key) {
-        (Value::Instance(dict), Value::Str(name)) if dict.is_dict() => {
-            let mut fields: Vec<(String, Value)> = dict
-                .fields
-                .iter()
-                .filter(|(n, _)| n != name)
-                .cloned()
-                .collect();
-            fields.push((name.clone(), item));
-            Instance::dict(fields)
-        }
-        (Value::List(items), Value::Int(k)) => {
-            match k.as_const().and_then(|k| item_position(items.len(), k)) {
-                Some(at) => {
-                    let mut items = items.clone();
-                    items[at] = item;
-                    Value::List(items)
-                }
-                None => Value::Unknown,
-            }
-        }
-        (Value::Layer(layer), _) => match layer.sequential_layers() {
-            Some(layers) => match with_item_set(&Value::List(layers.to_vec()), key, item) {
-                Value::List(layers) => Layer::sequential(layers),
-                _ => Value::Unknown,
-            },
-            None => Value::Unknown,
-        },
-        _ => Value::Unknown,
-    }
-}
-
 /// Python's `**kwargs`: the named arguments no other parameter took, as a
 /// dict.
 fn keywords(sources: &[Source], given: &[GivenArg]) -> Value {
@@ -726,17 +671,10 @@ fn length(value: &Value) -> Value {
         Value::List(items) | Value::Tuple(items) => Value::Int(Term::int(items.len() as i64)),
         Value::Shape(shape) => Value::Int(shape.rank()),
         Value::Str(text) => Value::Int(Term::int(text.chars().count() as i64)),
-        // A key set on one path only holds an unknown value, and may be
-        // absent: the length is then not known.
-        Value::Instance(dict)
-            if dict.is_dict()
-                && dict
-                    .fields
-                    .iter()
-                    .all(|(_, v)| !matches!(v, Value::Unknown)) =>
-        {
-            Value::Int(Term::int(dict.fields.len() as i64))
-        }
+        Value::Instance(dict) => match dict.known_len() {
+            Some(n) => Value::Int(Term::int(n as i64)),
+            None => Value::Unknown,
+        },
         Value::Tensor(shape) => match shape.dims() {
             Some([first, ..]) => Value::Int(first.clone()),
             _ => Value::Unknown,
@@ -755,72 +693,4 @@ fn layer_site(value: &Value, name: &str, at: TextRange) -> Option<LayerSite> {
         constructed: at,
         parameters: layer.args.iter().map(|(p, _)| p.clone()).collect(),
     })
-}
-
-/// `object` with its attribute `name` set to `value`: a Python object's
-/// (not a dict's, which has no attributes); its own, so that it hides a
-/// base's of the same name. Unknown for any other value.
-fn with_attribute_set(object: &Value, name: &Value, value: Value) -> Value {
-    let (Value::Instance(instance), Value::Str(name)) = (object, name) else {
-        return Value::Unknown;
-    };
-    if instance.is_dict() {
-        return Value::Unknown;
-    }
-    let mut changed = (**instance).clone();
-    match changed.fields.iter_mut().find(|(n, _)| n == name) {
-        Some((_, slot)) => *slot = value,
-        None => changed.fields.push((name.clone(), value)),
-    }
-    Value::Instance(Arc::new(changed))
-}
-
-/// `container.pop(...)` given `[container, key?, default?]`: the pair of
-/// the item taken and the container without it; unknown where Python's
-/// result is not certain (a key not known, a missing key without a
-/// default, which raises).
-fn popped(values: &[Value]) -> Value {
-    let pair = |item: Value, rest: Value| Value::Tuple(vec![item, rest]);
-    match values {
-        [Value::Instance(dict), Value::Str(key), default @ ..] if dict.is_dict() => {
-            let mut rest = (**dict).clone();
-            match rest.fields.iter().position(|(n, _)| n == key) {
-                Some(at) => {
-                    let (_, item) = rest.fields.remove(at);
-                    pair(item, Value::Instance(Arc::new(rest)))
-                }
-                None => match default {
-                    [default] => pair(default.clone(), values[0].clone()),
-                    _ => Value::Unknown,
-                },
-            }
-        }
-        [Value::List(items), index @ ..] => {
-            let k = match index {
-                [] => Some(-1),
-                [Value::Int(k)] => k.as_const(),
-                _ => None,
-            };
-            let Some(at) = k.and_then(|k| item_position(items.len(), k)) else {
-                return Value::Unknown;
-            };
-            let mut rest = items.clone();
-            let item = rest.remove(at);
-            pair(item, Value::List(rest))
-        }
-        _ => Value::Unknown,
-    }
-}
-
-/// The methods of a known `str` whose result the analysis needs:
-/// `arch.startswith("efficientnet_b")` picks a builder's configuration.
-fn string_method(text: &str, method: &str, args: &[Value]) -> Value {
-    let decided = |b: bool| Value::Bool(Formula::Const(b));
-    match (method, args) {
-        ("startswith", [Value::Str(prefix)]) => decided(text.starts_with(prefix.as_str())),
-        ("endswith", [Value::Str(suffix)]) => decided(text.ends_with(suffix.as_str())),
-        ("lower", []) => Value::Str(text.to_lowercase()),
-        ("upper", []) => Value::Str(text.to_uppercase()),
-        _ => Value::Unknown,
-    }
 }

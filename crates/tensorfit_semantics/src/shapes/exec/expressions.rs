@@ -101,7 +101,6 @@ impl<'f, 'a> Frame<'f, 'a> {
                     (UnaryOp::Neg, Value::Int(t)) => Value::Int(Term::neg(&t)),
                     (UnaryOp::Neg, Value::Float(x)) => Value::Float(x.map(|x| -x)),
                     (UnaryOp::Neg, v @ Value::Tensor(_)) => v,
-                    (UnaryOp::Not, Value::Bool(f)) => Value::Bool(Formula::not(&f)),
                     (UnaryOp::Not, v) => match self.truthiness(&v) {
                         Some(f) => Value::Bool(Formula::not(&f)),
                         None => Value::Unknown,

@@ -161,10 +161,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let value = self.expr(condition);
                 let (c, opaque) = match self.truthiness(&value) {
                     Some(f) => (f, false),
-                    None => match value {
-                        Value::Bool(f) => (f, false),
-                        _ => (self.opaque_condition(), true),
-                    },
+                    None => (self.opaque_condition(), true),
                 };
                 if self.constructing == 0 {
                     self.conditions.push(ConditionRecord {
