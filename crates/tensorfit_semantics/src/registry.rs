@@ -48,6 +48,45 @@ pub const SET_ATTR: &str = "builtins.setattr";
 /// dict's `pop(key, default)`, a list's `pop()` and `pop(i)`).
 pub const POP: &str = "builtins.pop";
 
+/// The name under which the Python front end passes `x.add_module(name,
+/// module)` of a local (and `register_module`): `x = add_module(x, name,
+/// module)`, an `nn.Sequential` or a dict of modules with the module
+/// registered under that name (replacing one of the same name where it
+/// was, else last).
+pub const ADD_MODULE: &str = "torch.nn.Module.add_module";
+
+/// The name under which the Python front end passes `self.name = value` in
+/// the `__init__` of a class derived from `nn.Sequential`: the Sequential
+/// with `value` registered as `name` if it is a layer (`nn.Module`'s
+/// `__setattr__`), unchanged if it is a plain number, string or `None`.
+pub const SET_MODULE_ATTR: &str = "torch.nn.Module.__setattr__";
+
+/// The name under which the Python front end passes `x.load_state_dict(...)`
+/// of a local: `x = load_state_dict(x)`, the module after loading. Its
+/// layers stay as they were unless a class inside it defines
+/// `_load_from_state_dict`, which may replace them (MNASNet's
+/// old-checkpoint stem): unknown then.
+pub const LOAD_STATE: &str = "torch.nn.Module.load_state_dict";
+
+/// The name under which the Python front end passes an f-string:
+/// `builtins.format(part, ...)`, the parts' texts joined.
+pub const FORMAT: &str = "builtins.format";
+
+/// `collections.OrderedDict(pairs)` and `dict(pairs)` of a list of
+/// `(key, value)` pairs: a dict, where the keys are known strings.
+pub const DICT_FROM_PAIRS: &str = "collections.OrderedDict";
+
+/// `d.items()`, `d.keys()`, `d.values()` of a dict (or of the modules a
+/// `ModuleDict` or `Sequential` class registers): lists of pairs, keys
+/// and values, in order.
+pub const ITEMS: &str = "builtins.dict.items";
+pub const KEYS: &str = "builtins.dict.keys";
+pub const VALUES: &str = "builtins.dict.values";
+
+/// `zip(a, b, ...)` of sequences whose lengths are known: the list of
+/// tuples, as long as the shortest.
+pub const ZIP: &str = "builtins.zip";
+
 /// `copy.copy(x)` and `copy.deepcopy(x)`: the analysis's values are never
 /// changed in place, so a copy is the value itself.
 pub const COPY: &str = "copy.copy";
@@ -82,6 +121,12 @@ pub const READ_ONLY_BUILTINS: &[&str] = &[
     IS_INSTANCE,
     COPY,
     DEEP_COPY,
+    FORMAT,
+    DICT_FROM_PAIRS,
+    ITEMS,
+    KEYS,
+    VALUES,
+    ZIP,
 ];
 
 /// Python's `item in container`: `operator.contains(container, item)`,
@@ -96,7 +141,7 @@ pub const IS_INSTANCE: &str = "builtins.isinstance";
 
 /// The types `builtins.isinstance` decides.
 pub const INSTANCE_TYPES: &[&str] = &[
-    "int", "float", "bool", "str", "list", "tuple", "dict", "Sequence",
+    "int", "float", "bool", "str", "list", "tuple", "dict", "Sequence", "Tensor",
 ];
 
 /// The group an operation belongs to (and the interpreter module it runs

@@ -19,6 +19,12 @@ pub const CLASS_FUNCTION_SEPARATOR: &str = "::";
 /// identifier can be this name.
 pub const BASE_INSTANCE_FIELD: &str = "$super";
 
+/// The field of a Python instance of a class derived from `nn.ModuleDict`
+/// or `nn.Sequential` that holds the modules it registers, in order (a
+/// dict by name): what `self.items()`, `self.values()` and iteration over
+/// `self` read. No identifier can be this name.
+pub const REGISTERED_MODULES_FIELD: &str = "$modules";
+
 /// A function's key as Python spells it: a class function `Class::method`
 /// is `Class.method`; any other key is itself.
 pub fn python_function_name(key: &str) -> std::borrow::Cow<'_, str> {

@@ -1,8 +1,7 @@
 //! Containers of layers (PYTHON.md §2): `nn.Sequential(*layers)`,
 //! `nn.Sequential(OrderedDict(...))`, `nn.ModuleList`, `nn.ModuleDict`,
-//! `dict(...)`, list comprehensions over `range`. A list is the
-//! prelude's list value; a dict of modules is a record whose fields are
-//! its keys.
+//! `dict(...)`. A list is the prelude's list value; a dict of modules is
+//! a record whose fields are its keys.
 
 use tensorfit_base::TextRange;
 use tensorfit_semantics::registry;
@@ -23,13 +22,12 @@ impl Lowerer<'_> {
             .map(|f| self.text(f));
         match (path, builtin) {
             (Some("torch.nn.Sequential"), _) => {
-                let layers = match arguments.as_slice() {
-                    [only] if self.is_ordered_dict(*only) => self.ordered_dict_values(*only)?,
-                    _ if arguments.iter().any(|a| a.kind() == "list_splat") => {
-                        self.spliced_list(&arguments, range)?
-                    }
-                    _ => return None,
-                };
+                // Layers one by one, or one `OrderedDict` of them: the
+                // call as written.
+                if !arguments.iter().any(|a| a.kind() == "list_splat") {
+                    return None;
+                }
+                let layers = self.spliced_list(&arguments, range)?;
                 Some(call_of("Sequential", layers, range))
             }
             (Some("torch.nn.ModuleList" | "torch.nn.ParameterList"), _) => {
@@ -62,7 +60,8 @@ impl Lowerer<'_> {
 
     /// `layers.append(block)`, `layers.extend(blocks)` (of a local or, in
     /// `__init__`, of a field): the list gets longer, as
-    /// `layers = layers + [block]`.
+    /// `layers = layers + [block]`; `seq.add_module(name, m)` registers a
+    /// module (`registry::ADD_MODULE`).
     pub(super) fn list_update(&mut self, call: Node<'_>, range: TextRange) -> Option<Stmt> {
         let function = child_by_field(call, "function")?;
         if function.kind() != "attribute" {
@@ -86,9 +85,36 @@ impl Lowerer<'_> {
             // An expression of its own (see `popped`), before the
             // statement.
             ("pop", _) if self.pending.is_some() => return None,
+            // `model.load_state_dict(state)`: the module after loading.
+            ("load_state_dict", _) => {
+                let mut args = vec![target.clone()];
+                args.extend(arguments.iter().map(|a| self.expr(*a)));
+                let value = super::expressions::builtin_call(registry::LOAD_STATE, args, range);
+                return Some(Stmt {
+                    kind: StmtKind::Assign {
+                        target,
+                        op: AssignOp::Assign,
+                        value,
+                    },
+                    range,
+                });
+            }
+            // `features.add_module("denseblock1", block)`: the container
+            // with the module registered under that name.
+            ("add_module" | "register_module", [name, module]) if plain(name) && plain(module) => {
+                let args = vec![target.clone(), self.expr(*name), self.expr(*module)];
+                let value = super::expressions::builtin_call(registry::ADD_MODULE, args, range);
+                return Some(Stmt {
+                    kind: StmtKind::Assign {
+                        target,
+                        op: AssignOp::Assign,
+                        value,
+                    },
+                    range,
+                });
+            }
             // Any other change of the value in place: what it held is no
-            // longer known (`self.features.add_module("block1", block)`
-            // adds a layer the constructor's `Sequential` did not have).
+            // longer known (`layers.insert(0, stem)`).
             _ if IN_PLACE_METHODS.contains(&method) => {
                 for argument in &arguments {
                     self.expr(*argument);
@@ -116,11 +142,19 @@ impl Lowerer<'_> {
     }
 
     /// What a change in place of `object` (a method called on it, an item
-    /// or attribute assigned) changes: a local (not `self`), in `__init__`
+    /// or attribute assigned) changes: in a Sequential builder, `self` is
+    /// the Sequential built (see `sequential_builder`); a local (not
+    /// `self`), in `__init__`
     /// a field (`self.layers`), in a derived class's `__init__` the base's
     /// part for a field of the base (see `derived`). `None` for anything
     /// else.
     pub(super) fn changeable(&mut self, object: Node<'_>) -> Option<Expr> {
+        if let Some(built) = self.sequential_built(object) {
+            return Some(built);
+        }
+        if let Some(container) = self.registered_self(object) {
+            return Some(container);
+        }
         if let Some(base) = self.base_changed(object) {
             return Some(base);
         }
@@ -211,101 +245,6 @@ impl Lowerer<'_> {
         Some(record(fields, self.range(node)))
     }
 
-    /// `[e for v in range(...)]`: a list built by a counted loop, before
-    /// the statement it is in. `None` for other comprehensions, or where
-    /// there is no statement to put the loop before.
-    pub(super) fn comprehension(&mut self, node: Node<'_>) -> Option<Expr> {
-        self.pending.as_ref()?;
-        let parts = named_children(node);
-        let (body, clauses) = parts.split_first()?;
-        let [clause] = clauses else {
-            return None;
-        };
-        if clause.kind() != "for_in_clause" {
-            return None;
-        }
-        let variable = child_by_field(*clause, "left").filter(|l| l.kind() == "identifier")?;
-        let (start, end) = self.range_bounds(child_by_field(*clause, "right")?)?;
-        let range = self.range(node);
-        let at = TextRange::empty(range.start as usize);
-        let items = self.temporary();
-        let name = |text: &str| Expr {
-            kind: ExprKind::Name(text.to_owned()),
-            range: at,
-        };
-        // The element reads the loop's variable: a name of the loop's own,
-        // as comprehensions have their own scope.
-        let element = self.expr(*body);
-        let grown = Expr {
-            kind: ExprKind::Binary {
-                op: BinaryOp::Add,
-                lhs: Box::new(name(&items)),
-                rhs: Box::new(list(vec![element], range)),
-            },
-            range,
-        };
-        let loop_statement = Stmt {
-            kind: StmtKind::For {
-                variable: Some(self.name(variable)),
-                start,
-                end,
-                body: Block {
-                    stmts: vec![Stmt {
-                        kind: StmtKind::Assign {
-                            target: name(&items),
-                            op: AssignOp::Assign,
-                            value: grown,
-                        },
-                        range,
-                    }],
-                    range,
-                },
-            },
-            range,
-        };
-        let pending = self.pending.as_mut()?;
-        pending.push(Stmt {
-            kind: StmtKind::Var {
-                pattern: Pattern::Name(Name {
-                    text: items.clone(),
-                    range: at,
-                }),
-                ty: None,
-                value: Some(list(Vec::new(), at)),
-            },
-            range: at,
-        });
-        pending.push(loop_statement);
-        Some(name(&items))
-    }
-
-    fn is_ordered_dict(&self, node: Node<'_>) -> bool {
-        node.kind() == "call"
-            && child_by_field(node, "function")
-                .and_then(|f| self.import_path(f))
-                .is_some_and(|p| p == "collections.OrderedDict")
-    }
-
-    /// `OrderedDict([("conv", c), ("relu", r)])`: `[c, r]`.
-    fn ordered_dict_values(&mut self, call: Node<'_>) -> Option<Expr> {
-        let arguments = named_children(child_by_field(call, "arguments")?);
-        let [pairs] = arguments.as_slice() else {
-            return None;
-        };
-        if pairs.kind() != "list" {
-            return None;
-        }
-        let mut values = Vec::new();
-        for pair in named_children(*pairs) {
-            let parts = named_children(pair);
-            match (pair.kind(), parts.as_slice()) {
-                ("tuple", [_, value]) => values.push(self.expr(*value)),
-                _ => return None,
-            }
-        }
-        Some(list(values, self.range(call)))
-    }
-
     /// `a, *rest, b` as arguments: `[a] + rest + [b]`.
     fn spliced_list(&mut self, arguments: &[Node<'_>], range: TextRange) -> Option<Expr> {
         let mut parts: Vec<Expr> = Vec::new();
@@ -372,7 +311,7 @@ fn call_of(name: &str, argument: Expr, range: TextRange) -> Expr {
 /// Methods that change a list, a dict or a module container in place
 /// (`append` and `extend` of one plain argument are followed; the rest
 /// make the value unknown).
-const IN_PLACE_METHODS: &[&str] = &[
+pub(super) const IN_PLACE_METHODS: &[&str] = &[
     "append",
     "extend",
     "add_module",

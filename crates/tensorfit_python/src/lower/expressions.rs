@@ -53,7 +53,9 @@ impl Lowerer<'_> {
             "none" => make(ExprKind::Name("None".to_owned())),
             "string" | "concatenated_string" => match self.string_literal(node) {
                 Some(text) => make(ExprKind::Str(text)),
-                None => self.unknown(node, "formatted strings are not modelled"),
+                None => self
+                    .formatted_string(node)
+                    .unwrap_or_else(|| self.unknown(node, "the formatted string is not modelled")),
             },
             "parenthesized_expression" => match named_children(node).first() {
                 Some(inner) if inner.kind() != "yield" => self.expr(*inner),
@@ -73,9 +75,9 @@ impl Lowerer<'_> {
             "dictionary" => self.dictionary(node).unwrap_or_else(|| {
                 self.unknown(node, "a dict without string keys is not modelled")
             }),
-            "list_comprehension" => self.comprehension(node).unwrap_or_else(|| {
-                self.unknown(node, "only a comprehension over a `range` is followed")
-            }),
+            "list_comprehension" => self
+                .comprehension(node)
+                .unwrap_or_else(|| self.unknown(node, "the comprehension is not followed")),
             "attribute" => self.attribute(node),
             "call" => self.call(node),
             "subscript" => self.subscript(node),
@@ -449,6 +451,21 @@ impl Lowerer<'_> {
         // `x.cuda()`, `x.bool()`: the same shape.
         if function.kind() == "attribute" && path.is_none() {
             let method = child_by_field(function, "attribute").map(|a| self.text(a));
+            // `d.items()`, `d.keys()`, `d.values()`.
+            let view = match method {
+                Some("items") => Some(registry::ITEMS),
+                Some("keys") => Some(registry::KEYS),
+                Some("values") => Some(registry::VALUES),
+                _ => None,
+            };
+            if let (Some(view), Some(object), true) = (
+                view,
+                child_by_field(function, "object"),
+                argument_nodes.is_empty(),
+            ) {
+                let object = self.expr(object);
+                return builtin_call(view, vec![object], range);
+            }
             if method.is_some_and(|m| SHAPE_KEEPING_METHODS.contains(&m)) {
                 if let Some(object) = child_by_field(function, "object") {
                     return self.expr(object);
@@ -545,9 +562,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `int(x)`, `round(x)`, `min(a, b)`, `math.ceil(x)`, ..., and
-    /// `copy.copy(x)`: a builtin the analysis computes (`registry::INT`,
-    /// ...), by the name
+    /// `int(x)`, `round(x)`, `min(a, b)`, `math.ceil(x)`, ...,
+    /// `copy.copy(x)`, `zip(a, b)` and `OrderedDict(pairs)`: a builtin the
+    /// analysis computes (`registry::INT`, ...), by the name
     /// the callee resolves to (`int`, `math.ceil`); `None` for any other
     /// name or arguments (a keyword, `round(x, 2)`). `int` of a quotient of
     /// sizes is that quotient in integers (`int_of_quotient`).
@@ -568,12 +585,17 @@ impl Lowerer<'_> {
             "math.floor" => registry::FLOOR,
             "copy.copy" => registry::COPY,
             "copy.deepcopy" => registry::DEEP_COPY,
+            "zip" => registry::ZIP,
+            "collections.OrderedDict" | "dict" => registry::DICT_FROM_PAIRS,
             _ => return None,
         };
-        let takes_many = matches!(resolved, "min" | "max");
-        let fits = !arguments.is_empty()
-            && (takes_many || arguments.len() == 1)
-            && arguments.iter().all(|a| a.kind() != "keyword_argument");
+        let count_fits = match resolved {
+            "min" | "max" => !arguments.is_empty(),
+            "zip" => true,
+            "collections.OrderedDict" | "dict" => arguments.len() <= 1,
+            _ => arguments.len() == 1,
+        };
+        let fits = count_fits && arguments.iter().all(|a| a.kind() != "keyword_argument");
         if !fits {
             return None;
         }
@@ -607,13 +629,18 @@ impl Lowerer<'_> {
                 "identifier" if !self.is_bound(ty) && !self.context.is_item(self.text(ty)) => {
                     let text = self.text(ty);
                     let path = resolve_dotted(text, &self.context.imported);
+                    // Only PyTorch's `Tensor` is the tensor type.
+                    if text == "Tensor" && path != "torch.Tensor" {
+                        return None;
+                    }
                     path.rsplit('.').next().unwrap_or(text).to_owned()
                 }
                 "attribute" => {
                     let path = self.import_path(ty)?;
                     let last = path.rsplit('.').next()?.to_owned();
-                    let known_module =
-                        path.starts_with("collections.abc.") || path.starts_with("typing.");
+                    let known_module = path.starts_with("collections.abc.")
+                        || path.starts_with("typing.")
+                        || path == "torch.Tensor";
                     if !known_module {
                         return None;
                     }
@@ -909,6 +936,40 @@ impl Lowerer<'_> {
             },
             range,
         })
+    }
+
+    /// An f-string whose replacement fields are plain expressions
+    /// (`f"block{i + 1}"`): `builtins.format` of its parts, text and
+    /// values in turn. `None` with a conversion (`!r`) or a format spec
+    /// (`:.2f`), which change the text in ways not followed.
+    fn formatted_string(&mut self, node: Node<'_>) -> Option<Expr> {
+        let pieces = match node.kind() {
+            "concatenated_string" => named_children(node),
+            _ => vec![node],
+        };
+        let mut parts = Vec::new();
+        for piece in pieces {
+            for part in named_children(piece) {
+                match part.kind() {
+                    // `{{` is a brace and `\n` a newline: not followed.
+                    "string_content" if !self.text(part).contains(['{', '}', '\\']) => {
+                        parts.push(Expr {
+                            kind: ExprKind::Str(self.text(part).to_owned()),
+                            range: self.range(part),
+                        })
+                    }
+                    "string_start" | "string_end" => {}
+                    "interpolation" => {
+                        let [expression] = named_children(part)[..] else {
+                            return None;
+                        };
+                        parts.push(self.expr(expression));
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        Some(builtin_call(registry::FORMAT, parts, self.range(node)))
     }
 
     /// The text of a plain string literal; `None` for an f-string.

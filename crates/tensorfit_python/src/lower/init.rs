@@ -17,7 +17,7 @@ use super::syntax::{
     child_by_field, decorated, decorators, definition_of, descendants, first_parameter, is_field,
     named_children, text_of, uses_of,
 };
-use super::{derived, methods_of, Lowerer, Scope, ScopeKind};
+use super::{derived, methods_of, registered, Lowerer, Scope, ScopeKind};
 
 /// The prefix of the local that holds a field inside `init`.
 pub(super) const FIELD_PREFIX: &str = "self.";
@@ -43,6 +43,11 @@ impl Lowerer<'_> {
         let class_fields = self.class_attributes(&members);
         let class_name = child_by_field(class, "name").map(|n| self.text(n).to_owned());
         let outer_derived = self.derived.take();
+        let registers = class_name
+            .as_ref()
+            .and_then(|name| self.context.class_bases.get(name))
+            .and_then(|bases| registered::container_base(bases, &self.context.imported));
+        let outer_registers = std::mem::replace(&mut self.registers, registers);
         self.derived = class_name
             .and_then(|name| self.context.inherits.get(&name))
             .map(|base| derived::Derived {
@@ -56,7 +61,11 @@ impl Lowerer<'_> {
                 .unwrap_or((Vec::new(), None, Vec::new())),
         };
         self.derived = outer_derived;
-        let mutated = mutated_fields(class, self.text);
+        let mut mutated = mutated_fields(class, self.text);
+        if registers.is_some() && (!mutated.is_empty() || changes_self_in_methods(class, self.text))
+        {
+            mutated.insert(REGISTERED_MODULES_FIELD.to_owned());
+        }
         let mut fields: Vec<Field> = Vec::new();
         let attribute_fields = class_fields.iter().map(|f| (f.name.clone(), f.range));
         let init_fields = assigned.into_iter().map(|f| (f.name, f.statement));
@@ -82,6 +91,7 @@ impl Lowerer<'_> {
             });
         }
         let methods = self.methods(class);
+        self.registers = outer_registers;
         Struct {
             name: child_by_field(class, "name").map(|n| self.name(n)),
             params: Some(params),
@@ -320,10 +330,13 @@ impl Lowerer<'_> {
             return None;
         }
         let method = child_by_field(function, "attribute").map(|a| self.text(a));
-        if !matches!(
-            method,
-            Some("register_buffer" | "register_parameter" | "add_module" | "register_module")
-        ) {
+        let registers_module = matches!(method, Some("add_module" | "register_module"));
+        // A container class registers modules in its container (see
+        // `registered`).
+        if registers_module && self.registers.is_some() {
+            return None;
+        }
+        if !registers_module && !matches!(method, Some("register_buffer" | "register_parameter")) {
             return None;
         }
         let args = named_children(child_by_field(call, "arguments")?);
@@ -451,13 +464,47 @@ impl Lowerer<'_> {
 /// The fields a method other than `__init__` assigns (`self.cache = x`,
 /// `self.steps += 1`): state that changes after construction, so its value
 /// from `__init__` (often `None`) is not what other methods read.
+///
+/// `_load_from_state_dict` runs only in `load_state_dict`, which the
+/// analysis follows where it is called (`registry::LOAD_STATE`): what it
+/// changes is as built until then, unless the class loads itself.
 fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<String> {
+    let loads_itself = text_of(class, text).contains("self.load_state_dict(")
+        || text_of(class, text).contains("self._load_from_state_dict(");
     let mut mutated = std::collections::BTreeSet::new();
-    for (_, method) in methods_of(class, text) {
+    for (name, method) in methods_of(class, text) {
+        if name == LOAD_HOOK && !loads_itself {
+            continue;
+        }
         assigned_on_self(method, text, &mut mutated);
     }
     mutated
 }
+
+/// Whether a method other than `__init__` calls a method on `self` that
+/// changes a container in place (`self.append(m)` in a `ModuleList`
+/// class).
+fn changes_self_in_methods(class: Node<'_>, text: &str) -> bool {
+    methods_of(class, text).into_iter().any(|(_, method)| {
+        let Some(self_name) = first_parameter(method, text) else {
+            return false;
+        };
+        descendants(method).into_iter().any(|node| {
+            node.kind() == "call"
+                && child_by_field(node, "function").is_some_and(|f| {
+                    f.kind() == "attribute"
+                        && child_by_field(f, "object")
+                            .is_some_and(|o| text_of(o, text) == self_name)
+                        && child_by_field(f, "attribute").is_some_and(|a| {
+                            super::containers::IN_PLACE_METHODS.contains(&text_of(a, text))
+                        })
+                })
+        })
+    })
+}
+
+/// The method `nn.Module.load_state_dict` calls on every module it loads.
+const LOAD_HOOK: &str = "_load_from_state_dict";
 
 /// What a method assigns on its first parameter, whole or in part
 /// (`self.fc = m`, `self.steps += 1`, `self.blocks[0] = b`), or registers

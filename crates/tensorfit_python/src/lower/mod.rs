@@ -6,11 +6,13 @@
 //! what it reads: the analysis then knows nothing about that value and
 //! says nothing about it.
 
+mod comprehensions;
 mod containers;
 mod derived;
 mod expressions;
 pub(crate) mod init;
 pub(crate) mod locals;
+mod registered;
 mod sequential_builder;
 mod statements;
 pub(crate) mod syntax;
@@ -56,6 +58,13 @@ pub(crate) struct Lowerer<'t> {
     /// In a Sequential builder's `__init__` (see `sequential_builder`):
     /// what its `super().__init__(...)` calls.
     super_init: Option<Expr>,
+    /// What `super_init` is while the next function lowered is a
+    /// Sequential builder's `__init__` (a function nested in it builds
+    /// nothing).
+    builder_super_init: Option<Expr>,
+    /// In a class derived from `nn.ModuleDict`, `nn.Sequential` or
+    /// `nn.ModuleList` (see `registered`): which.
+    registers: Option<registered::ContainerKind>,
     /// In a class derived from another of the file (see `derived`).
     derived: Option<derived::Derived>,
 }
@@ -128,6 +137,8 @@ impl<'t> Lowerer<'t> {
             inlining: Vec::new(),
             helper_result: None,
             super_init: None,
+            builder_super_init: None,
+            registers: None,
             derived: None,
         }
     }
@@ -246,6 +257,8 @@ impl<'t> Lowerer<'t> {
         if let Some(place) = (self.placement)(item.start_byte()) {
             self.shift = place as isize - item.start_byte() as isize;
         }
+        let outer_super_init =
+            std::mem::replace(&mut self.super_init, self.builder_super_init.take());
         let is_static = decorators.contains(&"staticmethod");
         let has_self = is_method && !is_static;
         // A class method's first parameter is the class, which the caller
@@ -334,6 +347,7 @@ impl<'t> Lowerer<'t> {
             range: self.range(item),
         };
         self.shift = saved_shift;
+        self.super_init = outer_super_init;
         function
     }
 
@@ -491,14 +505,14 @@ pub(crate) fn is_main_guard(node: Node<'_>, text: &str) -> bool {
     )
 }
 
-/// The methods of a class: every `def` of its body but `__init__`, by
-/// name, with the definition node (the lowering places methods by its
-/// start).
+/// The methods of a class: every `def` of its body but `__init__` and
+/// class methods, by name, with the definition node (the lowering places
+/// methods by its start); a name defined twice by its last definition.
 pub(crate) fn methods_of<'t>(class: Node<'t>, text: &str) -> Vec<(String, Node<'t>)> {
     let Some(body) = child_by_field(class, "body") else {
         return Vec::new();
     };
-    named_children(body)
+    let all: Vec<(String, Node<'t>)> = named_children(body)
         .into_iter()
         .filter(|member| !is_classmethod(&decorators(*member, text)))
         .map(definition_of)
@@ -507,5 +521,12 @@ pub(crate) fn methods_of<'t>(class: Node<'t>, text: &str) -> Vec<(String, Node<'
             let name = text_of(child_by_field(member, "name")?, text);
             (name != "__init__").then(|| (name.to_owned(), member))
         })
+        .collect();
+    // A name defined again is the last definition's (DenseNet's
+    // `@torch.jit._overload_method` stubs before the real `forward`).
+    all.iter()
+        .enumerate()
+        .filter(|(k, (name, _))| !all[k + 1..].iter().any(|(later, _)| later == name))
+        .map(|(_, method)| method.clone())
         .collect()
 }

@@ -1,16 +1,22 @@
 //! A module class that only builds an `nn.Sequential` (torchvision's
-//! `ConvNormActivation` and `Conv2dNormActivation`): its `__init__`
-//! computes a list of layers and passes them to `super().__init__`, and it
-//! defines nothing else. Such a class is lowered to a function of its name
-//! whose body is `__init__`'s, with `super().__init__(*layers)` returning
-//! `nn.Sequential(*layers)` (or the base builder's call, for a subclass of
-//! one). Its instances are then Sequentials to the analysis: called,
-//! indexed and sliced as any other.
+//! `Conv2dNormActivation`, DenseNet's `_Transition`, RegNet's `AnyStage`):
+//! its `__init__` passes layers to `super().__init__` or registers them
+//! afterwards, and it defines nothing else. Such a class is lowered to a
+//! function of its name whose body is `__init__`'s, and which returns the
+//! Sequential built, held in a local of its own ([`SEQUENTIAL_BUILT`]):
 //!
-//! What `__init__` does after `super().__init__` (attributes such as
-//! `self.out_channels`, logging) is left out: an attribute read on the
-//! result is unknown.
+//! - `super().__init__(*layers)` (or `(ordered_dict)`) makes it
+//!   `nn.Sequential(...)`, or the base builder's call for a subclass of
+//!   one;
+//! - `self.add_module(name, m)` registers `m` (`registry::ADD_MODULE`);
+//! - `self.name = value` registers a layer and keeps a plain value out, as
+//!   `nn.Module.__setattr__` does (`registry::SET_MODULE_ATTR`).
+//!
+//! Its instances are then Sequentials to the analysis: called, indexed and
+//! sliced as any other. Other uses of `self` in it are unknown (an
+//! attribute read on the result too).
 
+use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
@@ -37,29 +43,71 @@ impl Lowerer<'_> {
             _ if self.context.sequential_builders.contains_key(&base) => ExprKind::Name(base),
             _ => return None,
         };
-        let outer = self.super_init.replace(Expr {
+        self.builder_super_init = Some(Expr {
             kind: callee,
             range: base_range,
         });
         let mut function = self.function(init, &[], true);
-        self.super_init = outer;
         function.params.retain(|param| !param.is_self);
         function.name = child_by_field(class, "name").map(|n| self.name(n));
         // The function is the class's item: its range is the one the
         // outline gives the piece, which the summary's anchors are
         // relative to.
         function.range = self.range(decorated(class));
-        // What follows the `return` that `super().__init__` became is
-        // never reached.
+        // The Sequential built is unknown until `super().__init__`, and
+        // returned where the body ends.
         if let Some(body) = &mut function.body {
-            if let Some(at) = body
-                .stmts
-                .iter()
-                .position(|stmt| matches!(stmt.kind, StmtKind::Return(_)))
+            let at = TextRange::empty(body.range.start as usize);
+            let end = TextRange::empty(body.range.end as usize);
+            body.stmts.insert(
+                0,
+                Stmt {
+                    kind: StmtKind::Var {
+                        pattern: Pattern::Name(Name {
+                            text: SEQUENTIAL_BUILT.to_owned(),
+                            range: at,
+                        }),
+                        ty: None,
+                        value: None,
+                    },
+                    range: at,
+                },
+            );
+            // The return `function` adds at an end without `return`.
+            if let Some(Stmt {
+                kind: StmtKind::Return(Some(value)),
+                ..
+            }) = body.stmts.last_mut()
             {
-                body.stmts.truncate(at + 1);
+                if matches!(value.kind, ExprKind::Unknown(_)) {
+                    *value = built(end);
+                }
             }
         }
         Some(function)
+    }
+
+    /// In a Sequential builder, the Sequential built, which `self` stands
+    /// for when `object` is `self`.
+    pub(super) fn sequential_built(&self, object: Node<'_>) -> Option<Expr> {
+        let is_self = object.kind() == "identifier"
+            && self.scope.self_name.as_deref() == Some(self.text(object));
+        (is_self && self.super_init.is_some()).then(|| built(self.range(object)))
+    }
+
+    /// In a Sequential builder, the local holding the Sequential built.
+    pub(super) fn sequential_built_name(&self, range: TextRange) -> Option<Expr> {
+        self.super_init.is_some().then(|| built(range))
+    }
+}
+
+/// The local of a Sequential builder that holds the Sequential built; no
+/// identifier can be this name.
+const SEQUENTIAL_BUILT: &str = "$sequential";
+
+fn built(range: TextRange) -> Expr {
+    Expr {
+        kind: ExprKind::Name(SEQUENTIAL_BUILT.to_owned()),
+        range,
     }
 }

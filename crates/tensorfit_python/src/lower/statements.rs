@@ -64,7 +64,12 @@ impl Lowerer<'_> {
                             range,
                         }),
                     }),
-                    None => stmt(StmtKind::Return(value)),
+                    None => match self.sequential_built_name(range) {
+                        // `__init__` of a Sequential builder returns the
+                        // Sequential it built.
+                        Some(built) => stmt(StmtKind::Return(Some(built))),
+                        None => stmt(StmtKind::Return(value)),
+                    },
                 }
             }
             "assert_statement" => {
@@ -207,9 +212,16 @@ impl Lowerer<'_> {
             "call" => {
                 if self.is_super_init(node) {
                     // In a Sequential builder, the Sequential it returns.
-                    let Some(callee) = self.super_init.clone() else {
-                        // In a derived class, the base's instance.
-                        return self.base_init(node, range).into_iter().collect();
+                    let (Some(callee), Some(built)) =
+                        (self.super_init.clone(), self.sequential_built_name(range))
+                    else {
+                        // In a derived class, the base's instance; in one
+                        // of a container, the container's value.
+                        return self
+                            .base_init(node, range)
+                            .or_else(|| self.registered_init(node, range))
+                            .into_iter()
+                            .collect();
                     };
                     let args = self.arguments(node);
                     let call = Expr {
@@ -220,7 +232,11 @@ impl Lowerer<'_> {
                         range,
                     };
                     return vec![Stmt {
-                        kind: StmtKind::Return(Some(call)),
+                        kind: StmtKind::Assign {
+                            target: built,
+                            op: AssignOp::Assign,
+                            value: call,
+                        },
                         range,
                     }];
                 }
@@ -257,10 +273,12 @@ impl Lowerer<'_> {
         range: tensorfit_base::TextRange,
     ) -> Vec<Stmt> {
         if self.init_field(target).is_some() {
-            return self
+            let mut stmts: Vec<Stmt> = self
                 .assign_field(target, value, range)
                 .into_iter()
                 .collect();
+            stmts.extend(self.register_attribute(target, range));
+            return stmts;
         }
         match target.kind() {
             "identifier" => {
@@ -380,12 +398,24 @@ impl Lowerer<'_> {
         if target.kind() != "attribute" {
             return None;
         }
-        let name = self.local_object(child_by_field(target, "object")?)?;
+        let object = child_by_field(target, "object")?;
         let attribute = child_by_field(target, "attribute")?;
         let attribute = Expr {
             kind: ExprKind::Str(self.text(attribute).to_owned()),
             range: self.range(attribute),
         };
+        // `self.norm = nn.BatchNorm2d(c)` in a Sequential builder registers
+        // a layer of the Sequential built.
+        if let Some(built) = self.sequential_built(object) {
+            return Some(updated(
+                registry::SET_MODULE_ATTR,
+                built,
+                attribute,
+                value,
+                range,
+            ));
+        }
+        let name = self.local_object(object)?;
         Some(updated(registry::SET_ATTR, name, attribute, value, range))
     }
 
@@ -707,7 +737,10 @@ impl Lowerer<'_> {
     ) -> Vec<Stmt> {
         let at = tensorfit_base::TextRange::empty(range.start as usize);
         let enumerated = self.enumerated(right);
-        let iterable = self.expr(enumerated.unwrap_or(right));
+        let iterable = enumerated.unwrap_or(right);
+        let iterable = self
+            .iterated_self(iterable)
+            .unwrap_or_else(|| self.expr(iterable));
         let items = self.temporary();
         let index = self.temporary();
         let name = |text: &str| Expr {

@@ -52,6 +52,11 @@ pub struct Summary {
     /// there holds after the call. A parameter not here is not followed
     /// (see `exec::in_place`).
     pub in_place: Vec<(String, Value)>,
+    /// The function lost track of a value that known numbers would have
+    /// decided (a name formatted from a number, a list or module built in
+    /// a loop whose count is a placeholder): a call that passes known
+    /// numbers gets a summary of its own (see `exec::specialise`).
+    pub numbers_decide: bool,
 }
 
 /// Where an analysis gets the summaries of the checked file's functions
@@ -463,6 +468,7 @@ impl<'a> Analysis<'a> {
                 var_names: Arc::new(self.vars.names_between(first_var, end_var)),
                 opaque_vars: self.opaque_between(first_var, end_var),
                 in_place,
+                numbers_decide: frame.numbers_decide,
             };
             return (summary, Vec::new(), Vec::new());
         }
@@ -543,6 +549,7 @@ impl<'a> Analysis<'a> {
             var_names: Arc::new(self.vars.names_between(first_var, end_var)),
             opaque_vars: self.opaque_between(first_var, end_var),
             in_place,
+            numbers_decide: frame.numbers_decide,
         };
         (summary, migrations, paths)
     }
@@ -597,6 +604,7 @@ impl<'a> Analysis<'a> {
             var_names: Arc::new(self.vars.names_between(first_var, end_var)),
             opaque_vars: self.opaque_between(first_var, end_var),
             in_place: Vec::new(),
+            numbers_decide: false,
         }
     }
 

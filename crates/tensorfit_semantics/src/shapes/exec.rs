@@ -38,6 +38,7 @@ mod rule_context;
 mod specialise;
 mod spelling;
 mod statements;
+mod strings;
 mod subscripts;
 mod unpacking;
 mod updates;
@@ -121,6 +122,9 @@ pub struct Frame<'f, 'a> {
     /// What the last call through a summary left in the containers it was
     /// given, by argument text (see `in_place`).
     changed_by_call: Option<Vec<(String, Value)>>,
+    /// Something became unknown that known numbers would decide (see
+    /// [`Summary::numbers_decide`](crate::shapes::analysis::Summary)).
+    pub numbers_decide: bool,
     /// The function being executed (`None`: the script body).
     pub function: Option<String>,
     self_value: Option<Value>,
@@ -238,6 +242,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             returns: Vec::new(),
             watched: Vec::new(),
             changed_by_call: None,
+            numbers_decide: false,
             function,
             self_value: None,
             opening: true,

@@ -145,6 +145,7 @@ impl MapRanges for Summary {
             var_names: _,
             opaque_vars: _,
             in_place: _,
+            numbers_decide: _,
         } = self;
         facts.map_ranges(map);
         records.map_ranges(map);

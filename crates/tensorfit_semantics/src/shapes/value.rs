@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use tensorfit_solver::{Formula, Term, VarId};
-use tensorfit_syntax::ast::BASE_INSTANCE_FIELD;
+use tensorfit_syntax::ast::{BASE_INSTANCE_FIELD, REGISTERED_MODULES_FIELD};
 
 /// The shape of a tensor: `head ++ middle ++ tail`, where `middle` (if any)
 /// is a slice of an *opaque* shape, one whose rank is not known. An opaque
@@ -289,12 +289,52 @@ impl Layer {
         self.args.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 
-    /// `nn.Sequential(*layers)`.
+    /// `nn.Sequential(*layers)`: layers named by their positions.
     pub fn sequential(layers: Vec<Value>) -> Value {
+        let names = (0..layers.len())
+            .map(|k| Value::Str(k.to_string()))
+            .collect();
+        Layer::named_sequential(layers, names)
+    }
+
+    /// `nn.Sequential` of layers registered under these names
+    /// (`OrderedDict`, `add_module`, positions): each a `Value::Str`, or
+    /// `Value::Unknown` for a name not known.
+    pub fn named_sequential(layers: Vec<Value>, names: Vec<Value>) -> Value {
         Value::Layer(Arc::new(Layer {
             kind: "Sequential".to_owned(),
-            args: vec![("layers".to_owned(), Value::List(layers))],
+            args: vec![
+                ("layers".to_owned(), Value::List(layers)),
+                ("names".to_owned(), Value::List(names)),
+            ],
         }))
+    }
+
+    /// The names of an `nn.Sequential`'s layers, as in
+    /// [`Layer::named_sequential`] (unknown where not recorded).
+    pub fn sequential_names(&self) -> Option<Vec<Value>> {
+        let layers = self.sequential_layers()?;
+        Some(match self.arg("names") {
+            Some(Value::List(names)) if names.len() == layers.len() => names.clone(),
+            _ => vec![Value::Unknown; layers.len()],
+        })
+    }
+
+    /// The layer of an `nn.Sequential` registered as `name`
+    /// (`features.conv0`): `Value::Unknown` where a name not known may be
+    /// it; `None` where no layer has that name.
+    pub fn named_layer(&self, name: &str) -> Option<&Value> {
+        static UNKNOWN: Value = Value::Unknown;
+        let layers = self.sequential_layers()?;
+        let names = self.sequential_names()?;
+        for (layer, layer_name) in layers.iter().zip(&names) {
+            match layer_name {
+                Value::Str(text) if text == name => return Some(layer),
+                Value::Str(_) => {}
+                _ => return Some(&UNKNOWN),
+            }
+        }
+        None
     }
 
     /// The layers of an `nn.Sequential`, if known; `None` for any other
@@ -304,6 +344,27 @@ impl Layer {
             ("Sequential", Some(Value::List(layers) | Value::Tuple(layers))) => Some(layers),
             _ => None,
         }
+    }
+}
+
+/// The value of `nn.Sequential(...)` given its (variadic) `layers`: one
+/// `OrderedDict` (a dict value) gives its values, under its keys.
+pub fn sequential_of(layers: Value) -> Value {
+    match layers {
+        Value::List(items) => match items.as_slice() {
+            [Value::Instance(dict)] if dict.is_dict() => {
+                let names = dict
+                    .fields
+                    .iter()
+                    .map(|(n, _)| Value::Str(n.clone()))
+                    .collect();
+                let layers = dict.fields.iter().map(|(_, v)| v.clone()).collect();
+                Layer::named_sequential(layers, names)
+            }
+            _ => Layer::sequential(items),
+        },
+        Value::Tuple(items) => Layer::sequential(items),
+        _ => Value::Unknown,
     }
 }
 
@@ -365,6 +426,13 @@ impl Instance {
                 Some(Value::Instance(base)) => base.member(name),
                 // The base's part is not known (changed in place): nor is
                 // anything it may hold.
+                Some(unknown) => Some(unknown),
+                None => None,
+            })
+            // A module registered under a name (`nn.Module.__getattr__`).
+            .or_else(|| match find(&self.fields, REGISTERED_MODULES_FIELD) {
+                Some(Value::Instance(modules)) => find(&modules.fields, name),
+                Some(Value::Layer(sequential)) => sequential.named_layer(name),
                 Some(unknown) => Some(unknown),
                 None => None,
             })

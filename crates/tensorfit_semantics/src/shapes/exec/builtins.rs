@@ -11,7 +11,8 @@ use super::expressions::compare;
 use super::numbers::{self, Rounding};
 use super::{BranchOrigin, Frame};
 use crate::registry;
-use crate::shapes::value::Value;
+use crate::shapes::value::{Instance, Value};
+use tensorfit_syntax::ast::REGISTERED_MODULES_FIELD;
 
 impl<'f, 'a> Frame<'f, 'a> {
     /// The value of a call of one of those builtins; `None` for any other
@@ -50,6 +51,28 @@ impl<'f, 'a> Frame<'f, 'a> {
                 [value, Value::Str(types)] => is_instance(value, types),
                 _ => Value::Unknown,
             },
+            registry::FORMAT => {
+                let text = super::strings::formatted(&values);
+                self.note_numbers_decide(&text, &values);
+                text
+            }
+            registry::DICT_FROM_PAIRS => match values.as_slice() {
+                [] => Instance::dict(Vec::new()),
+                [pairs] => dict_from_pairs(pairs),
+                _ => Value::Unknown,
+            },
+            registry::ITEMS | registry::KEYS | registry::VALUES => match values.as_slice() {
+                // A class of the program may define its own `items()`.
+                [Value::Instance(instance)]
+                    if !instance.is_dict()
+                        && self.method_of(instance, view_method(name)).is_some() =>
+                {
+                    Value::Unknown
+                }
+                [container] => dict_view(name, container),
+                _ => Value::Unknown,
+            },
+            registry::ZIP => zipped(&values),
             _ => Value::Unknown,
         })
     }
@@ -113,9 +136,18 @@ impl<'f, 'a> Frame<'f, 'a> {
 /// `isinstance(value, T)` for `types`, builtin type names joined by `,`:
 /// known where the value's kind says what Python's type is. A tensor value
 /// may stand for a Python number (an unannotated parameter's placeholder),
-/// so it decides nothing.
+/// so it decides nothing of numbers; it is a `Tensor` (a call that passes
+/// a number there gets a summary of its own, see `specialise`).
 fn is_instance(value: &Value, types: &str) -> Value {
     let of_type = |ty: &str| -> Option<bool> {
+        if ty == "Tensor" {
+            return match value {
+                Value::Tensor(_) => Some(true),
+                // A float may be a tensor's value in the Tensor language.
+                Value::Unknown | Value::Float(_) => None,
+                _ => Some(false),
+            };
+        }
         Some(match value {
             Value::Unknown | Value::Tensor(_) => return None,
             // `bool` is a subclass of `int`.
@@ -179,4 +211,121 @@ pub(super) fn string_method(text: &str, method: &str, args: &[Value]) -> Value {
         ("upper", []) => Value::Str(text.to_uppercase()),
         _ => Value::Unknown,
     }
+}
+
+/// The method a dict view builtin stands for.
+fn view_method(view: &str) -> &'static str {
+    match view {
+        registry::ITEMS => "items",
+        registry::KEYS => "keys",
+        _ => "values",
+    }
+}
+
+impl Frame<'_, '_> {
+    /// Notes that `result` is unknown only because some of `inputs` are
+    /// numbers not known here (see `Frame::numbers_decide`).
+    pub(super) fn note_numbers_decide(&mut self, result: &Value, inputs: &[Value]) {
+        let symbolic = |v: &Value| matches!(v, Value::Int(t) if t.as_const().is_none());
+        let in_inputs = inputs.iter().any(|input| match input {
+            Value::Tuple(items) | Value::List(items) => items.iter().any(symbolic),
+            other => symbolic(other),
+        });
+        if matches!(result, Value::Unknown) && in_inputs {
+            self.numbers_decide = true;
+        }
+    }
+}
+
+/// `OrderedDict(pairs)` of a list or tuple of `(key, value)` pairs with
+/// known string keys (a later pair of a key replaces the value in its
+/// place), or of a dict; unknown otherwise.
+fn dict_from_pairs(pairs: &Value) -> Value {
+    match pairs {
+        Value::Instance(dict) if dict.is_dict() => pairs.clone(),
+        Value::List(items) | Value::Tuple(items) => {
+            let mut fields: Vec<(String, Value)> = Vec::new();
+            for item in items {
+                let (Value::Tuple(pair) | Value::List(pair)) = item else {
+                    return Value::Unknown;
+                };
+                let [Value::Str(key), value] = pair.as_slice() else {
+                    return Value::Unknown;
+                };
+                match fields.iter_mut().find(|(n, _)| n == key) {
+                    Some((_, slot)) => *slot = value.clone(),
+                    None => fields.push((key.clone(), value.clone())),
+                }
+            }
+            Instance::dict(fields)
+        }
+        _ => Value::Unknown,
+    }
+}
+
+/// `d.items()`, `d.keys()` or `d.values()` (by `view`) of a dict, of the
+/// modules an instance of a `ModuleDict` or `Sequential` class registers,
+/// or of an `nn.Sequential` (whose names may not be known: its values
+/// are). Unknown for anything else, and for a dict with a key set on one
+/// path only.
+fn dict_view(view: &str, container: &Value) -> Value {
+    let entries: Vec<(Value, Value)> = match container {
+        Value::Instance(dict) if dict.is_dict() && dict.known_len().is_some() => dict
+            .fields
+            .iter()
+            .map(|(n, v)| (Value::Str(n.clone()), v.clone()))
+            .collect(),
+        Value::Instance(instance) if !instance.is_dict() => {
+            return match instance
+                .fields
+                .iter()
+                .find(|(n, _)| n == REGISTERED_MODULES_FIELD)
+            {
+                Some((_, modules)) => dict_view(view, modules),
+                None => Value::Unknown,
+            };
+        }
+        Value::Layer(layer) => match (layer.sequential_layers(), layer.sequential_names()) {
+            (Some(layers), Some(names)) => names.into_iter().zip(layers.iter().cloned()).collect(),
+            _ => return Value::Unknown,
+        },
+        _ => return Value::Unknown,
+    };
+    let unknown_name = entries.iter().any(|(n, _)| matches!(n, Value::Unknown));
+    match view {
+        registry::VALUES => Value::List(entries.into_iter().map(|(_, v)| v).collect()),
+        _ if unknown_name => Value::Unknown,
+        registry::KEYS => Value::List(entries.into_iter().map(|(n, _)| n).collect()),
+        _ => Value::List(
+            entries
+                .into_iter()
+                .map(|(n, v)| Value::Tuple(vec![n, v]))
+                .collect(),
+        ),
+    }
+}
+
+/// `zip(a, b, ...)` of lists, tuples and known shapes: the tuples of their
+/// items, as many as the shortest has. Unknown where a length is not
+/// known.
+fn zipped(sequences: &[Value]) -> Value {
+    let items: Option<Vec<Vec<Value>>> = sequences
+        .iter()
+        .map(|sequence| match sequence {
+            Value::List(items) | Value::Tuple(items) => Some(items.clone()),
+            Value::Shape(shape) => shape
+                .dims()
+                .map(|dims| dims.iter().cloned().map(Value::Int).collect()),
+            _ => None,
+        })
+        .collect();
+    let Some(items) = items else {
+        return Value::Unknown;
+    };
+    let shortest = items.iter().map(Vec::len).min().unwrap_or(0);
+    Value::List(
+        (0..shortest)
+            .map(|k| Value::Tuple(items.iter().map(|sequence| sequence[k].clone()).collect()))
+            .collect(),
+    )
 }

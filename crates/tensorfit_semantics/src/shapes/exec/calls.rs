@@ -101,6 +101,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                     }
                     // Python's `len(x)`.
                     _ if method.text == "__len__" => length(&receiver),
+                    // A layer of an `nn.Sequential` by name
+                    // (`features.conv0(x)`).
+                    Value::Layer(layer) if layer.named_layer(&method.text).is_some() => {
+                        let member = layer
+                            .named_layer(&method.text)
+                            .cloned()
+                            .unwrap_or(Value::Unknown);
+                        self.call_value(&member, callee, args, call.range, text)
+                    }
                     Value::Str(text) => {
                         let given = self.evaluate_args(args);
                         let values: Vec<Value> = given.into_iter().map(|arg| arg.value).collect();
@@ -531,6 +540,10 @@ impl<'f, 'a> Frame<'f, 'a> {
         );
         if constructs_layer {
             rules::check_construction(self, name, &args, range);
+            if name == "Sequential" {
+                let layers = args.into_pairs().into_iter().next().map(|(_, v)| v);
+                return crate::shapes::value::sequential_of(layers.unwrap_or(Value::Unknown));
+            }
             return Value::Layer(Arc::new(Layer {
                 kind: name.to_owned(),
                 args: args.into_pairs(),
@@ -622,6 +635,22 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
             }
         }
+        // A value the summary lost for want of numbers this call knows
+        // (a module name formatted from a number, a loop's count).
+        if has_body && summary.numbers_decide {
+            let all = super::specialise::all_but_tensors(&bound);
+            if all
+                .iter()
+                .any(|(_, v)| super::specialise::holds_known_number(v))
+            {
+                match self.analysis.summary_for_arguments(function, &all) {
+                    Some(own) => summary = own,
+                    None => return Value::Unknown,
+                }
+            }
+        }
+        // Still lost here: this function's callers may know the numbers.
+        self.numbers_decide |= summary.numbers_decide;
         let call = CallSite {
             range,
             callee: function.key(),
@@ -678,6 +707,10 @@ fn length(value: &Value) -> Value {
         Value::Tensor(shape) => match shape.dims() {
             Some([first, ..]) => Value::Int(first.clone()),
             _ => Value::Unknown,
+        },
+        Value::Layer(layer) => match layer.sequential_layers() {
+            Some(layers) => Value::Int(Term::int(layers.len() as i64)),
+            None => Value::Unknown,
         },
         _ => Value::Unknown,
     }

@@ -224,6 +224,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             (Value::Instance(instance), _) => {
                 instance.member(name).cloned().unwrap_or(Value::Unknown)
             }
+            // A layer of an `nn.Sequential` by its name (`features.conv0`).
+            (Value::Layer(layer), _) => layer.named_layer(name).cloned().unwrap_or(Value::Unknown),
             // A class attribute read on the class (`block.expansion`).
             (Value::Callable(class), _) => {
                 let attribute = self
@@ -249,6 +251,17 @@ impl<'f, 'a> Frame<'f, 'a> {
         rhs: &ast::Expr,
     ) -> Value {
         let a = self.expr(lhs);
+        // `a and b`, `a or b` where `a` decides: Python's value is `a`, or
+        // `b` (not evaluated otherwise: `self.memory_efficient and
+        // self.any_requires_grad(features)`).
+        if matches!(op, BinaryOp::And | BinaryOp::Or) {
+            if let Some(truth) = self.truthiness(&a).and_then(|t| t.as_const()) {
+                return match (op, truth) {
+                    (BinaryOp::And, false) | (BinaryOp::Or, true) => a,
+                    _ => self.expr(rhs),
+                };
+            }
+        }
         let b = self.expr(rhs);
         match (op, &a, &b) {
             (BinaryOp::And, Value::Bool(x), Value::Bool(y)) => {
@@ -287,6 +300,22 @@ impl<'f, 'a> Frame<'f, 'a> {
             // `layers.append(block)` as the front end writes it).
             (BinaryOp::Add, Value::List(x), Value::List(y)) => {
                 Value::List(x.iter().chain(y).cloned().collect())
+            }
+            (BinaryOp::Add, Value::Tuple(x), Value::Tuple(y)) => {
+                Value::Tuple(x.iter().chain(y).cloned().collect())
+            }
+            (BinaryOp::Add, Value::Str(x), Value::Str(y)) => Value::Str(format!("{x}{y}")),
+            (BinaryOp::Rem, Value::Str(template), values) => {
+                let text = super::strings::percent_formatted(template, values);
+                self.note_numbers_decide(&text, std::slice::from_ref(values));
+                text
+            }
+            // `[STRIDE] * num_stages`: the items repeated.
+            (BinaryOp::Mul, Value::List(items) | Value::Tuple(items), Value::Int(k))
+            | (BinaryOp::Mul, Value::Int(k), Value::List(items) | Value::Tuple(items)) => {
+                let items = repeated(&a, &b, items, k);
+                self.note_numbers_decide(&items, &[Value::Int(k.clone())]);
+                items
             }
             (BinaryOp::MatMul, _, _) => {
                 let bound = vec![
@@ -439,3 +468,25 @@ pub(super) fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
         _ => None,
     }
 }
+
+/// `items * k` (or `k * items`) of a list or tuple: the items `k` times
+/// over, for a known `k` (none for `k <= 0`); unknown past
+/// [`MAX_REPEATED_ITEMS`].
+fn repeated(a: &Value, b: &Value, items: &[Value], k: &Term) -> Value {
+    let Some(k) = k.as_const() else {
+        return Value::Unknown;
+    };
+    let times = usize::try_from(k.max(0)).unwrap_or(0);
+    if items.len().saturating_mul(times) > MAX_REPEATED_ITEMS {
+        return Value::Unknown;
+    }
+    let repeated: Vec<Value> = (0..times).flat_map(|_| items.iter().cloned()).collect();
+    match (a, b) {
+        (Value::Tuple(_), _) | (_, Value::Tuple(_)) => Value::Tuple(repeated),
+        _ => Value::List(repeated),
+    }
+}
+
+/// The longest list `items * k` makes: a longer one is unknown, as no
+/// model's configuration needs more and the analysis would slow down.
+const MAX_REPEATED_ITEMS: usize = 10_000;

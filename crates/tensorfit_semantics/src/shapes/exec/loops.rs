@@ -286,7 +286,7 @@ pub(super) enum Iteration {
 
 /// The variables a loop body may change: the targets of its assignments
 /// (`x = ...`, `C[i, j] = ...`), at any depth.
-fn assigned_names(stmts: &[ast::Stmt], names: &mut HashSet<String>) {
+pub(super) fn assigned_names(stmts: &[ast::Stmt], names: &mut HashSet<String>) {
     for stmt in stmts {
         match &stmt.kind {
             StmtKind::Assign { target, .. } => {

@@ -65,6 +65,23 @@ pub fn loses_containers(summary: &Summary) -> bool {
         .any(|(_, after)| matches!(after, Value::Unknown))
 }
 
+/// Whether a value is or holds a known number (`depth=4`, `[3, 4, 6, 3]`,
+/// a config object's `width`).
+pub fn holds_known_number(value: &Value) -> bool {
+    match value {
+        Value::Int(n) => n.as_const().is_some(),
+        Value::Float(f) => f.is_some(),
+        Value::List(items) | Value::Tuple(items) => items.iter().any(holds_known_number),
+        Value::Instance(instance) => instance
+            .fields
+            .iter()
+            .chain(&instance.params)
+            .any(|(_, v)| holds_known_number(v)),
+        Value::Partial(partial) => partial.args.iter().any(|a| holds_known_number(&a.value)),
+        _ => false,
+    }
+}
+
 /// Every argument but tensors (which placeholders stand for) and unknown
 /// values (which fix nothing), for a summary of the call's own values.
 pub fn all_but_tensors(bound: &[(String, Value, String)]) -> Vec<(String, Value)> {

@@ -222,6 +222,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                     }
                     return;
                 }
+                // A container or module the loop builds is lost over a
+                // count a call's numbers may know (RegNet's `for i in
+                // range(depth): self.add_module(...)`).
+                let built_before = self.containers_assigned_in(&body.stmts);
                 let entered = Formula::lt(&s, &e);
                 let again = |_: &mut Self| Formula::lt(&Term::add(&s, &Term::int(1)), &e);
                 self.run_loop(
@@ -250,6 +254,12 @@ impl<'f, 'a> Frame<'f, 'a> {
                         this.scopes.pop();
                     },
                 );
+                let lost = built_before
+                    .iter()
+                    .any(|name| matches!(self.bound_value(name), Some(Value::Unknown)));
+                if lost {
+                    self.numbers_decide = true;
+                }
             }
             StmtKind::While { condition, body } => {
                 let entered = self.opaque_or_condition(condition);
@@ -463,7 +473,23 @@ impl<'f, 'a> Frame<'f, 'a> {
             self.analysis.hit(LimitKind::TermSize);
             return Value::Unknown;
         }
+        // Lost over a condition the function's placeholders decide
+        // (DenseNet's `if self.memory_efficient and ...` with a flag of
+        // `self`): a call's known values decide it.
+        let lost =
+            matches!(merged, Value::Unknown) && !matches!((a, b), (Value::Unknown, Value::Unknown));
+        if lost && self.analysis.language.is_python() && self.placeholders_decide(c) {
+            self.numbers_decide = true;
+        }
         merged
+    }
+
+    /// Whether a condition is on the function's placeholders only (no
+    /// value nothing is known of).
+    fn placeholders_decide(&self, c: &Formula) -> bool {
+        let vars = tensorfit_solver::components::variables(c);
+        let opaque = self.analysis.opaque_vars.borrow();
+        !vars.is_empty() && vars.iter().all(|v| !opaque.contains(v))
     }
 
     fn merge_values(&mut self, c: &Formula, a: &Value, b: &Value) -> Value {
@@ -748,5 +774,23 @@ fn added_in_place(old: Value, value: Value) -> Value {
         }
         (tensor @ Value::Tensor(_), _) => tensor,
         _ => Value::Unknown,
+    }
+}
+
+impl Frame<'_, '_> {
+    /// The names a loop body assigns that hold a list, a dict, an object
+    /// or a layer before it.
+    fn containers_assigned_in(&self, body: &[ast::Stmt]) -> Vec<String> {
+        let mut assigned = std::collections::HashSet::new();
+        super::loops::assigned_names(body, &mut assigned);
+        assigned
+            .into_iter()
+            .filter(|name| {
+                matches!(
+                    self.bound_value(name),
+                    Some(Value::List(_) | Value::Instance(_) | Value::Layer(_))
+                )
+            })
+            .collect()
     }
 }

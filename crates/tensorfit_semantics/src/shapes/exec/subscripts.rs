@@ -74,13 +74,21 @@ impl<'f, 'a> Frame<'f, 'a> {
             Value::List(_) | Value::Tuple(_) => self.subscript_items(value, &indices),
             // `features[0]`, `features[:4]` of an `nn.Sequential`: its
             // layers indexed as a list, a slice being a `Sequential` again.
-            Value::Layer(layer) => match layer.sequential_layers() {
-                Some(layers) => match self.subscript_items(&Value::List(layers.to_vec()), &indices)
-                {
-                    Value::List(kept) => Layer::sequential(kept),
-                    item => item,
-                },
-                None => Value::Unknown,
+            // A slice keeps the layers' names, as PyTorch's does.
+            Value::Layer(layer) => match (layer.sequential_layers(), layer.sequential_names()) {
+                (Some(layers), Some(names)) => {
+                    let layers = Value::List(layers.to_vec());
+                    match self.subscript_items(&layers, &indices) {
+                        Value::List(kept) => match self
+                            .subscript_items(&Value::List(names), &indices)
+                        {
+                            Value::List(kept_names) => Layer::named_sequential(kept, kept_names),
+                            _ => Value::Unknown,
+                        },
+                        item => item,
+                    }
+                }
+                _ => Value::Unknown,
             },
             _ => Value::Unknown,
         }

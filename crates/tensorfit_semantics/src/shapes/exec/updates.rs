@@ -1,7 +1,10 @@
 //! Python's changes of a value in place, each made as a new value that
 //! the front end assigns back to the local changed (PYTHON.md §3):
 //! `x[key] = v` (`registry::SET_ITEM`), `x.name = v` (`registry::SET_ATTR`)
-//! and `x.pop(...)` (`registry::POP`, the item and what is left).
+//! and `x.pop(...)` (`registry::POP`, the item and what is left); and a
+//! module's registrations: `x.add_module(name, m)` (`registry::ADD_MODULE`),
+//! `self.name = m` in a Sequential class (`registry::SET_MODULE_ATTR`),
+//! and what `x.load_state_dict(...)` may replace (`registry::LOAD_STATE`).
 
 use std::sync::Arc;
 
@@ -15,7 +18,15 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// The value of a call of one of those updates; `None` for any other
     /// callee.
     pub(super) fn updated_value(&mut self, name: &str, args: &[ast::Arg]) -> Option<Value> {
-        if ![registry::SET_ITEM, registry::SET_ATTR, registry::POP].contains(&name) {
+        const UPDATES: &[&str] = &[
+            registry::SET_ITEM,
+            registry::SET_ATTR,
+            registry::POP,
+            registry::ADD_MODULE,
+            registry::SET_MODULE_ATTR,
+            registry::LOAD_STATE,
+        ];
+        if !UPDATES.contains(&name) {
             return None;
         }
         let values: Vec<Value> = self
@@ -34,6 +45,24 @@ impl<'f, 'a> Frame<'f, 'a> {
                 with_attribute_set(object, attribute, value.clone())
             }
             (registry::POP, _) => popped(&values),
+            (registry::ADD_MODULE, [container, name, module]) => {
+                with_module_added(container, name, module.clone())
+            }
+            // `nn.Module.__setattr__`: a layer is registered; a plain value
+            // is an attribute, which the Sequential's layers do not see.
+            (registry::SET_MODULE_ATTR, [container, name, value]) => match value {
+                Value::Layer(_) => with_module_added(container, name, value.clone()),
+                Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => {
+                    container.clone()
+                }
+                // `None` for a name already registered empties its place.
+                Value::None if !has_module_named(container, name) => container.clone(),
+                _ => Value::Unknown,
+            },
+            (registry::LOAD_STATE, [module, ..]) => match self.may_reload_layers(module) {
+                true => Value::Unknown,
+                false => module.clone(),
+            },
             _ => Value::Unknown,
         })
     }
@@ -54,14 +83,13 @@ impl<'f, 'a> Frame<'f, 'a> {
 /// Anything else is unknown: what the container holds is not followed.
 fn with_item_set(container: &Value, key: &Value, item: Value) -> Value {
     match (container, key) {
+        // A key already there keeps its place in the dict's order.
         (Value::Instance(dict), Value::Str(name)) if dict.is_dict() => {
-            let mut fields: Vec<(String, Value)> = dict
-                .fields
-                .iter()
-                .filter(|(n, _)| n != name)
-                .cloned()
-                .collect();
-            fields.push((name.clone(), item));
+            let mut fields = dict.fields.clone();
+            match fields.iter_mut().find(|(n, _)| n == name) {
+                Some((_, slot)) => *slot = item,
+                None => fields.push((name.clone(), item)),
+            }
             Instance::dict(fields)
         }
         (Value::List(items), Value::Int(k)) => {
@@ -74,14 +102,63 @@ fn with_item_set(container: &Value, key: &Value, item: Value) -> Value {
                 None => Value::Unknown,
             }
         }
-        (Value::Layer(layer), _) => match layer.sequential_layers() {
-            Some(layers) => match with_item_set(&Value::List(layers.to_vec()), key, item) {
-                Value::List(layers) => Layer::sequential(layers),
-                _ => Value::Unknown,
-            },
-            None => Value::Unknown,
+        (Value::Layer(layer), _) => match (layer.sequential_layers(), layer.sequential_names()) {
+            (Some(layers), Some(names)) => {
+                match with_item_set(&Value::List(layers.to_vec()), key, item) {
+                    Value::List(layers) => Layer::named_sequential(layers, names),
+                    _ => Value::Unknown,
+                }
+            }
+            _ => Value::Unknown,
         },
         _ => Value::Unknown,
+    }
+}
+
+/// `container.add_module(name, module)`: an `nn.Sequential` or a dict of
+/// modules with `module` under `name`, in the place of a module of that
+/// name, else last. Unknown where a name is not known.
+fn with_module_added(container: &Value, name: &Value, module: Value) -> Value {
+    match (container, name) {
+        (Value::Instance(dict), Value::Str(_)) if dict.is_dict() => {
+            with_item_set(container, name, module)
+        }
+        (Value::Layer(layer), Value::Str(_)) => {
+            let (Some(layers), Some(names)) = (layer.sequential_layers(), layer.sequential_names())
+            else {
+                return Value::Unknown;
+            };
+            if names.iter().any(|n| matches!(n, Value::Unknown)) {
+                return Value::Unknown;
+            }
+            let (mut layers, mut names) = (layers.to_vec(), names);
+            match names.iter().position(|n| n == name) {
+                Some(at) => layers[at] = module,
+                None => {
+                    layers.push(module);
+                    names.push(name.clone());
+                }
+            }
+            Layer::named_sequential(layers, names)
+        }
+        _ => Value::Unknown,
+    }
+}
+
+/// Whether a Sequential or dict of modules may have a module registered
+/// as `name` (an unknown name may be any).
+fn has_module_named(container: &Value, name: &Value) -> bool {
+    let Value::Str(text) = name else {
+        return true;
+    };
+    match container {
+        Value::Instance(dict) if dict.is_dict() => dict.fields.iter().any(|(n, _)| n == text),
+        Value::Layer(layer) => layer.sequential_names().is_none_or(|names| {
+            names
+                .iter()
+                .any(|n| n == name || matches!(n, Value::Unknown))
+        }),
+        _ => true,
     }
 }
 
@@ -139,3 +216,41 @@ fn popped(values: &[Value]) -> Value {
         _ => Value::Unknown,
     }
 }
+
+impl Frame<'_, '_> {
+    /// Whether loading a state dict into `module` may change its layers:
+    /// a class inside it (the module's, a submodule's) defines
+    /// `_load_from_state_dict`, which `load_state_dict` calls and which may
+    /// replace layers. Unknown values may hold such a class.
+    fn may_reload_layers(&self, module: &Value) -> bool {
+        let mut stack = vec![module];
+        let mut seen = 0usize;
+        while let Some(value) = stack.pop() {
+            seen += 1;
+            if seen > MAX_VALUES_SEARCHED {
+                return true;
+            }
+            match value {
+                Value::Unknown => return true,
+                Value::Instance(instance) => {
+                    if !instance.is_dict()
+                        && self.method_of(instance, "_load_from_state_dict").is_some()
+                    {
+                        return true;
+                    }
+                    stack.extend(instance.fields.iter().map(|(_, v)| v));
+                }
+                // PyTorch's own layers define no such hook; a Sequential's
+                // layers may.
+                Value::Layer(layer) => stack.extend(layer.sequential_layers().unwrap_or(&[])),
+                Value::List(items) | Value::Tuple(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        false
+    }
+}
+
+/// How many values [`Frame::may_reload_layers`] looks through before it
+/// answers "may": a model is far smaller.
+const MAX_VALUES_SEARCHED: usize = 100_000;
