@@ -25,6 +25,12 @@ pub const BASE_INSTANCE_FIELD: &str = "$super";
 /// `self` read. No identifier can be this name.
 pub const REGISTERED_MODULES_FIELD: &str = "$modules";
 
+/// The field of a Python instance that holds the attributes its
+/// `__init__` sets by a name computed at run time (`setattr(self, name,
+/// stage)` in ShuffleNetV2): a dict by name, read for an attribute the
+/// class does not set by its own name. No identifier can be this name.
+pub const DYNAMIC_ATTRIBUTES_FIELD: &str = "$attributes";
+
 /// A function's key as Python spells it: a class function `Class::method`
 /// is `Class.method`; any other key is itself.
 pub fn python_function_name(key: &str) -> std::borrow::Cow<'_, str> {

@@ -177,3 +177,18 @@ grown = Growing()
 grown.grow()
 out = grown(torch.randn(2, 4))
 fits_grown = out + torch.zeros(2, 16)
+
+
+# A Sequential given to a function that registers a layer in it; one
+# changed through another object's attribute is unknown.
+def grow(stack):
+    stack.add_module("wide", nn.Linear(8, 16))
+
+
+grown_stack = nn.Sequential(nn.Linear(4, 8))
+grow(grown_stack)
+widened = grown_stack(torch.randn(2, 4))  #~ shape widened: Tensor[2, 16]
+holder = Features((2, 3), 8)
+holder.features.add_module("extra", nn.Conv2d(4, 12, 1))
+changed = holder(torch.randn(1, 3, 10, 10))
+fits_changed = changed + torch.zeros(1, 12, 8, 8)

@@ -32,6 +32,11 @@ impl Lowerer<'_> {
     /// no statement to put the loops before.
     pub(super) fn comprehension(&mut self, node: Node<'_>) -> Option<Expr> {
         self.pending.as_ref()?;
+        // Loops put before the statement must run exactly where the
+        // comprehension is evaluated (not inside `a if c else b`).
+        if !super::containers::runs_once_before_statement_in_loops(node) {
+            return None;
+        }
         let parts = named_children(node);
         let (body, clauses) = parts.split_first()?;
         if clauses.first()?.kind() != "for_in_clause" {
@@ -43,7 +48,9 @@ impl Lowerer<'_> {
         // The comprehension's targets are names of its own while its
         // clauses and body are lowered.
         let before = self.scope.locals.all.clone();
+        let outer_total = std::mem::replace(&mut self.comprehension_clauses_total, clauses.len());
         let loops = self.comprehension_clauses(clauses, *body, &items, range);
+        self.comprehension_clauses_total = outer_total;
         self.scope.locals.all = before;
         let loops = loops?;
         let pending = self.pending.as_mut()?;
@@ -69,7 +76,9 @@ impl Lowerer<'_> {
     }
 
     /// The statements of `clauses` (the first one outermost) around the
-    /// innermost `items = items + [body]`.
+    /// innermost `items = items + [body]`. What an expression inside the
+    /// loops needs run first (a nested comprehension's loops) is put just
+    /// before it, inside them.
     fn comprehension_clauses(
         &mut self,
         clauses: &[Node<'_>],
@@ -82,8 +91,9 @@ impl Lowerer<'_> {
             kind: ExprKind::Name(text.to_owned()),
             range: at,
         };
+        let first = clauses.len() == self.comprehension_clauses_total;
         let Some((clause, rest)) = clauses.split_first() else {
-            let element = self.expr(body);
+            let (mut stmts, element) = self.lowered_in_loop(body);
             let grown = Expr {
                 kind: ExprKind::Binary {
                     op: BinaryOp::Add,
@@ -95,56 +105,64 @@ impl Lowerer<'_> {
                 },
                 range,
             };
-            return Some(vec![Stmt {
+            stmts.push(Stmt {
                 kind: StmtKind::Assign {
                     target: name(items),
                     op: AssignOp::Assign,
                     value: grown,
                 },
                 range,
-            }]);
+            });
+            return Some(stmts);
         };
+        let block = |stmts: Vec<Stmt>| Block { stmts, range };
         match clause.kind() {
             "if_clause" => {
-                let condition = self.expr(*named_children(*clause).first()?);
+                let (mut stmts, condition) =
+                    self.lowered_in_loop(*named_children(*clause).first()?);
                 let inner = self.comprehension_clauses(rest, body, items, range)?;
-                Some(vec![Stmt {
+                stmts.push(Stmt {
                     kind: StmtKind::If {
                         condition,
-                        then_branch: Block {
-                            stmts: inner,
-                            range,
-                        },
+                        then_branch: block(inner),
                         else_branch: None,
                     },
                     range,
-                }])
+                });
+                Some(stmts)
             }
             "for_in_clause" => {
                 let target = child_by_field(*clause, "left")?;
                 let iterable = child_by_field(*clause, "right")?;
                 let pattern = self.comprehension_target(target)?;
-                // The iterable is read before the target is bound.
-                if target.kind() == "identifier" {
-                    if let Some((start, end)) = self.range_bounds(iterable) {
-                        self.bind_targets(target);
-                        let inner = self.comprehension_clauses(rest, body, items, range)?;
-                        return Some(vec![Stmt {
-                            kind: StmtKind::For {
-                                variable: Some(self.name(target)),
-                                start,
-                                end,
-                                body: Block {
-                                    stmts: inner,
-                                    range,
-                                },
-                            },
-                            range,
-                        }]);
-                    }
-                }
-                let sequence = self.expr(iterable);
+                // The iterable is read before the target is bound: the
+                // first one where the comprehension is, the others inside
+                // the loops around them.
+                let outer = (!first).then(|| self.pending.replace(Vec::new()));
+                let bounds = match target.kind() {
+                    "identifier" => self.range_bounds(iterable),
+                    _ => None,
+                };
+                let sequence = bounds.is_none().then(|| self.expr(iterable));
+                let mut stmts = match outer {
+                    Some(outer) => std::mem::replace(&mut self.pending, outer).unwrap_or_default(),
+                    None => Vec::new(),
+                };
                 self.bind_targets(target);
+                let Some(sequence) = sequence else {
+                    let (start, end) = bounds?;
+                    let inner = self.comprehension_clauses(rest, body, items, range)?;
+                    stmts.push(Stmt {
+                        kind: StmtKind::For {
+                            variable: Some(self.name(target)),
+                            start,
+                            end,
+                            body: block(inner),
+                        },
+                        range,
+                    });
+                    return Some(stmts);
+                };
                 let (items_of, index) = (self.temporary(), self.temporary());
                 let mut inner = vec![Stmt {
                     kind: StmtKind::Let {
@@ -161,30 +179,35 @@ impl Lowerer<'_> {
                     range,
                 }];
                 inner.extend(self.comprehension_clauses(rest, body, items, range)?);
-                Some(vec![
-                    self.let_temporary(&items_of, sequence, range),
-                    Stmt {
-                        kind: StmtKind::For {
-                            variable: Some(Name {
-                                text: index,
-                                range: at,
-                            }),
-                            start: Expr {
-                                kind: ExprKind::Int(0),
-                                range: at,
-                            },
-                            end: super::expressions::method_call(name(&items_of), "__len__", at),
-                            body: Block {
-                                stmts: inner,
-                                range,
-                            },
+                stmts.push(self.let_temporary(&items_of, sequence, range));
+                stmts.push(Stmt {
+                    kind: StmtKind::For {
+                        variable: Some(Name {
+                            text: index,
+                            range: at,
+                        }),
+                        start: Expr {
+                            kind: ExprKind::Int(0),
+                            range: at,
                         },
-                        range,
+                        end: super::expressions::method_call(name(&items_of), "__len__", at),
+                        body: block(inner),
                     },
-                ])
+                    range,
+                });
+                Some(stmts)
             }
             _ => None,
         }
+    }
+
+    /// An expression inside the comprehension's loops, with what it needs
+    /// run before it (a nested comprehension's loops) kept to put there.
+    fn lowered_in_loop(&mut self, node: Node<'_>) -> (Vec<Stmt>, Expr) {
+        let outer = self.pending.replace(Vec::new());
+        let expr = self.expr(node);
+        let before = std::mem::replace(&mut self.pending, outer).unwrap_or_default();
+        (before, expr)
     }
 
     /// A comprehension's target as a pattern: a name or a tuple of them

@@ -69,7 +69,20 @@ impl Lowerer<'_> {
         }
         let object = child_by_field(function, "object")?;
         let method = self.text(child_by_field(function, "attribute")?);
-        let target = self.changeable(object)?;
+        let Some(target) = self.changeable(object) else {
+            // `model.features.add_module(...)`: the local it is reached
+            // from is changed in a way not followed.
+            let root = self.root_local(object)?;
+            if !IN_PLACE_METHODS.contains(&method) && method != "load_state_dict" {
+                return None;
+            }
+            for argument in named_children(child_by_field(call, "arguments")?) {
+                self.expr(argument);
+            }
+            let why =
+                format!("`.{method}(...)` changed a part of it in place, which is not followed");
+            return Some(self.forget(root, call, &why, range));
+        };
         let arguments = named_children(child_by_field(call, "arguments")?);
         let plain = |argument: &Node<'_>| {
             !matches!(
@@ -162,6 +175,20 @@ impl Lowerer<'_> {
             return Some(field);
         }
         self.local_object(object)
+    }
+
+    /// The local (not `self`) an attribute or item chain starts from
+    /// (`model` of `model.features[0]`).
+    fn root_local(&self, object: Node<'_>) -> Option<Expr> {
+        let mut node = object;
+        loop {
+            node = match node.kind() {
+                "attribute" => child_by_field(node, "object")?,
+                "subscript" => child_by_field(node, "value")?,
+                "identifier" => return self.local_object(node),
+                _ => return None,
+            };
+        }
     }
 
     /// `x.pop(key)` of a local dict or list (`kwargs.pop("width_mult")`):
@@ -334,9 +361,20 @@ pub(super) const IN_PLACE_METHODS: &[&str] = &[
 /// b` or `and`/`or`, in a lambda or comprehension, or in an `elif` or
 /// `while` condition.
 fn runs_once_before_statement(expression: Node<'_>) -> bool {
+    runs_once_before(expression, false)
+}
+
+/// [`runs_once_before_statement`], where a list comprehension around
+/// the expression runs it in its own loops (a nested comprehension).
+pub(super) fn runs_once_before_statement_in_loops(expression: Node<'_>) -> bool {
+    runs_once_before(expression, true)
+}
+
+fn runs_once_before(expression: Node<'_>, in_list_loops: bool) -> bool {
     let mut up = expression.parent();
     while let Some(node) = up {
         match node.kind() {
+            "list_comprehension" if in_list_loops => up = node.parent(),
             "conditional_expression"
             | "boolean_operator"
             | "lambda"

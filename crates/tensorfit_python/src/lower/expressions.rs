@@ -959,10 +959,16 @@ impl Lowerer<'_> {
                         })
                     }
                     "string_start" | "string_end" => {}
+                    // `{x}` only: not `{x=}`, `{x!r}` or `{x:3d}`, nor a
+                    // quotient, which the front end reads as an integer
+                    // where Python's text has a decimal point.
                     "interpolation" => {
                         let [expression] = named_children(part)[..] else {
                             return None;
                         };
+                        if part.child_count() != 3 || self.text(expression).contains('/') {
+                            return None;
+                        }
                         parts.push(self.expr(expression));
                     }
                     _ => return None,

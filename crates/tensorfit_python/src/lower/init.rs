@@ -90,6 +90,29 @@ impl Lowerer<'_> {
                 range,
             });
         }
+        // `setattr(self, name, v)` by a computed name in another method
+        // may set any attribute.
+        if mutated.contains(DYNAMIC_ATTRIBUTES_FIELD)
+            && !fields
+                .iter()
+                .any(|f| f.name.text == DYNAMIC_ATTRIBUTES_FIELD)
+        {
+            let at = TextRange::empty(self.range(class).start as usize);
+            fields.push(Field {
+                name: Name {
+                    text: DYNAMIC_ATTRIBUTES_FIELD.to_owned(),
+                    range: at,
+                },
+                ty: None,
+                value: Expr {
+                    kind: ExprKind::Unknown(
+                        "`setattr(self, ...)` is called outside `__init__`".to_owned(),
+                    ),
+                    range: at,
+                },
+                range: at,
+            });
+        }
         let methods = self.methods(class);
         self.registers = outer_registers;
         Struct {
@@ -216,6 +239,7 @@ impl Lowerer<'_> {
         let outer_fields = self.init_fields.replace(Vec::new());
         let at = TextRange::empty(self.range(body).start as usize);
         let mut stmts: Vec<Stmt> = self.hoisted_locals(at);
+        let attributes_start = self.dynamic_attributes_start(body, at);
         let body_stmts = self.block_statements(body);
         let assigned = std::mem::replace(&mut self.init_fields, outer_fields).unwrap_or_default();
         self.scope = outer_scope;
@@ -231,6 +255,7 @@ impl Lowerer<'_> {
             declared.push(name);
             stmts.push(declare(format!("{FIELD_PREFIX}{name}"), at));
         }
+        stmts.extend(attributes_start);
         stmts.extend(body_stmts);
         let range = self.range(body);
         self.shift = saved_shift;
@@ -481,25 +506,37 @@ fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<Str
     mutated
 }
 
-/// Whether a method other than `__init__` calls a method on `self` that
-/// changes a container in place (`self.append(m)` in a `ModuleList`
-/// class).
+/// Whether a method other than `__init__` changes `self` as a container
+/// in place (`self.append(m)` in a `ModuleList` class, `self[k] = m`,
+/// `del self[k]`).
 fn changes_self_in_methods(class: Node<'_>, text: &str) -> bool {
     methods_of(class, text).into_iter().any(|(_, method)| {
         let Some(self_name) = first_parameter(method, text) else {
             return false;
         };
-        descendants(method).into_iter().any(|node| {
-            node.kind() == "call"
-                && child_by_field(node, "function").is_some_and(|f| {
+        let is_self = |node: Option<Node<'_>>| node.is_some_and(|o| text_of(o, text) == self_name);
+        descendants(method)
+            .into_iter()
+            .any(|node| match node.kind() {
+                // `self.append(m)`, `self.update(...)`.
+                "call" => child_by_field(node, "function").is_some_and(|f| {
                     f.kind() == "attribute"
-                        && child_by_field(f, "object")
-                            .is_some_and(|o| text_of(o, text) == self_name)
+                        && is_self(child_by_field(f, "object"))
                         && child_by_field(f, "attribute").is_some_and(|a| {
                             super::containers::IN_PLACE_METHODS.contains(&text_of(a, text))
                         })
-                })
-        })
+                }),
+                // `self[k] = m`, `del self[k]`.
+                "subscript" => {
+                    let changed = node.parent().is_some_and(|p| {
+                        matches!(p.kind(), "delete_statement" | "expression_list")
+                            || (matches!(p.kind(), "assignment" | "augmented_assignment")
+                                && child_by_field(p, "left") == Some(node))
+                    });
+                    changed && is_self(child_by_field(node, "value"))
+                }
+                _ => false,
+            })
     })
 }
 
@@ -536,6 +573,20 @@ pub(crate) fn assigned_on_self(
                     }
                 }
             }
+            // `setattr(self, "name", v)`, or by a computed name.
+            "call" if is_setattr_of(node, self_name, text) => {
+                let name = child_by_field(node, "arguments")
+                    .and_then(|a| named_children(a).into_iter().nth(1));
+                match name.filter(|n| n.kind() == "string") {
+                    Some(literal) => {
+                        let literal = text_of(literal, text);
+                        found.insert(literal.trim_matches(|c| c == '"' || c == '\'').to_owned());
+                    }
+                    None => {
+                        found.insert(DYNAMIC_ATTRIBUTES_FIELD.to_owned());
+                    }
+                }
+            }
             "call" => {
                 let registered = child_by_field(node, "function")
                     .filter(|f| f.kind() == "attribute" && on_self(*f))
@@ -550,6 +601,15 @@ pub(crate) fn assigned_on_self(
             _ => {}
         }
     }
+}
+
+/// Whether `call` is the builtin `setattr` of the method's `self`.
+fn is_setattr_of(call: Node<'_>, self_name: &str, text: &str) -> bool {
+    let calls_setattr = child_by_field(call, "function")
+        .is_some_and(|f| f.kind() == "identifier" && text_of(f, text) == "setattr");
+    let first =
+        child_by_field(call, "arguments").and_then(|a| named_children(a).into_iter().next());
+    calls_setattr && first.is_some_and(|o| text_of(o, text) == self_name)
 }
 
 /// `var name` (unknown until assigned).

@@ -9,6 +9,7 @@
 mod comprehensions;
 mod containers;
 mod derived;
+mod dynamic_attributes;
 mod expressions;
 pub(crate) mod init;
 pub(crate) mod locals;
@@ -65,6 +66,10 @@ pub(crate) struct Lowerer<'t> {
     /// In a class derived from `nn.ModuleDict`, `nn.Sequential` or
     /// `nn.ModuleList` (see `registered`): which.
     registers: Option<registered::ContainerKind>,
+    /// How many clauses the comprehension being lowered has (its first
+    /// iterable is read where the comprehension is, the others inside its
+    /// loops).
+    comprehension_clauses_total: usize,
     /// In a class derived from another of the file (see `derived`).
     derived: Option<derived::Derived>,
 }
@@ -139,6 +144,7 @@ impl<'t> Lowerer<'t> {
             super_init: None,
             builder_super_init: None,
             registers: None,
+            comprehension_clauses_total: 0,
             derived: None,
         }
     }

@@ -240,6 +240,9 @@ impl Lowerer<'_> {
                         range,
                     }];
                 }
+                if let Some(stmts) = self.set_self_attribute(node, range) {
+                    return stmts;
+                }
                 if let Some(stmt) = self.registration(node, range) {
                     return vec![stmt];
                 }
@@ -721,7 +724,7 @@ impl Lowerer<'_> {
                 matches!(left.kind(), "pattern_list" | "tuple_pattern")
                     && named_children(left).len() == 2
             }
-            None => !self.is_call_to(right, "zip"),
+            None => true,
         }
     }
 

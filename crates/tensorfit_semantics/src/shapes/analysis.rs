@@ -57,6 +57,10 @@ pub struct Summary {
     /// a loop whose count is a placeholder): a call that passes known
     /// numbers gets a summary of its own (see `exec::specialise`).
     pub numbers_decide: bool,
+    /// An operation of the function needed the rank of a tensor it does
+    /// not know (`x.chunk(2, dim=1)` of a parameter): a call that passes
+    /// tensors of known ranks gets a summary of its own.
+    pub ranks_decide: bool,
 }
 
 /// Where an analysis gets the summaries of the checked file's functions
@@ -469,6 +473,7 @@ impl<'a> Analysis<'a> {
                 opaque_vars: self.opaque_between(first_var, end_var),
                 in_place,
                 numbers_decide: frame.numbers_decide,
+                ranks_decide: frame.ranks_decide,
             };
             return (summary, Vec::new(), Vec::new());
         }
@@ -550,6 +555,7 @@ impl<'a> Analysis<'a> {
             opaque_vars: self.opaque_between(first_var, end_var),
             in_place,
             numbers_decide: frame.numbers_decide,
+            ranks_decide: frame.ranks_decide,
         };
         (summary, migrations, paths)
     }
@@ -605,6 +611,7 @@ impl<'a> Analysis<'a> {
             opaque_vars: self.opaque_between(first_var, end_var),
             in_place: Vec::new(),
             numbers_decide: false,
+            ranks_decide: false,
         }
     }
 

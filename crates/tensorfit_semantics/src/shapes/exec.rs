@@ -125,6 +125,9 @@ pub struct Frame<'f, 'a> {
     /// Something became unknown that known numbers would decide (see
     /// [`Summary::numbers_decide`](crate::shapes::analysis::Summary)).
     pub numbers_decide: bool,
+    /// An operation needed the rank of a tensor the function does not
+    /// know (see [`Summary::ranks_decide`](crate::shapes::analysis::Summary)).
+    pub ranks_decide: bool,
     /// The function being executed (`None`: the script body).
     pub function: Option<String>,
     self_value: Option<Value>,
@@ -243,6 +246,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             watched: Vec::new(),
             changed_by_call: None,
             numbers_decide: false,
+            ranks_decide: false,
             function,
             self_value: None,
             opening: true,

@@ -146,6 +146,7 @@ impl MapRanges for Summary {
             opaque_vars: _,
             in_place: _,
             numbers_decide: _,
+            ranks_decide: _,
         } = self;
         facts.map_ranges(map);
         records.map_ranges(map);

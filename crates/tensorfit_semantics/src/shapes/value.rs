@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use tensorfit_solver::{Formula, Term, VarId};
-use tensorfit_syntax::ast::{BASE_INSTANCE_FIELD, REGISTERED_MODULES_FIELD};
+use tensorfit_syntax::ast::{
+    BASE_INSTANCE_FIELD, DYNAMIC_ATTRIBUTES_FIELD, REGISTERED_MODULES_FIELD,
+};
 
 /// The shape of a tensor: `head ++ middle ++ tail`, where `middle` (if any)
 /// is a slice of an *opaque* shape, one whose rank is not known. An opaque
@@ -352,6 +354,10 @@ impl Layer {
 pub fn sequential_of(layers: Value) -> Value {
     match layers {
         Value::List(items) => match items.as_slice() {
+            // A key set on one path only may be absent: not known.
+            [Value::Instance(dict)] if dict.is_dict() && dict.known_len().is_none() => {
+                Value::Unknown
+            }
             [Value::Instance(dict)] if dict.is_dict() => {
                 let names = dict
                     .fields
@@ -414,12 +420,25 @@ impl Instance {
 
     /// The member `name`: a field of the instance's own, else its base
     /// instance's (a Python class derived from another, see
-    /// [`BASE_INSTANCE_FIELD`]), else a parameter (a Tensor struct's; a
-    /// Python `__init__`'s parameter is no attribute, and the base's field
-    /// of the same name is what Python reads).
+    /// [`BASE_INSTANCE_FIELD`]), else an attribute set by a computed name
+    /// ([`DYNAMIC_ATTRIBUTES_FIELD`]) or a module registered in a
+    /// container class ([`REGISTERED_MODULES_FIELD`]), else a parameter (a
+    /// Tensor struct's; a Python `__init__`'s parameter is no attribute,
+    /// and the base's field of the same name is what Python reads).
     pub fn member(&self, name: &str) -> Option<&Value> {
         fn find<'v>(members: &'v [(String, Value)], name: &str) -> Option<&'v Value> {
             members.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        }
+        // A field the class sets by its own name that `setattr` may also
+        // have set: not known which came last.
+        let dynamic = match find(&self.fields, DYNAMIC_ATTRIBUTES_FIELD) {
+            Some(Value::Instance(attributes)) => find(&attributes.fields, name).is_some(),
+            Some(_) => true,
+            None => false,
+        };
+        if dynamic && find(&self.fields, name).is_some() {
+            static UNKNOWN: Value = Value::Unknown;
+            return Some(&UNKNOWN);
         }
         find(&self.fields, name)
             .or_else(|| match find(&self.fields, BASE_INSTANCE_FIELD) {
@@ -429,12 +448,19 @@ impl Instance {
                 Some(unknown) => Some(unknown),
                 None => None,
             })
-            // A module registered under a name (`nn.Module.__getattr__`).
+            // An attribute set by a computed name (`setattr(self, name, v)`).
+            .or_else(|| match find(&self.fields, DYNAMIC_ATTRIBUTES_FIELD) {
+                Some(Value::Instance(attributes)) => find(&attributes.fields, name),
+                Some(unknown @ Value::Unknown) => Some(unknown),
+                _ => None,
+            })
+            // A module registered under a name (`nn.Module.__getattr__`);
+            // a `ModuleList`'s are numbered, which no attribute is.
             .or_else(|| match find(&self.fields, REGISTERED_MODULES_FIELD) {
                 Some(Value::Instance(modules)) => find(&modules.fields, name),
                 Some(Value::Layer(sequential)) => sequential.named_layer(name),
-                Some(unknown) => Some(unknown),
-                None => None,
+                Some(unknown @ Value::Unknown) => Some(unknown),
+                _ => None,
             })
             .or_else(|| find(&self.params, name))
     }

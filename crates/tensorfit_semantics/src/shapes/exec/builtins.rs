@@ -48,7 +48,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                 _ => Value::Unknown,
             },
             registry::IS_INSTANCE => match values.as_slice() {
-                [value, Value::Str(types)] => is_instance(value, types),
+                [value, Value::Str(types)] => {
+                    let value = self.refine(value.clone());
+                    let decided = is_instance(&value, types);
+                    let opaque = matches!(&value, Value::Tensor(shape) if shape.dims().is_none());
+                    if opaque && types.split(',').any(|t| t == "Tensor") {
+                        self.ranks_decide = true;
+                    }
+                    decided
+                }
                 _ => Value::Unknown,
             },
             registry::FORMAT => {
@@ -136,15 +144,18 @@ impl<'f, 'a> Frame<'f, 'a> {
 /// `isinstance(value, T)` for `types`, builtin type names joined by `,`:
 /// known where the value's kind says what Python's type is. A tensor value
 /// may stand for a Python number (an unannotated parameter's placeholder),
-/// so it decides nothing of numbers; it is a `Tensor` (a call that passes
-/// a number there gets a summary of its own, see `specialise`).
+/// so it decides nothing of numbers, nor whether it is a `Tensor` unless
+/// its rank is known (a call that passes tensors of known ranks gets a
+/// summary of its own, see `ranks_decide`).
 fn is_instance(value: &Value, types: &str) -> Value {
     let of_type = |ty: &str| -> Option<bool> {
         if ty == "Tensor" {
             return match value {
-                Value::Tensor(_) => Some(true),
-                // A float may be a tensor's value in the Tensor language.
-                Value::Unknown | Value::Float(_) => None,
+                // A placeholder of unknown rank may stand for a number (an
+                // unannotated parameter): undecided, and decided at calls
+                // that pass tensors (see `ranks_decide`).
+                Value::Tensor(shape) => shape.dims().is_some().then_some(true),
+                Value::Unknown => None,
                 _ => Some(false),
             };
         }

@@ -67,6 +67,24 @@ impl<'f, 'a> Frame<'f, 'a> {
                     Value::Instance(dict) if dict.is_dict() && method.text == "__len__" => {
                         length(&receiver)
                     }
+                    // `info = net.load_state_dict(sd)` (the front end
+                    // follows the statement `net.load_state_dict(sd)` with
+                    // `registry::LOAD_STATE`): what a load may replace is
+                    // unknown afterwards.
+                    Value::Instance(instance)
+                        if method.text == "load_state_dict"
+                            && self.method_of(instance, &method.text).is_none() =>
+                    {
+                        for arg in args {
+                            self.expr(&arg.value);
+                        }
+                        if let ExprKind::Name(local) = &value.kind {
+                            if self.may_reload_layers(&receiver) {
+                                self.assign(local, Value::Unknown);
+                            }
+                        }
+                        Value::Unknown
+                    }
                     Value::Instance(instance) => {
                         if let Some((owner, function)) = self.method_of(instance, &method.text) {
                             // `self.m(...)` is the name checks' (they know
@@ -523,6 +541,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             let deferred = self.defer(name, bound, range);
             return kept_shape.unwrap_or(deferred);
         }
+        let opaque_input = self.has_opaque_tensor(&bound);
         let args = Args::new(bound);
         // The registry says whether the contract or a built-in rule gives
         // the shape; a rule that cannot tell (an argument not modelled)
@@ -531,6 +550,12 @@ impl<'f, 'a> Frame<'f, 'a> {
             let from = self.facts.len();
             if let Some(value) = rules::apply(self, name, &args, range) {
                 return self.unless_refused(from, value);
+            }
+            // A rule that needs the rank of an input this function does
+            // not know (`x.chunk(2, dim=1)` of a parameter): a call that
+            // passes tensors of known ranks may know it.
+            if opaque_input {
+                self.ranks_decide = true;
             }
         }
         // A layer constructor returns its own type: `Conv2d(...) -> Conv2d`.
@@ -643,14 +668,29 @@ impl<'f, 'a> Frame<'f, 'a> {
                 .iter()
                 .any(|(_, v)| super::specialise::holds_known_number(v))
             {
-                match self.analysis.summary_for_arguments(function, &all) {
-                    Some(own) => summary = own,
-                    None => return Value::Unknown,
+                // Past the limits, the summary with placeholders holds.
+                if let Some(own) = self.analysis.summary_for_arguments(function, &all) {
+                    summary = own;
                 }
             }
         }
-        // Still lost here: this function's callers may know the numbers.
+        // An operation that needed a tensor's rank (see `ranks_decide`):
+        // the call's tensors, if their ranks are known, decide it.
+        if has_body && summary.ranks_decide {
+            let tensors_known = bound.iter().any(|(_, v, _)| {
+                matches!(v, Value::Tensor(shape) if self.refine_shape(shape).dims().is_some())
+            });
+            if tensors_known {
+                let all = super::specialise::all_known(&bound);
+                if let Some(own) = self.analysis.summary_for_arguments(function, &all) {
+                    summary = own;
+                }
+            }
+        }
+        // Still lost here: this function's callers may know the numbers
+        // or ranks.
         self.numbers_decide |= summary.numbers_decide;
+        self.ranks_decide |= summary.ranks_decide;
         let call = CallSite {
             range,
             callee: function.key(),

@@ -254,7 +254,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         // `a and b`, `a or b` where `a` decides: Python's value is `a`, or
         // `b` (not evaluated otherwise: `self.memory_efficient and
         // self.any_requires_grad(features)`).
-        if matches!(op, BinaryOp::And | BinaryOp::Or) {
+        if matches!(op, BinaryOp::And | BinaryOp::Or) && self.analysis.language.is_python() {
             if let Some(truth) = self.truthiness(&a).and_then(|t| t.as_const()) {
                 return match (op, truth) {
                     (BinaryOp::And, false) | (BinaryOp::Or, true) => a,
@@ -300,6 +300,12 @@ impl<'f, 'a> Frame<'f, 'a> {
             // `layers.append(block)` as the front end writes it).
             (BinaryOp::Add, Value::List(x), Value::List(y)) => {
                 Value::List(x.iter().chain(y).cloned().collect())
+            }
+            // Python's operations on strings, tuples and lists.
+            (_, Value::Str(_), _) | (_, Value::Tuple(_), Value::Tuple(_))
+                if !self.analysis.language.is_python() =>
+            {
+                Value::Unknown
             }
             (BinaryOp::Add, Value::Tuple(x), Value::Tuple(y)) => {
                 Value::Tuple(x.iter().chain(y).cloned().collect())
@@ -477,7 +483,11 @@ fn repeated(a: &Value, b: &Value, items: &[Value], k: &Term) -> Value {
         return Value::Unknown;
     };
     let times = usize::try_from(k.max(0)).unwrap_or(0);
-    if items.len().saturating_mul(times) > MAX_REPEATED_ITEMS {
+    let each: usize = items
+        .iter()
+        .map(|item| size_of(item, MAX_REPEATED_ITEMS))
+        .sum();
+    if each.saturating_mul(times) > MAX_REPEATED_ITEMS {
         return Value::Unknown;
     }
     let repeated: Vec<Value> = (0..times).flat_map(|_| items.iter().cloned()).collect();
@@ -487,6 +497,24 @@ fn repeated(a: &Value, b: &Value, items: &[Value], k: &Term) -> Value {
     }
 }
 
-/// The longest list `items * k` makes: a longer one is unknown, as no
+/// How many values `value` holds (itself and its items, nested), counted
+/// up to about `limit`.
+fn size_of(value: &Value, limit: usize) -> usize {
+    match value {
+        Value::List(items) | Value::Tuple(items) => {
+            let mut total = 1;
+            for item in items {
+                total += size_of(item, limit);
+                if total > limit {
+                    break;
+                }
+            }
+            total
+        }
+        _ => 1,
+    }
+}
+
+/// The most values `items * k` holds: a larger one is unknown, as no
 /// model's configuration needs more and the analysis would slow down.
 const MAX_REPEATED_ITEMS: usize = 10_000;

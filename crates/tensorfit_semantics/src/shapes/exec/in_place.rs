@@ -29,7 +29,12 @@ use crate::shapes::value::Value;
 
 /// Whether a value is a container or object a callee may change in place.
 fn is_changeable(value: &Value) -> bool {
-    matches!(value, Value::List(_) | Value::Instance(_))
+    match value {
+        Value::List(_) | Value::Instance(_) => true,
+        // `s.add_module(...)` of an `nn.Sequential` given.
+        Value::Layer(layer) => layer.sequential_layers().is_some(),
+        _ => false,
+    }
 }
 
 /// Whether a value is an object of a class (not a dict).

@@ -92,6 +92,16 @@ pub fn all_but_tensors(bound: &[(String, Value, String)]) -> Vec<(String, Value)
         .collect()
 }
 
+/// Every argument that is not unknown, tensors included, for a summary of
+/// the call's own values and shapes.
+pub fn all_known(bound: &[(String, Value, String)]) -> Vec<(String, Value)> {
+    bound
+        .iter()
+        .filter(|(_, actual, _)| !matches!(actual, Value::Unknown))
+        .map(|(name, actual, _)| (name.clone(), actual.clone()))
+        .collect()
+}
+
 /// Whether the placeholder `assumed` cannot stand for `actual`.
 fn cannot_stand_for(assumed: &Value, actual: &Value) -> bool {
     match (assumed, actual) {

@@ -257,7 +257,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let lost = built_before
                     .iter()
                     .any(|name| matches!(self.bound_value(name), Some(Value::Unknown)));
-                if lost {
+                if lost && self.analysis.language.is_python() {
                     self.numbers_decide = true;
                 }
             }

@@ -222,7 +222,7 @@ impl Frame<'_, '_> {
     /// a class inside it (the module's, a submodule's) defines
     /// `_load_from_state_dict`, which `load_state_dict` calls and which may
     /// replace layers. Unknown values may hold such a class.
-    fn may_reload_layers(&self, module: &Value) -> bool {
+    pub(super) fn may_reload_layers(&self, module: &Value) -> bool {
         let mut stack = vec![module];
         let mut seen = 0usize;
         while let Some(value) = stack.pop() {
