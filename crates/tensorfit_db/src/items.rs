@@ -65,6 +65,7 @@ pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext
             }
         }
     }
+    context.promote_imported_builders();
     add_qualified_items(db, file, &mut context);
     Some(Arc::new(context))
 }

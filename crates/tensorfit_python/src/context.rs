@@ -36,6 +36,13 @@ pub struct ModuleContext {
     /// `lower::sequential_builder`). They are in `functions`, not
     /// `modules`.
     pub sequential_builders: BTreeMap<String, String>,
+    /// Classes that would be Sequential builders if their base, imported
+    /// from another file, is a class or function there (ViT's
+    /// `MLPBlock(MLP)`): the database promotes them once it knows
+    /// ([`Self::promote_imported_builders`]). A base that is a plain module
+    /// class there is then what the class's instances are, with the
+    /// attributes its `__init__` sets.
+    pub imported_builder_candidates: BTreeMap<String, String>,
     /// Other classes without bases (config objects, dataclasses), or
     /// derived from one of those, lowered to structs too.
     pub classes: BTreeSet<String>,
@@ -162,6 +169,24 @@ impl ModuleContext {
     /// names; `as` renames are not followed), for the database to look
     /// for in the workspace. `from . import x` (a module, not a name) is
     /// left out.
+    /// Once [`Self::workspace_items`] is known: the candidates whose base
+    /// is an item of another file become Sequential builders (functions
+    /// that return what the base's call makes).
+    pub fn promote_imported_builders(&mut self) {
+        let promoted: Vec<(String, String)> = self
+            .imported_builder_candidates
+            .iter()
+            .filter(|(_, base)| self.workspace_items.contains(*base))
+            .map(|(name, base)| (name.clone(), base.clone()))
+            .collect();
+        for (name, base) in promoted {
+            self.modules.remove(&name);
+            self.inherits.remove(&name);
+            self.functions.insert(name.clone());
+            self.sequential_builders.insert(name, base);
+        }
+    }
+
     pub fn modules_imported_from(&self) -> BTreeMap<String, Vec<String>> {
         let mut modules: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (alias, path) in &self.imported {
@@ -329,12 +354,20 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
                 continue;
             }
             let [base] = bases.as_slice() else { continue };
-            let builds_sequential = resolve_dotted(base, &context.imported)
-                == "torch.nn.Sequential"
-                || context.sequential_builders.contains_key(base);
+            let path = resolve_dotted(base, &context.imported);
+            let builds_sequential =
+                path == "torch.nn.Sequential" || context.sequential_builders.contains_key(base);
             if builds_sequential && only_init(*class, text) {
                 context
                     .sequential_builders
+                    .insert(name.clone(), base.clone());
+            }
+            let imported_class = context.imported.contains_key(base)
+                && path != "torch"
+                && !path.starts_with("torch.");
+            if imported_class && only_init(*class, text) {
+                context
+                    .imported_builder_candidates
                     .insert(name.clone(), base.clone());
             }
         }
@@ -506,19 +539,50 @@ fn only_init(class: Node<'_>, text: &str) -> bool {
         match definition.kind() {
             "function_definition" => {
                 let name = child_by_field(definition, "name").map(|n| text_of(n, text));
+                // A hook that only renames the checkpoint's keys (ViT's
+                // `MLPBlock`) changes no layer.
+                if name == Some("_load_from_state_dict") && !changes_self(definition, text) {
+                    continue;
+                }
                 if name != Some("__init__") || member.kind() == "decorated_definition" {
                     return false;
                 }
                 has_init = true;
             }
+            // A docstring, or a class attribute of a literal value
+            // (`_version = 2`, which only `state_dict` reads).
             "expression_statement"
-                if named_children(member)
-                    .iter()
-                    .all(|c| matches!(c.kind(), "string" | "concatenated_string")) => {}
+                if named_children(member).iter().all(|c| {
+                    matches!(c.kind(), "string" | "concatenated_string")
+                        || (c.kind() == "assignment"
+                            && child_by_field(*c, "right").is_some_and(|r| {
+                                matches!(
+                                    r.kind(),
+                                    "integer" | "float" | "string" | "true" | "false" | "none"
+                                )
+                            }))
+                }) => {}
             _ => return false,
         }
     }
     has_init
+}
+
+/// Whether a method assigns anything on its `self`, or calls a method on
+/// it (but the base's own `super()...`).
+fn changes_self(method: Node<'_>, text: &str) -> bool {
+    let mut assigned = BTreeSet::new();
+    crate::lower::init::assigned_on_self(method, text, &mut assigned);
+    let Some(self_name) = crate::lower::syntax::first_parameter(method, text) else {
+        return true;
+    };
+    let calls_on_self = crate::lower::syntax::descendants(method)
+        .into_iter()
+        .any(|node| {
+            node.kind() == "attribute"
+                && child_by_field(node, "object").is_some_and(|o| text_of(o, text) == self_name)
+        });
+    !assigned.is_empty() || calls_on_self
 }
 
 /// The statements that hold blocks of their own (a class or a function

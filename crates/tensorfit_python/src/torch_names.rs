@@ -22,10 +22,10 @@ pub(crate) enum Resolved {
 /// Wrappers whose result has the shape of their first argument.
 const FIRST_ARGUMENT: &[&str] = &["torch.nn.Parameter", "torch.nn.parameter.Parameter"];
 
-/// Tensor methods that convert the device, the dtype or autograd state and
-/// keep the shape. The registry models the ones the Tensor language has
-/// (`to`, `float`, `detach`, ...); these are the rest, which only PyTorch
-/// code uses.
+/// Tensor methods that convert the device, the dtype or autograd state,
+/// or change the values in place, and keep the shape. The registry models
+/// the ones the Tensor language has (`to`, `float`, `detach`, ...); these
+/// are the rest, which only PyTorch code uses.
 pub(crate) const SHAPE_KEEPING_METHODS: &[&str] = &[
     "cuda",
     "cpu",
@@ -37,6 +37,37 @@ pub(crate) const SHAPE_KEEPING_METHODS: &[&str] = &[
     "requires_grad_",
     "pin_memory",
     "share_memory_",
+    // Filled in place with random or given values.
+    "bernoulli_",
+    "uniform_",
+    "normal_",
+    "random_",
+    "exponential_",
+    "geometric_",
+    "cauchy_",
+    "log_normal_",
+    "zero_",
+    "fill_",
+    // Changed in place elementwise: the other operand is broadcast to the
+    // receiver's shape (PyTorch refuses one it cannot be; that error is
+    // not reported here).
+    "add_",
+    "sub_",
+    "mul_",
+    "div_",
+    "clamp_",
+    "clamp_min_",
+    "clamp_max_",
+    "masked_fill_",
+    "relu_",
+    "sigmoid_",
+    "tanh_",
+    "exp_",
+    "neg_",
+    "abs_",
+    "sqrt_",
+    "floor_",
+    "round_",
 ];
 
 /// Python floats by name: the `math` functions and constants a model uses

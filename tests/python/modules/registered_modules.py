@@ -192,3 +192,19 @@ holder = Features((2, 3), 8)
 holder.features.add_module("extra", nn.Conv2d(4, 12, 1))
 changed = holder(torch.randn(1, 3, 10, 10))
 fits_changed = changed + torch.zeros(1, 12, 8, 8)
+
+
+# Tensors changed in place keep their shape (torchvision's
+# `stochastic_depth`: `noise.bernoulli_(p)`, `noise.div_(p)`), and a
+# number made from a parameter's rank is known at each call.
+def drop_rows(x: Tensor, p: float, training: bool = True) -> Tensor:
+    if not training or p == 0.0:
+        return x
+    size = [x.shape[0]] + [1] * (x.ndim - 1)
+    noise = torch.empty(size, dtype=x.dtype)
+    noise = noise.bernoulli_(1.0 - p)
+    noise.div_(1.0 - p)
+    return x * noise
+
+
+dropped = drop_rows(torch.randn(2, 16, 8, 8), 0.2)  #~ shape dropped: Tensor[2, 16, 8, 8]

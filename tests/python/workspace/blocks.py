@@ -23,6 +23,20 @@ class Classifier(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class Stem(nn.Sequential):
+    def __init__(self, in_channels, out_channels):
+        super().__init__(nn.Conv2d(in_channels, out_channels, 3, stride=2, padding=1), nn.ReLU())
+
+
+class Repeat(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.times = 1
+
+    def forward(self, x):
+        return x.repeat(1, self.times)
+
+
 def project(x, classes):
     weight = torch.randn(classes, x.shape[-1])
     return x @ weight.t()

@@ -2,7 +2,7 @@
 # (`from blocks import ...`, found beside this file as Python finds it).
 import torch
 from torch import nn
-from blocks import ConvBlock, Classifier, project
+from blocks import ConvBlock, Classifier, Repeat, Stem, project
 
 
 class SmallNet(nn.Module):
@@ -20,3 +20,28 @@ logits = net(torch.randn(4, 3, 32, 32))  #~ shape logits: Tensor[4, 10]
 wrong = net(torch.randn(4, 3, 28, 28))  #~ error: `nn.Linear` gets the wrong number of input features
 gray = net(torch.randn(4, 1, 32, 32))  #~ error: `nn.Conv2d` gets the wrong number of input channels
 scores = project(torch.randn(4, 6), 3)  #~ shape scores: Tensor[4, 3]
+
+
+# Classes derived from an imported one that only set it up: a Sequential
+# (with a hook that only renames checkpoint keys), and a module whose
+# attribute the derived `__init__` changes.
+class WideStem(Stem):
+    _version = 2
+
+    def __init__(self, channels):
+        super().__init__(3, 2 * channels)
+
+    def _load_from_state_dict(self, state_dict, prefix, *args):
+        if prefix + "old" in state_dict:
+            state_dict[prefix + "new"] = state_dict.pop(prefix + "old")
+        super()._load_from_state_dict(state_dict, prefix, *args)
+
+
+class Triple(Repeat):
+    def __init__(self):
+        super().__init__()
+        self.times = 3
+
+
+stem = WideStem(8)(torch.randn(1, 3, 16, 16))  #~ shape stem: Tensor[1, 16, 8, 8]
+tripled = Triple()(torch.randn(2, 4))  #~ shape tripled: Tensor[2, 12]

@@ -84,6 +84,19 @@ impl Lowerer<'_> {
             return Some(self.forget(root, call, &why, range));
         };
         let arguments = named_children(child_by_field(call, "arguments")?);
+        // In a Sequential builder, a method of the base called on `self`
+        // may change its layers (but these).
+        let followed = ["append", "extend", "add_module", "register_module"];
+        if self.sequential_built(object).is_some()
+            && !followed.contains(&method)
+            && !KEEPS_LAYERS.contains(&method)
+        {
+            for argument in &arguments {
+                self.expr(*argument);
+            }
+            let why = format!("`self.{method}(...)` may change the layers, which is not followed");
+            return Some(self.forget(target, call, &why, range));
+        }
         let plain = |argument: &Node<'_>| {
             !matches!(
                 argument.kind(),
@@ -354,6 +367,31 @@ pub(super) const IN_PLACE_METHODS: &[&str] = &[
     "reverse",
     "__setitem__",
     "__delitem__",
+];
+
+/// Methods of `nn.Module` that leave its layers as they are.
+const KEEPS_LAYERS: &[&str] = &[
+    "modules",
+    "named_modules",
+    "children",
+    "named_children",
+    "parameters",
+    "named_parameters",
+    "buffers",
+    "named_buffers",
+    "apply",
+    "register_buffer",
+    "register_parameter",
+    "train",
+    "eval",
+    "to",
+    "cuda",
+    "cpu",
+    "float",
+    "double",
+    "half",
+    "requires_grad_",
+    "zero_grad",
 ];
 
 /// Whether an expression runs exactly once, before the rest of its

@@ -41,6 +41,9 @@ impl Lowerer<'_> {
         let callee = match torch_names::resolve(&resolve_dotted(&base, &self.context.imported)) {
             Resolved::Operation(op) => ExprKind::Name(op.to_owned()),
             _ if self.context.sequential_builders.contains_key(&base) => ExprKind::Name(base),
+            // A class or function of another file (`MLP` of
+            // `torchvision.ops.misc`).
+            _ if self.context.workspace_items.contains(&base) => ExprKind::Name(base),
             _ => return None,
         };
         self.builder_super_init = Some(Expr {

@@ -663,10 +663,19 @@ impl<'f, 'a> Frame<'f, 'a> {
         // A value the summary lost for want of numbers this call knows
         // (a module name formatted from a number, a loop's count).
         if has_body && summary.numbers_decide {
-            let all = super::specialise::all_but_tensors(&bound);
-            if all
-                .iter()
-                .any(|(_, v)| super::specialise::holds_known_number(v))
+            // With the tensors too where their ranks are known: a number
+            // may be one (`[1] * (x.ndim - 1)`).
+            let tensors_known = bound.iter().any(|(_, v, _)| {
+                matches!(v, Value::Tensor(shape) if self.refine_shape(shape).dims().is_some())
+            });
+            let all = match tensors_known {
+                true => super::specialise::all_known(&bound),
+                false => super::specialise::all_but_tensors(&bound),
+            };
+            if tensors_known
+                || all
+                    .iter()
+                    .any(|(_, v)| super::specialise::holds_known_number(v))
             {
                 // Past the limits, the summary with placeholders holds.
                 if let Some(own) = self.analysis.summary_for_arguments(function, &all) {

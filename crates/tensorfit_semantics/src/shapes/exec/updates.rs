@@ -50,6 +50,16 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             // `nn.Module.__setattr__`: a layer is registered; a plain value
             // is an attribute, which the Sequential's layers do not see.
+            // A builder whose base is a plain module class (not a
+            // Sequential): the attribute of its instance.
+            (registry::SET_MODULE_ATTR, [object @ Value::Instance(instance), name, value])
+                if !instance.is_dict() =>
+            {
+                match self.intercepts_attribute(object, name) {
+                    true => Value::Unknown,
+                    false => with_attribute_set(object, name, value.clone()),
+                }
+            }
             (registry::SET_MODULE_ATTR, [container, name, value]) => match value {
                 Value::Layer(_) => with_module_added(container, name, value.clone()),
                 Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => {
