@@ -180,21 +180,12 @@ impl Lowerer<'_> {
                 }];
                 inner.extend(self.comprehension_clauses(rest, body, items, range)?);
                 stmts.push(self.let_temporary(&items_of, sequence, range));
-                stmts.push(Stmt {
-                    kind: StmtKind::For {
-                        variable: Some(Name {
-                            text: index,
-                            range: at,
-                        }),
-                        start: Expr {
-                            kind: ExprKind::Int(0),
-                            range: at,
-                        },
-                        end: super::expressions::method_call(name(&items_of), "__len__", at),
-                        body: block(inner),
-                    },
+                stmts.push(super::statements::over_indices(
+                    &items_of,
+                    index,
+                    block(inner),
                     range,
-                });
+                ));
                 Some(stmts)
             }
             _ => None,

@@ -113,31 +113,14 @@ impl Lowerer<'_> {
             ("pop", _) if self.pending.is_some() => return None,
             // `model.load_state_dict(state)`: the module after loading.
             ("load_state_dict", _) => {
-                let mut args = vec![target.clone()];
-                args.extend(arguments.iter().map(|a| self.expr(*a)));
-                let value = super::expressions::builtin_call(registry::LOAD_STATE, args, range);
-                return Some(Stmt {
-                    kind: StmtKind::Assign {
-                        target,
-                        op: AssignOp::Assign,
-                        value,
-                    },
-                    range,
-                });
+                let args = arguments.iter().map(|a| self.expr(*a)).collect();
+                return Some(reassigned(target, registry::LOAD_STATE, args, range));
             }
             // `features.add_module("denseblock1", block)`: the container
             // with the module registered under that name.
             ("add_module" | "register_module", [name, module]) if plain(name) && plain(module) => {
-                let args = vec![target.clone(), self.expr(*name), self.expr(*module)];
-                let value = super::expressions::builtin_call(registry::ADD_MODULE, args, range);
-                return Some(Stmt {
-                    kind: StmtKind::Assign {
-                        target,
-                        op: AssignOp::Assign,
-                        value,
-                    },
-                    range,
-                });
+                let args = vec![self.expr(*name), self.expr(*module)];
+                return Some(reassigned(target, registry::ADD_MODULE, args, range));
             }
             // Any other change of the value in place: what it held is no
             // longer known (`layers.insert(0, stem)`).
@@ -312,6 +295,21 @@ impl Lowerer<'_> {
             },
             range,
         })
+    }
+}
+
+/// `target = builtin(target, args...)`: a value changed in place, as the
+/// analysis follows it.
+fn reassigned(target: Expr, builtin: &str, args: Vec<Expr>, range: TextRange) -> Stmt {
+    let mut all = vec![target.clone()];
+    all.extend(args);
+    Stmt {
+        kind: StmtKind::Assign {
+            target,
+            op: AssignOp::Assign,
+            value: super::expressions::builtin_call(builtin, all, range),
+        },
+        range,
     }
 }
 

@@ -750,7 +750,6 @@ impl Lowerer<'_> {
             kind: ExprKind::Name(text.to_owned()),
             range: at,
         };
-        let length = super::expressions::method_call(name(&items), "__len__", at);
         let item = Expr {
             kind: ExprKind::Subscript {
                 value: Box::new(name(&items)),
@@ -768,26 +767,13 @@ impl Lowerer<'_> {
             None => inner.extend(self.assign(left, item, range)),
         }
         inner.extend(self.block_statements(body));
+        let body = Block {
+            stmts: inner,
+            range: self.range(body),
+        };
         vec![
             self.let_temporary(&items, iterable, range),
-            Stmt {
-                kind: StmtKind::For {
-                    variable: Some(Name {
-                        text: index,
-                        range: at,
-                    }),
-                    start: Expr {
-                        kind: ExprKind::Int(0),
-                        range: at,
-                    },
-                    end: length,
-                    body: Block {
-                        stmts: inner,
-                        range: self.range(body),
-                    },
-                },
-                range,
-            },
+            over_indices(&items, index, body, range),
         ]
     }
 
@@ -896,6 +882,36 @@ fn negate(condition: Expr) -> Expr {
         kind: ExprKind::Unary {
             op: UnaryOp::Not,
             operand: Box::new(condition),
+        },
+        range,
+    }
+}
+
+/// `for index in 0..items.__len__() { body }`: a loop over the positions
+/// of the sequence held in the local `items`.
+pub(super) fn over_indices(
+    items: &str,
+    index: String,
+    body: Block,
+    range: tensorfit_base::TextRange,
+) -> Stmt {
+    let at = tensorfit_base::TextRange::empty(range.start as usize);
+    let sequence = Expr {
+        kind: ExprKind::Name(items.to_owned()),
+        range: at,
+    };
+    Stmt {
+        kind: StmtKind::For {
+            variable: Some(Name {
+                text: index,
+                range: at,
+            }),
+            start: Expr {
+                kind: ExprKind::Int(0),
+                range: at,
+            },
+            end: super::expressions::method_call(sequence, "__len__", at),
+            body,
         },
         range,
     }
