@@ -164,11 +164,6 @@ impl ModuleContext {
         functions
     }
 
-    /// The modules the file imports names from under their own names
-    /// (`from .blocks import Bottleneck, conv3x3` gives `.blocks` with both
-    /// names; `as` renames are not followed), for the database to look
-    /// for in the workspace. `from . import x` (a module, not a name) is
-    /// left out.
     /// Once [`Self::workspace_items`] is known: the candidates whose base
     /// is an item of another file become Sequential builders (functions
     /// that return what the base's call makes).
@@ -187,6 +182,10 @@ impl ModuleContext {
         }
     }
 
+    /// The modules the file imports names from (`from .blocks import
+    /// Bottleneck, conv3x3` gives `.blocks` with both names; a name
+    /// imported `as` another by its own), for the database to look for in
+    /// the workspace. `from . import x` (a module, not a name) is left out.
     pub fn modules_imported_from(&self) -> BTreeMap<String, Vec<String>> {
         let mut modules: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (alias, path) in &self.imported {
@@ -194,15 +193,32 @@ impl ModuleContext {
                 continue;
             };
             let names_a_module = module.trim_start_matches('.').is_empty();
-            if name != alias || names_a_module || self.defines(alias) {
+            if names_a_module || self.defines(alias) {
+                continue;
+            }
+            // `import X as Y`: `Y` stands for `X` where nothing else of
+            // the file is named `X` (see `Self::renamed_item`).
+            let other = self.imported.get(name).is_some_and(|p| p != path);
+            if name != alias && (self.defines(name) || other) {
                 continue;
             }
             modules
                 .entry(module.to_owned())
                 .or_default()
-                .push(alias.clone());
+                .push(name.to_owned());
         }
         modules
+    }
+
+    /// The item of another file an imported name stands for under a name
+    /// of its own (`from ..ops.misc import SqueezeExcitation as SElayer`):
+    /// `SqueezeExcitation`, which the lowering names it by.
+    pub fn renamed_item(&self, alias: &str) -> Option<&str> {
+        let path = self.imported.get(alias)?;
+        let (_, name) = path.rsplit_once('.')?;
+        let other = self.imported.get(name).is_some_and(|p| p != path);
+        let renamed = name != alias && !self.defines(name) && !other;
+        (renamed && self.workspace_items.contains(name) && !self.defines(alias)).then_some(name)
     }
 }
 

@@ -3,6 +3,7 @@
 import torch
 from torch import nn
 from blocks import ConvBlock, Classifier, Repeat, Stem, project
+from blocks import ConvBlock as Block
 
 
 class SmallNet(nn.Module):
@@ -45,3 +46,4 @@ class Triple(Repeat):
 
 stem = WideStem(8)(torch.randn(1, 3, 16, 16))  #~ shape stem: Tensor[1, 16, 8, 8]
 tripled = Triple()(torch.randn(2, 4))  #~ shape tripled: Tensor[2, 12]
+renamed = Block(3, 5)(torch.randn(1, 3, 4, 4))  #~ shape renamed: Tensor[1, 5, 4, 4]

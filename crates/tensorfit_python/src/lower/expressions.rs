@@ -275,6 +275,12 @@ impl Lowerer<'_> {
                 range,
             };
         }
+        if let Some(original) = self.context.renamed_item(name) {
+            return Expr {
+                kind: ExprKind::Name(original.to_owned()),
+                range,
+            };
+        }
         if let Some(path) = self.context.import_of(name) {
             let path = path.to_owned();
             return self.imported(&path, range);
