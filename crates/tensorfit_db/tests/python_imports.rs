@@ -109,7 +109,7 @@ out = Block(8, 32)(torch.randn(4, 8))
 }
 
 #[test]
-fn what_is_not_found_renamed_or_not_defined_there_is_unknown() {
+fn what_is_not_found_or_not_defined_there_is_unknown_and_a_renamed_item_is_followed() {
     let text = "\
 import torch
 from numpy import zeros
@@ -121,7 +121,16 @@ b = B(8, 32)(torch.randn(4, 9))
 c = Thing(3)(torch.randn(2, 2))
 ";
     let host = workspace(&[("models/other.py", text)]);
-    assert_eq!(messages(&host, "models/other.py"), Vec::<String>::new());
+    // `B` is `Block` of `blocks.py`, whose `Linear(8, ...)` refuses 9
+    // features; nothing else is known.
+    assert_eq!(
+        messages(&host, "models/other.py"),
+        vec![
+            "this call of `Block.forward` fails: `nn.Linear` gets the wrong number of input \
+             features: x.shape[-1] = 9 but in_features = 8"
+                .to_owned()
+        ]
+    );
     // `zeros` is numpy's, not the prelude's: no tensor.
     assert_eq!(shape_of(&host, "models/other.py", "a"), None);
 }

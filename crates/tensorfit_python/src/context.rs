@@ -381,7 +381,9 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             let imported_class = context.imported.contains_key(base)
                 && path != "torch"
                 && !path.starts_with("torch.");
-            if imported_class && only_init(*class, text) {
+            // The base's own code may read what the class sets before
+            // `super().__init__` or as a class attribute: not followed.
+            if imported_class && only_init(*class, text) && !sets_what_base_reads(*class, text) {
                 context
                     .imported_builder_candidates
                     .insert(name.clone(), base.clone());
@@ -582,6 +584,58 @@ fn only_init(class: Node<'_>, text: &str) -> bool {
         }
     }
     has_init
+}
+
+/// Whether a class gives itself a class attribute (but `_version`, which
+/// only `state_dict` reads) or sets anything on `self` before its
+/// `super().__init__(...)`: its base's code would read those.
+fn sets_what_base_reads(class: Node<'_>, text: &str) -> bool {
+    let Some(body) = child_by_field(class, "body") else {
+        return false;
+    };
+    let mut init = None;
+    for member in named_children(body) {
+        let definition = definition_of(member);
+        if definition.kind() == "function_definition" {
+            if child_by_field(definition, "name").is_some_and(|n| text_of(n, text) == "__init__") {
+                init = Some(definition);
+            }
+            continue;
+        }
+        let attribute = named_children(member).into_iter().any(|c| {
+            c.kind() == "assignment"
+                && child_by_field(c, "left").is_some_and(|l| text_of(l, text) != "_version")
+        });
+        if attribute {
+            return true;
+        }
+    }
+    let Some(init) = init else {
+        return false;
+    };
+    let Some(self_name) = crate::lower::syntax::first_parameter(init, text) else {
+        return true;
+    };
+    for statement in child_by_field(init, "body")
+        .map(named_children)
+        .unwrap_or_default()
+    {
+        let statement_text = text_of(statement, text);
+        if statement_text.contains("super().__init__") {
+            return false;
+        }
+        let sets_self = crate::lower::syntax::descendants(statement)
+            .into_iter()
+            .any(|node| {
+                matches!(node.kind(), "assignment" | "augmented_assignment")
+                    && child_by_field(node, "left")
+                        .is_some_and(|l| text_of(l, text).starts_with(&format!("{self_name}.")))
+            });
+        if sets_self {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a method assigns anything on its `self`, or calls a method on

@@ -37,6 +37,17 @@ class Repeat(nn.Module):
         return x.repeat(1, self.times)
 
 
+class Scaled(nn.Module):
+    expansion = 1
+
+    def __init__(self, channels):
+        super().__init__()
+        self.fc = nn.Linear(channels, channels * self.expansion)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
 def project(x, classes):
     weight = torch.randn(classes, x.shape[-1])
     return x @ weight.t()

@@ -2,7 +2,7 @@
 # (`from blocks import ...`, found beside this file as Python finds it).
 import torch
 from torch import nn
-from blocks import ConvBlock, Classifier, Repeat, Stem, project
+from blocks import ConvBlock, Classifier, Repeat, Scaled, Stem, project
 from blocks import ConvBlock as Block
 
 
@@ -47,3 +47,36 @@ class Triple(Repeat):
 stem = WideStem(8)(torch.randn(1, 3, 16, 16))  #~ shape stem: Tensor[1, 16, 8, 8]
 tripled = Triple()(torch.randn(2, 4))  #~ shape tripled: Tensor[2, 12]
 renamed = Block(3, 5)(torch.randn(1, 3, 4, 4))  #~ shape renamed: Tensor[1, 5, 4, 4]
+
+
+# The base reads the class attribute the derived class sets: Python's
+# value, or unknown, never the base's.
+class Wide(Scaled):
+    expansion = 4
+
+    def __init__(self, channels):
+        super().__init__(channels)
+
+
+wide = Wide(2)(torch.randn(3, 2))
+fits_wide = wide + torch.zeros(3, 8)
+
+
+# A Sequential builder that changes what it built other than by
+# registering layers: unknown afterwards.
+class Replaced(nn.Sequential):
+    def __init__(self):
+        super().__init__(nn.Linear(4, 8))
+        self[0] = nn.Linear(4, 16)
+
+
+class SetByName(nn.Sequential):
+    def __init__(self):
+        super().__init__(nn.Linear(4, 8))
+        setattr(self, "out", nn.Linear(8, 10))
+
+
+replaced = Replaced()(torch.randn(2, 4))
+fits_replaced = replaced + torch.zeros(2, 16)
+set_by_name = SetByName()(torch.randn(2, 4))
+fits_set_by_name = set_by_name + torch.zeros(2, 10)

@@ -70,9 +70,12 @@ impl Lowerer<'_> {
         let object = child_by_field(function, "object")?;
         let method = self.text(child_by_field(function, "attribute")?);
         let Some(target) = self.changeable(object) else {
-            // `model.features.add_module(...)`: the local it is reached
-            // from is changed in a way not followed.
-            let root = self.root_local(object)?;
+            // `model.features.add_module(...)` (or `self.head.append(m)` in
+            // a Sequential builder): the local it is reached from is
+            // changed in a way not followed.
+            let root = self
+                .part_of_built(object)
+                .or_else(|| self.root_local(object))?;
             if !IN_PLACE_METHODS.contains(&method) && method != "load_state_dict" {
                 return None;
             }
@@ -377,9 +380,6 @@ const KEEPS_LAYERS: &[&str] = &[
     "named_parameters",
     "buffers",
     "named_buffers",
-    "apply",
-    "register_buffer",
-    "register_parameter",
     "train",
     "eval",
     "to",

@@ -31,6 +31,15 @@ impl Lowerer<'_> {
         let [object, name, value] = self.setattr_arguments(call)?[..] else {
             return None;
         };
+        // In a Sequential builder, a layer set so is registered in a way
+        // not followed.
+        if let Some(built) = self.sequential_built(object) {
+            for argument in [name, value] {
+                self.expr(argument);
+            }
+            let why = "`setattr(self, ...)` changed the Sequential, which is not followed";
+            return Some(vec![self.forget(built, call, why, range)]);
+        }
         if self.scope.kind != ScopeKind::Init || !self.is_self(Some(object)) {
             return None;
         }

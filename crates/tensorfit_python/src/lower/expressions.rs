@@ -275,7 +275,10 @@ impl Lowerer<'_> {
                 range,
             };
         }
-        if let Some(original) = self.context.renamed_item(name) {
+        let renamed = self.context.renamed_item(name).filter(|original| {
+            !self.is_local_name(original) && !self.context.script_names.contains(*original)
+        });
+        if let Some(original) = renamed {
             return Expr {
                 kind: ExprKind::Name(original.to_owned()),
                 range,
@@ -472,7 +475,12 @@ impl Lowerer<'_> {
                 let object = self.expr(object);
                 return builtin_call(view, vec![object], range);
             }
-            if method.is_some_and(|m| SHAPE_KEEPING_METHODS.contains(&m)) {
+            // Arguments that compute something (`acc.add_(xs.pop())`) are
+            // lowered with the call as written.
+            let plain_arguments = argument_nodes
+                .iter()
+                .all(|a| !super::syntax::descendants(*a).any(|n| n.kind() == "call"));
+            if plain_arguments && method.is_some_and(|m| SHAPE_KEEPING_METHODS.contains(&m)) {
                 if let Some(object) = child_by_field(function, "object") {
                     return self.expr(object);
                 }

@@ -98,6 +98,23 @@ impl Lowerer<'_> {
         (is_self && self.super_init.is_some()).then(|| built(self.range(object)))
     }
 
+    /// In a Sequential builder, the Sequential built when `object` is a
+    /// part of `self` (`self.head` of `self.head.append(m)`,
+    /// `self.classifier[1] = m`): a change of it changes the Sequential in
+    /// a way not followed.
+    pub(super) fn part_of_built(&self, object: Node<'_>) -> Option<Expr> {
+        self.super_init.as_ref()?;
+        let mut node = object;
+        loop {
+            node = match node.kind() {
+                "attribute" => child_by_field(node, "object")?,
+                "subscript" => child_by_field(node, "value")?,
+                "identifier" if node != object => return self.sequential_built(node),
+                _ => return None,
+            };
+        }
+    }
+
     /// In a Sequential builder, the local holding the Sequential built.
     pub(super) fn sequential_built_name(&self, range: TextRange) -> Option<Expr> {
         self.super_init.is_some().then(|| built(range))

@@ -471,6 +471,7 @@ impl Lowerer<'_> {
             _ => return None,
         };
         self.changeable(object)
+            .or_else(|| self.part_of_built(object))
     }
 
     /// `name = value`: a `let` where this assignment declares the name, an

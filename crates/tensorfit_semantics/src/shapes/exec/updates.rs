@@ -52,10 +52,16 @@ impl<'f, 'a> Frame<'f, 'a> {
             // is an attribute, which the Sequential's layers do not see.
             // A builder whose base is a plain module class (not a
             // Sequential): the attribute of its instance.
+            // One of a container class registers a layer in its container
+            // too: not followed.
             (registry::SET_MODULE_ATTR, [object @ Value::Instance(instance), name, value])
                 if !instance.is_dict() =>
             {
-                match self.intercepts_attribute(object, name) {
+                let registers = instance
+                    .fields
+                    .iter()
+                    .any(|(n, _)| n == tensorfit_syntax::ast::REGISTERED_MODULES_FIELD);
+                match registers || self.intercepts_attribute(object, name) {
                     true => Value::Unknown,
                     false => with_attribute_set(object, name, value.clone()),
                 }
