@@ -193,13 +193,7 @@ impl ModuleContext {
                 continue;
             };
             let names_a_module = module.trim_start_matches('.').is_empty();
-            if names_a_module || self.defines(alias) {
-                continue;
-            }
-            // `import X as Y`: `Y` stands for `X` where nothing else of
-            // the file is named `X` (see `Self::renamed_item`).
-            let other = self.imported.get(name).is_some_and(|p| p != path);
-            if name != alias && (self.defines(name) || other) {
+            if names_a_module || self.looked_up_name(alias).is_none() {
                 continue;
             }
             modules
@@ -214,11 +208,19 @@ impl ModuleContext {
     /// of its own (`from ..ops.misc import SqueezeExcitation as SElayer`):
     /// `SqueezeExcitation`, which the lowering names it by.
     pub fn renamed_item(&self, alias: &str) -> Option<&str> {
+        self.looked_up_name(alias)
+            .filter(|name| *name != alias && self.workspace_items.contains(*name))
+    }
+
+    /// The name an imported name is looked up by in its file: its own, or
+    /// for `import X as Y` `X`, where nothing else of this file is named
+    /// `X`. `None` where the file defines the name itself.
+    fn looked_up_name(&self, alias: &str) -> Option<&str> {
         let path = self.imported.get(alias)?;
         let (_, name) = path.rsplit_once('.')?;
         let other = self.imported.get(name).is_some_and(|p| p != path);
-        let renamed = name != alias && !self.defines(name) && !other;
-        (renamed && self.workspace_items.contains(name) && !self.defines(alias)).then_some(name)
+        let hidden = name != alias && (self.defines(name) || other);
+        (!hidden && !self.defines(alias)).then_some(name)
     }
 }
 
@@ -587,72 +589,48 @@ fn only_init(class: Node<'_>, text: &str) -> bool {
 }
 
 /// Whether a class gives itself a class attribute (but `_version`, which
-/// only `state_dict` reads) or sets anything on `self` before its
-/// `super().__init__(...)`: its base's code would read those.
+/// only `state_dict` reads) or uses `self` before its
+/// `super().__init__(...)`: its base's code would read what it sets.
 fn sets_what_base_reads(class: Node<'_>, text: &str) -> bool {
     let Some(body) = child_by_field(class, "body") else {
         return false;
     };
-    let mut init = None;
-    for member in named_children(body) {
-        let definition = definition_of(member);
-        if definition.kind() == "function_definition" {
-            if child_by_field(definition, "name").is_some_and(|n| text_of(n, text) == "__init__") {
-                init = Some(definition);
-            }
-            continue;
-        }
-        let attribute = named_children(member).into_iter().any(|c| {
+    let members = named_children(body);
+    let attribute = members.iter().any(|member| {
+        named_children(*member).into_iter().any(|c| {
             c.kind() == "assignment"
                 && child_by_field(c, "left").is_some_and(|l| text_of(l, text) != "_version")
-        });
-        if attribute {
-            return true;
-        }
-    }
+        })
+    });
+    let init = members.iter().map(|m| definition_of(*m)).find(|d| {
+        d.kind() == "function_definition"
+            && child_by_field(*d, "name").is_some_and(|n| text_of(n, text) == "__init__")
+    });
     let Some(init) = init else {
-        return false;
+        return attribute;
     };
-    let Some(self_name) = crate::lower::syntax::first_parameter(init, text) else {
-        return true;
-    };
-    for statement in child_by_field(init, "body")
+    let mut before_super = child_by_field(init, "body")
         .map(named_children)
         .unwrap_or_default()
-    {
-        let statement_text = text_of(statement, text);
-        if statement_text.contains("super().__init__") {
-            return false;
-        }
-        let sets_self = crate::lower::syntax::descendants(statement)
-            .into_iter()
-            .any(|node| {
-                matches!(node.kind(), "assignment" | "augmented_assignment")
-                    && child_by_field(node, "left")
-                        .is_some_and(|l| text_of(l, text).starts_with(&format!("{self_name}.")))
-            });
-        if sets_self {
-            return true;
-        }
-    }
-    false
+        .into_iter()
+        .take_while(|statement| !text_of(*statement, text).contains("super().__init__"));
+    attribute || before_super.any(|statement| uses_self(init, statement, text))
 }
 
-/// Whether a method assigns anything on its `self`, or calls a method on
-/// it (but the base's own `super()...`).
+/// Whether a method uses its `self` at all, but as its parameter (a
+/// state-dict hook that only renames keys calls `super()...`).
 fn changes_self(method: Node<'_>, text: &str) -> bool {
-    let mut assigned = BTreeSet::new();
-    crate::lower::init::assigned_on_self(method, text, &mut assigned);
-    let Some(self_name) = crate::lower::syntax::first_parameter(method, text) else {
-        return true;
-    };
-    let calls_on_self = crate::lower::syntax::descendants(method)
-        .into_iter()
-        .any(|node| {
-            node.kind() == "attribute"
-                && child_by_field(node, "object").is_some_and(|o| text_of(o, text) == self_name)
-        });
-    !assigned.is_empty() || calls_on_self
+    child_by_field(method, "body").is_none_or(|body| uses_self(method, body, text))
+}
+
+/// Whether `self` (the first parameter of `method`) is used in `node`.
+fn uses_self(method: Node<'_>, node: Node<'_>, text: &str) -> bool {
+    match crate::lower::syntax::first_parameter(method, text) {
+        Some(self_name) => crate::lower::syntax::uses_of(node, self_name, text)
+            .next()
+            .is_some(),
+        None => true,
+    }
 }
 
 /// The statements that hold blocks of their own (a class or a function

@@ -8,7 +8,8 @@ use tensorfit_semantics::registry;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
-use super::syntax::{child_by_field, named_children};
+use super::statements::reassigned;
+use super::syntax::{child_by_field, is_plain_argument, named_children};
 use super::Lowerer;
 
 impl Lowerer<'_> {
@@ -100,12 +101,7 @@ impl Lowerer<'_> {
             let why = format!("`self.{method}(...)` may change the layers, which is not followed");
             return Some(self.forget(target, call, &why, range));
         }
-        let plain = |argument: &Node<'_>| {
-            !matches!(
-                argument.kind(),
-                "keyword_argument" | "list_splat" | "dictionary_splat"
-            )
-        };
+        let plain = |argument: &Node<'_>| is_plain_argument(*argument);
         let added = match (method, arguments.as_slice()) {
             ("append", [argument]) if plain(argument) => {
                 list(vec![self.expr(*argument)], self.range(*argument))
@@ -209,12 +205,7 @@ impl Lowerer<'_> {
         let target = self.changeable(object)?;
         self.pending.as_ref()?;
         let arguments = named_children(child_by_field(call, "arguments")?);
-        let plain = arguments.iter().all(|a| {
-            !matches!(
-                a.kind(),
-                "keyword_argument" | "list_splat" | "dictionary_splat"
-            )
-        });
+        let plain = arguments.iter().all(|a| is_plain_argument(*a));
         if !plain || !runs_once_before_statement(call) {
             let why = "`.pop(...)` changed it where it may not run once, which is not followed";
             let forget = self.forget(target, call, why, self.range(call));
@@ -298,21 +289,6 @@ impl Lowerer<'_> {
             },
             range,
         })
-    }
-}
-
-/// `target = builtin(target, args...)`: a value changed in place, as the
-/// analysis follows it.
-fn reassigned(target: Expr, builtin: &str, args: Vec<Expr>, range: TextRange) -> Stmt {
-    let mut all = vec![target.clone()];
-    all.extend(args);
-    Stmt {
-        kind: StmtKind::Assign {
-            target,
-            op: AssignOp::Assign,
-            value: super::expressions::builtin_call(builtin, all, range),
-        },
-        range,
     }
 }
 

@@ -9,7 +9,7 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
-use super::init::{InitField, FIELD_PREFIX};
+use super::init::{field_local, InitField};
 use super::syntax::child_by_field;
 use super::{Lowerer, ScopeKind};
 
@@ -18,14 +18,6 @@ use super::{Lowerer, ScopeKind};
 pub(super) struct Derived {
     pub(super) base: String,
     pub(super) own: BTreeSet<String>,
-}
-
-/// The local that holds the base's instance in `__init__`.
-fn base_local(range: TextRange) -> Expr {
-    Expr {
-        kind: ExprKind::Name(format!("{FIELD_PREFIX}{BASE_INSTANCE_FIELD}")),
-        range,
-    }
 }
 
 impl Lowerer<'_> {
@@ -52,7 +44,7 @@ impl Lowerer<'_> {
             text: BASE_INSTANCE_FIELD.to_owned(),
             range,
         };
-        self.note_field(name, base_local(range), value, range)
+        self.note_field(name, field_local(BASE_INSTANCE_FIELD, range), value, range)
     }
 
     /// In a derived class's `__init__`, `self.name` that the class does
@@ -83,7 +75,7 @@ impl Lowerer<'_> {
         }
         Some(Expr {
             kind: ExprKind::Field {
-                value: Box::new(base_local(range)),
+                value: Box::new(field_local(BASE_INSTANCE_FIELD, range)),
                 field: FieldName::Named(name),
             },
             range,
@@ -97,7 +89,7 @@ impl Lowerer<'_> {
     /// wrong shape). `None` otherwise.
     pub(super) fn base_changed(&self, object: Node<'_>) -> Option<Expr> {
         self.base_attribute(object)?;
-        Some(base_local(self.range(object)))
+        Some(field_local(BASE_INSTANCE_FIELD, self.range(object)))
     }
 
     /// `self.name` in a derived class's `__init__` that the class does not

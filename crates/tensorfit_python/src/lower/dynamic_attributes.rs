@@ -16,8 +16,8 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::expressions::builtin_call;
-use super::init::FIELD_PREFIX;
-use super::syntax::{child_by_field, descendants, named_children};
+use super::init::{field_local, field_name};
+use super::syntax::{child_by_field, descendants, is_plain_argument, named_children};
 use super::{Lowerer, ScopeKind};
 
 impl Lowerer<'_> {
@@ -50,17 +50,19 @@ impl Lowerer<'_> {
                     text: literal.clone(),
                     range: self.range(name),
                 };
-                let local = Expr {
-                    kind: ExprKind::Name(format!("{FIELD_PREFIX}{literal}")),
-                    range,
-                };
+                let local = field_local(&literal, range);
                 vec![self.note_field(field, local, value, range)]
             }
             None => {
                 let key = self.expr(name);
-                let local = attributes_local(range);
+                let local = field_local(DYNAMIC_ATTRIBUTES_FIELD, range);
                 let set = builtin_call(registry::SET_ITEM, vec![local.clone(), key, value], range);
-                vec![self.note_field(attributes_name(range), local, set, range)]
+                vec![self.note_field(
+                    field_name(DYNAMIC_ATTRIBUTES_FIELD, range),
+                    local,
+                    set,
+                    range,
+                )]
             }
         };
         if let Some(container) = self.registered_self(object) {
@@ -91,40 +93,21 @@ impl Lowerer<'_> {
             kind: ExprKind::Record(Vec::new()),
             range: at,
         };
-        Some(self.note_field(attributes_name(at), attributes_local(at), empty, at))
+        Some(self.note_field(
+            field_name(DYNAMIC_ATTRIBUTES_FIELD, at),
+            field_local(DYNAMIC_ATTRIBUTES_FIELD, at),
+            empty,
+            at,
+        ))
     }
 
     /// The three plain arguments of a call of the builtin `setattr`.
     fn setattr_arguments<'n>(&self, call: Node<'n>) -> Option<Vec<Node<'n>>> {
-        let function = child_by_field(call, "function")?;
-        if function.kind() != "identifier"
-            || self.text(function) != "setattr"
-            || self.is_bound(function)
-        {
+        if !self.is_call_to(call, "setattr") {
             return None;
         }
         let arguments = named_children(child_by_field(call, "arguments")?);
-        let plain = arguments.len() == 3
-            && arguments.iter().all(|a| {
-                !matches!(
-                    a.kind(),
-                    "keyword_argument" | "list_splat" | "dictionary_splat"
-                )
-            });
+        let plain = arguments.len() == 3 && arguments.iter().all(|a| is_plain_argument(*a));
         plain.then_some(arguments)
-    }
-}
-
-fn attributes_name(range: TextRange) -> Name {
-    Name {
-        text: DYNAMIC_ATTRIBUTES_FIELD.to_owned(),
-        range,
-    }
-}
-
-fn attributes_local(range: TextRange) -> Expr {
-    Expr {
-        kind: ExprKind::Name(format!("{FIELD_PREFIX}{DYNAMIC_ATTRIBUTES_FIELD}")),
-        range,
     }
 }

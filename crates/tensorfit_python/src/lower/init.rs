@@ -26,6 +26,22 @@ pub(super) const FIELD_PREFIX: &str = "self.";
 /// calls a helper...); deeper calls are unknown.
 const MAX_INLINED: usize = 4;
 
+/// The local that holds the field `field` inside `init`.
+pub(super) fn field_local(field: &str, range: TextRange) -> Expr {
+    Expr {
+        kind: ExprKind::Name(format!("{FIELD_PREFIX}{field}")),
+        range,
+    }
+}
+
+/// The field `field` as a name, for `note_field`.
+pub(super) fn field_name(field: &str, range: TextRange) -> Name {
+    Name {
+        text: field.to_owned(),
+        range,
+    }
+}
+
 /// A field as `__init__` assigns it.
 pub(super) struct InitField {
     name: Name,

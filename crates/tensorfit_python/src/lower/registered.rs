@@ -22,8 +22,9 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::expressions::builtin_call;
-use super::init::FIELD_PREFIX;
-use super::syntax::{child_by_field, named_children};
+use super::init::{field_local, field_name};
+use super::statements::reassigned;
+use super::syntax::{child_by_field, is_plain_argument, named_children};
 use super::Lowerer;
 use crate::context::resolve_dotted;
 
@@ -58,12 +59,7 @@ impl Lowerer<'_> {
     pub(super) fn registered_init(&mut self, call: Node<'_>, range: TextRange) -> Option<Stmt> {
         let kind = self.registers?;
         let arguments = named_children(child_by_field(call, "arguments")?);
-        let plain = arguments.iter().all(|a| {
-            !matches!(
-                a.kind(),
-                "keyword_argument" | "list_splat" | "dictionary_splat"
-            )
-        });
+        let plain = arguments.iter().all(|a| is_plain_argument(*a));
         let value = match (kind, arguments.as_slice()) {
             (ContainerKind::Dict, _) if plain && arguments.len() <= 1 => {
                 let args = arguments.iter().map(|a| self.expr(*a)).collect();
@@ -87,8 +83,8 @@ impl Lowerer<'_> {
             _ => self.unknown(call, "the container's arguments are not followed"),
         };
         Some(self.note_field(
-            registered_name(range),
-            registered_local(range),
+            field_name(REGISTERED_MODULES_FIELD, range),
+            field_local(REGISTERED_MODULES_FIELD, range),
             value,
             range,
         ))
@@ -101,7 +97,7 @@ impl Lowerer<'_> {
         let is_self = object.kind() == "identifier"
             && self.scope.kind == super::ScopeKind::Init
             && self.scope.self_name.as_deref() == Some(self.text(object));
-        is_self.then(|| registered_local(self.range(object)))
+        is_self.then(|| field_local(REGISTERED_MODULES_FIELD, self.range(object)))
     }
 
     /// `self.name = value` in `__init__` of such a class: the statement
@@ -110,30 +106,19 @@ impl Lowerer<'_> {
         self.registers?;
         let attribute = child_by_field(target, "attribute")?;
         let name = self.text(attribute);
-        let local = registered_local(range);
-        let value = builtin_call(
-            registry::SET_MODULE_ATTR,
-            vec![
-                local.clone(),
-                Expr {
-                    kind: ExprKind::Str(name.to_owned()),
-                    range,
-                },
-                Expr {
-                    kind: ExprKind::Name(format!("{FIELD_PREFIX}{name}")),
-                    range,
-                },
-            ],
-            range,
-        );
-        Some(Stmt {
-            kind: StmtKind::Assign {
-                target: local,
-                op: AssignOp::Assign,
-                value,
+        let args = vec![
+            Expr {
+                kind: ExprKind::Str(name.to_owned()),
+                range,
             },
+            field_local(name, range),
+        ];
+        Some(reassigned(
+            field_local(REGISTERED_MODULES_FIELD, range),
+            registry::SET_MODULE_ATTR,
+            args,
             range,
-        })
+        ))
     }
 
     /// `for m in self` in a method of such a class: the container's keys
@@ -146,38 +131,21 @@ impl Lowerer<'_> {
             return None;
         }
         let range = self.range(iterable);
-        let view = match kind {
-            ContainerKind::Dict => registry::KEYS,
-            ContainerKind::Sequential | ContainerKind::List => registry::VALUES,
-        };
         let container = Expr {
             kind: ExprKind::SelfValue,
             range,
         };
         Some(match kind {
+            ContainerKind::Dict => builtin_call(registry::KEYS, vec![container], range),
+            ContainerKind::Sequential => builtin_call(registry::VALUES, vec![container], range),
             // A list's own value is the list.
             ContainerKind::List => Expr {
                 kind: ExprKind::Field {
                     value: Box::new(container),
-                    field: FieldName::Named(registered_name(range)),
+                    field: FieldName::Named(field_name(REGISTERED_MODULES_FIELD, range)),
                 },
                 range,
             },
-            _ => builtin_call(view, vec![container], range),
         })
-    }
-}
-
-fn registered_name(range: TextRange) -> Name {
-    Name {
-        text: REGISTERED_MODULES_FIELD.to_owned(),
-        range,
-    }
-}
-
-fn registered_local(range: TextRange) -> Expr {
-    Expr {
-        kind: ExprKind::Name(format!("{FIELD_PREFIX}{REGISTERED_MODULES_FIELD}")),
-        range,
     }
 }

@@ -6,7 +6,7 @@ use tensorfit_semantics::registry;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
-use super::syntax::{child_by_field, named_children};
+use super::syntax::{child_by_field, is_plain_argument, named_children};
 use super::{Lowerer, ScopeKind};
 
 impl Lowerer<'_> {
@@ -410,16 +410,20 @@ impl Lowerer<'_> {
         // `self.norm = nn.BatchNorm2d(c)` in a Sequential builder registers
         // a layer of the Sequential built.
         if let Some(built) = self.sequential_built(object) {
-            return Some(updated(
-                registry::SET_MODULE_ATTR,
+            return Some(reassigned(
                 built,
-                attribute,
-                value,
+                registry::SET_MODULE_ATTR,
+                vec![attribute, value.clone()],
                 range,
             ));
         }
         let name = self.local_object(object)?;
-        Some(updated(registry::SET_ATTR, name, attribute, value, range))
+        Some(reassigned(
+            name,
+            registry::SET_ATTR,
+            vec![attribute, value.clone()],
+            range,
+        ))
     }
 
     /// `x[key] = value` of a local `x` (not `self`, not a field):
@@ -447,7 +451,12 @@ impl Lowerer<'_> {
             return None;
         }
         let key = self.expr(*key);
-        Some(updated(registry::SET_ITEM, name, key, value, range))
+        Some(reassigned(
+            name,
+            registry::SET_ITEM,
+            vec![key, value.clone()],
+            range,
+        ))
     }
 
     /// `object` as the local it names, if it is one (not `self`): what
@@ -793,7 +802,7 @@ impl Lowerer<'_> {
     }
 
     /// Whether `node` calls the builtin `name` (not shadowed by a local).
-    fn is_call_to(&self, node: Node<'_>, name: &str) -> bool {
+    pub(super) fn is_call_to(&self, node: Node<'_>, name: &str) -> bool {
         node.kind() == "call"
             && child_by_field(node, "function").is_some_and(|f| {
                 f.kind() == "identifier" && self.text(f) == name && !self.is_bound(f)
@@ -813,12 +822,7 @@ impl Lowerer<'_> {
             return None;
         }
         let args = named_children(child_by_field(iterable, "arguments")?);
-        if args.iter().any(|a| {
-            matches!(
-                a.kind(),
-                "keyword_argument" | "list_splat" | "dictionary_splat"
-            )
-        }) {
+        if !args.iter().all(|a| is_plain_argument(*a)) {
             return None;
         }
         match args.as_slice() {
@@ -918,21 +922,22 @@ pub(super) fn over_indices(
     }
 }
 
-/// `name = update(name, key, value)`: a local changed in place, as the
-/// analysis follows it (`operator.setitem`, `builtins.setattr`).
-fn updated(
-    update: &str,
-    name: Expr,
-    key: Expr,
-    value: &Expr,
+/// `target = builtin(target, args...)`: a value changed in place, as the
+/// analysis follows it (`operator.setitem`, `builtins.setattr`,
+/// `add_module`, ...).
+pub(super) fn reassigned(
+    target: Expr,
+    builtin: &str,
+    args: Vec<Expr>,
     range: tensorfit_base::TextRange,
 ) -> Stmt {
-    let args = vec![name.clone(), key, value.clone()];
+    let mut all = vec![target.clone()];
+    all.extend(args);
     Stmt {
         kind: StmtKind::Assign {
-            target: name,
+            target,
             op: AssignOp::Assign,
-            value: super::expressions::builtin_call(update, args, range),
+            value: super::expressions::builtin_call(builtin, all, range),
         },
         range,
     }

@@ -17,6 +17,15 @@ pub(crate) fn descendants(root: Node<'_>) -> impl Iterator<Item = Node<'_>> {
     })
 }
 
+/// Whether a call's argument is a plain value (not `name=...`, `*xs` or
+/// `**kw`).
+pub(crate) fn is_plain_argument(argument: Node<'_>) -> bool {
+    !matches!(
+        argument.kind(),
+        "keyword_argument" | "list_splat" | "dictionary_splat"
+    )
+}
+
 /// Each use of the identifier `name` below `root`, with its parent.
 pub(crate) fn uses_of<'t>(
     root: Node<'t>,

@@ -12,6 +12,7 @@ use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
 
 use super::{Deferred, Frame, LayerSite};
 use crate::registry::PARTIAL;
+use crate::shapes::analysis::Summary;
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
@@ -660,40 +661,9 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
             }
         }
-        // A value the summary lost for want of numbers this call knows
-        // (a module name formatted from a number, a loop's count).
-        if has_body && summary.numbers_decide {
-            // With the tensors too where their ranks are known: a number
-            // may be one (`[1] * (x.ndim - 1)`).
-            let tensors_known = bound.iter().any(|(_, v, _)| {
-                matches!(v, Value::Tensor(shape) if self.refine_shape(shape).dims().is_some())
-            });
-            let all = match tensors_known {
-                true => super::specialise::all_known(&bound),
-                false => super::specialise::all_but_tensors(&bound),
-            };
-            if tensors_known
-                || all
-                    .iter()
-                    .any(|(_, v)| super::specialise::holds_known_number(v))
-            {
-                // Past the limits, the summary with placeholders holds.
-                if let Some(own) = self.analysis.summary_for_arguments(function, &all) {
-                    summary = own;
-                }
-            }
-        }
-        // An operation that needed a tensor's rank (see `ranks_decide`):
-        // the call's tensors, if their ranks are known, decide it.
-        if has_body && summary.ranks_decide {
-            let tensors_known = bound.iter().any(|(_, v, _)| {
-                matches!(v, Value::Tensor(shape) if self.refine_shape(shape).dims().is_some())
-            });
-            if tensors_known {
-                let all = super::specialise::all_known(&bound);
-                if let Some(own) = self.analysis.summary_for_arguments(function, &all) {
-                    summary = own;
-                }
+        if has_body && (summary.numbers_decide || summary.ranks_decide) {
+            if let Some(own) = self.summary_for_call_values(function, &summary, &bound) {
+                summary = own;
             }
         }
         // Still lost here: this function's callers may know the numbers
@@ -706,6 +676,39 @@ impl<'f, 'a> Frame<'f, 'a> {
             text: text.to_owned(),
         };
         self.instantiate(&summary, call, bound)
+    }
+}
+
+impl<'f, 'a> Frame<'f, 'a> {
+    /// A summary of `function` for this call's own values, where the one
+    /// given lost a value they decide (see `Summary::numbers_decide` and
+    /// `Summary::ranks_decide`): its known numbers (a module name formatted
+    /// from one, a loop's count), and its tensors where their ranks are
+    /// known (`x.chunk(2, dim=1)`, `[1] * (x.ndim - 1)`). `None` where the
+    /// call knows nothing more, or past the limits (the summary with
+    /// placeholders still holds then).
+    fn summary_for_call_values(
+        &mut self,
+        function: FunctionRef<'a>,
+        summary: &Summary,
+        bound: &[(String, Value, String)],
+    ) -> Option<Arc<Summary>> {
+        let refined: Vec<(String, Value, String)> = bound
+            .iter()
+            .map(|(name, value, text)| (name.clone(), self.refine(value.clone()), text.clone()))
+            .collect();
+        let tensors_known = refined
+            .iter()
+            .any(|(_, v, _)| matches!(v, Value::Tensor(shape) if shape.dims().is_some()));
+        let numbers_known = refined
+            .iter()
+            .any(|(_, v, _)| super::specialise::holds_known_number(v));
+        let fixed = match (tensors_known, summary.numbers_decide && numbers_known) {
+            (true, _) => super::specialise::all_known(&refined),
+            (false, true) => super::specialise::all_but_tensors(&refined),
+            (false, false) => return None,
+        };
+        self.analysis.summary_for_arguments(function, &fixed)
     }
 }
 
