@@ -77,7 +77,7 @@ impl Lowerer<'_> {
             let root = self
                 .part_of_built(object)
                 .or_else(|| self.root_local(object))?;
-            if !IN_PLACE_METHODS.contains(&method) && method != "load_state_dict" {
+            if !IN_PLACE_METHODS.contains(&method) && !REASSIGNING_METHODS.contains(&method) {
                 return None;
             }
             for argument in named_children(child_by_field(call, "arguments")?) {
@@ -114,6 +114,26 @@ impl Lowerer<'_> {
             ("load_state_dict", _) => {
                 let args = arguments.iter().map(|a| self.expr(*a)).collect();
                 return Some(reassigned(target, registry::LOAD_STATE, args, range));
+            }
+            // `net.eval()`, `net.train(False)`: the module with its
+            // `training` flag set, which the call returns.
+            ("eval" | "train", _)
+                if self.sequential_built(object).is_none()
+                    && self.registered_self(object).is_none() =>
+            {
+                for argument in &arguments {
+                    if !plain(argument) {
+                        return None;
+                    }
+                }
+                return Some(Stmt {
+                    kind: StmtKind::Assign {
+                        target,
+                        op: AssignOp::Assign,
+                        value: self.expr(call),
+                    },
+                    range,
+                });
             }
             // `features.add_module("denseblock1", block)`: the container
             // with the module registered under that name.
@@ -345,6 +365,11 @@ pub(super) const IN_PLACE_METHODS: &[&str] = &[
     "__setitem__",
     "__delitem__",
 ];
+
+/// Methods that change a module in place, which the analysis follows
+/// where they are called on a local (see `list_update`); on a part of one
+/// (`model.features.eval()`), the local is forgotten.
+const REASSIGNING_METHODS: &[&str] = &["load_state_dict", "eval", "train"];
 
 /// Methods of `nn.Module` that leave its layers as they are.
 const KEEPS_LAYERS: &[&str] = &[

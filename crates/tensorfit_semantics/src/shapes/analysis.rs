@@ -376,6 +376,14 @@ impl<'a> Analysis<'a> {
         let key = function.key();
         let first_var = self.vars.now();
         let mut frame = Frame::new(self, Some(key.clone()));
+        // A summary for a call's own terms runs on the caller's unknowns:
+        // the names it binds them to (`n, c, h, w = x.size()`) are not the
+        // caller's, whose shapes would show them.
+        frame.names_terms = !fixed.is_some_and(|fixed| {
+            fixed
+                .iter()
+                .any(|(_, value)| super::exec::holds_symbolic_term(value))
+        });
         let mut params = Vec::new();
         let fixed_value = |name: &str| {
             fixed

@@ -33,9 +33,11 @@ mod in_place;
 mod instantiation;
 mod learnt;
 mod loops;
+mod module_methods;
 mod numbers;
 mod rule_context;
 mod specialise;
+pub(in crate::shapes) use specialise::holds_symbolic_term;
 mod spelling;
 mod statements;
 mod strings;
@@ -128,6 +130,9 @@ pub struct Frame<'f, 'a> {
     /// An operation needed the rank of a tensor the function does not
     /// know (see [`Summary::ranks_decide`](crate::shapes::analysis::Summary)).
     pub ranks_decide: bool,
+    /// Whether the names this function binds numbers to name their terms
+    /// in what users see (see `Analysis::name_term`).
+    pub names_terms: bool,
     /// The function being executed (`None`: the script body).
     pub function: Option<String>,
     self_value: Option<Value>,
@@ -247,6 +252,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             changed_by_call: None,
             numbers_decide: false,
             ranks_decide: false,
+            names_terms: true,
             function,
             self_value: None,
             opening: true,

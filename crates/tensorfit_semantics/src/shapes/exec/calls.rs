@@ -63,6 +63,14 @@ impl<'f, 'a> Frame<'f, 'a> {
                 field: FieldName::Named(method),
             } => {
                 let receiver = self.expr(value);
+                let own_method = match &receiver {
+                    Value::Instance(instance) => self.method_of(instance, &method.text).is_some(),
+                    _ => false,
+                };
+                if super::module_methods::returns_itself(&receiver, &method.text, own_method) {
+                    let given = self.evaluate_args(args);
+                    return super::module_methods::itself(&receiver, &method.text, &given);
+                }
                 match &receiver {
                     // Python's `len(x)` of a dict.
                     Value::Instance(dict) if dict.is_dict() && method.text == "__len__" => {
@@ -543,6 +551,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             return kept_shape.unwrap_or(deferred);
         }
         let opaque_input = self.has_opaque_tensor(&bound);
+        let symbolic_input = self.has_symbolic_number(&bound);
         let args = Args::new(bound);
         // The registry says whether the contract or a built-in rule gives
         // the shape; a rule that cannot tell (an argument not modelled)
@@ -550,6 +559,12 @@ impl<'f, 'a> Frame<'f, 'a> {
         if op.is_some_and(|op| op.shape == crate::registry::ShapeBy::Rule) {
             let from = self.facts.len();
             if let Some(value) = rules::apply(self, name, &args, range) {
+                // A rule that cannot tell for a dimension or number not
+                // known here (`x.chunk(2, dim=1)` of an odd or even
+                // channel count): a call that passes numbers may tell.
+                if symbolic_input && value == Value::Unknown && !self.refused_since(from) {
+                    self.numbers_decide = true;
+                }
                 return self.unless_refused(from, value);
             }
             // A rule that needs the rank of an input this function does
@@ -599,6 +614,23 @@ impl<'f, 'a> Frame<'f, 'a> {
         bound.iter().any(|(_, v, _)| match v {
             Value::List(items) | Value::Tuple(items) => items.iter().any(opaque),
             other => opaque(other),
+        })
+    }
+
+    /// Whether an argument is, or holds, a number not known here: an
+    /// `int` or a dimension of a tensor of known rank.
+    fn has_symbolic_number(&self, bound: &[(String, Value, String)]) -> bool {
+        let symbolic = |v: &Value| match v {
+            Value::Int(term) => self.known(term).as_const().is_none(),
+            Value::Tensor(shape) => self
+                .refine_shape(shape)
+                .dims()
+                .is_some_and(|dims| dims.iter().any(|d| self.known(d).as_const().is_none())),
+            _ => false,
+        };
+        bound.iter().any(|(_, v, _)| match v {
+            Value::List(items) | Value::Tuple(items) => items.iter().any(symbolic),
+            other => symbolic(other),
         })
     }
 

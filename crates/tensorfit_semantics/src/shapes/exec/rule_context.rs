@@ -34,6 +34,10 @@ impl RuleContext for Frame<'_, '_> {
         Shape::opaque(self.analysis.vars.fresh())
     }
 
+    fn note_ranks_decide(&mut self) {
+        self.ranks_decide = true;
+    }
+
     fn defer(&mut self, op: &str, args: Vec<(String, Value, String)>, range: TextRange) -> Value {
         Frame::defer(self, op, args, range)
     }

@@ -157,3 +157,24 @@ fn less_known(assumed: &Value, actual: &Value) -> bool {
         (a, b) => std::mem::discriminant(a) != std::mem::discriminant(b) || a != b,
     }
 }
+
+/// Whether a value is or holds an unknown number (a symbolic `int`, a
+/// dimension or rank not known): a term of the frame it comes from.
+pub fn holds_symbolic_term(value: &Value) -> bool {
+    match value {
+        Value::Int(n) => n.as_const().is_none(),
+        Value::Tensor(shape) | Value::Shape(shape) => match shape.dims() {
+            Some(dims) => dims.iter().any(|d| d.as_const().is_none()),
+            None => true,
+        },
+        Value::List(items) | Value::Tuple(items) => items.iter().any(holds_symbolic_term),
+        Value::Instance(instance) => instance
+            .fields
+            .iter()
+            .chain(&instance.params)
+            .any(|(_, v)| holds_symbolic_term(v)),
+        Value::Layer(layer) => layer.args.iter().any(|(_, v)| holds_symbolic_term(v)),
+        Value::Partial(partial) => partial.args.iter().any(|a| holds_symbolic_term(&a.value)),
+        _ => false,
+    }
+}

@@ -571,8 +571,11 @@ impl<'f, 'a> Frame<'f, 'a> {
     ) {
         match pattern {
             Pattern::Name(name) => {
-                if let Value::Int(term) = &value {
-                    self.analysis.name_term(term, &name.text);
+                match &value {
+                    Value::Int(term) if self.names_terms => {
+                        self.analysis.name_term(term, &name.text)
+                    }
+                    _ => {}
                 }
                 self.record(&name.text, name.range, &value);
                 self.define(&name.text, value, declared, name.range);

@@ -72,6 +72,9 @@ pub trait RuleContext {
     fn fresh_dim(&mut self, range: TextRange) -> Term;
     /// A new shape of unknown rank.
     fn fresh_shape(&self) -> Shape;
+    /// Notes that a result is unknown only for want of an input's rank,
+    /// which a call may know (see `Summary::ranks_decide`).
+    fn note_ranks_decide(&mut self);
     /// The operation `op` applied later, where its arguments' ranks are
     /// known (at each call of the function being analysed).
     fn defer(&mut self, op: &str, args: Vec<(String, Value, String)>, range: TextRange) -> Value;
@@ -305,6 +308,21 @@ fn require_channels(
         range,
     );
     true
+}
+
+/// `input` without its last `count` dimensions (the batch before the
+/// dimensions an operation works on), or an unknown shape where that
+/// cannot be written: a shape known at the front and of unknown rank
+/// after (`x[:, 58:]` of a parameter) loses an unknown part of its known
+/// front (see `Shape::slice_exact`). The call's ranks decide then.
+fn leading(frame: &mut dyn RuleContext, input: &Shape, count: usize) -> Shape {
+    match input.slice_exact(0, count) {
+        Some(leading) => leading,
+        None => {
+            frame.note_ranks_decide();
+            frame.fresh_shape()
+        }
+    }
 }
 
 /// `prefix ++ dims`, or an unknown shape when that cannot be stated.

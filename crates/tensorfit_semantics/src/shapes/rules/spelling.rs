@@ -78,6 +78,10 @@ impl RuleContext for Spelled<'_> {
         self.frame.fresh_shape()
     }
 
+    fn note_ranks_decide(&mut self) {
+        self.frame.note_ranks_decide();
+    }
+
     fn defer(&mut self, op: &str, args: Vec<(String, Value, String)>, range: TextRange) -> Value {
         self.frame.defer(op, args, range)
     }

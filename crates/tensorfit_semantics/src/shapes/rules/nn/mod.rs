@@ -13,7 +13,7 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
 use super::{
-    append, dims_of, pair, require, require_channels, require_equal, require_positive,
+    append, dims_of, leading, pair, require, require_channels, require_equal, require_positive,
     require_rank, require_rank_at_least, sizes, Args, RuleContext, Shape, Value,
 };
 
@@ -191,8 +191,7 @@ pub(super) fn linear(
             range,
         );
     }
-    input
-        .slice(0, 1)
+    leading(frame, &input, 1)
         .concat(&Shape::known(vec![out_features.clone()]))
         .unwrap_or_else(|| frame.fresh_shape())
 }
@@ -336,7 +335,7 @@ impl Conv<'_> {
             );
             out.push(o);
         }
-        let batch = input.slice(0, self.spatial + 1);
+        let batch = leading(frame, &input, self.spatial + 1);
         Value::Tensor(append(frame, &batch, out))
     }
 }
@@ -433,7 +432,7 @@ impl<'s> Pool<'s> {
             );
             out.push(o);
         }
-        let batch = input.slice(0, self.spatial);
+        let batch = leading(frame, &input, self.spatial);
         Value::Tensor(append(frame, &batch, out))
     }
 }
@@ -470,7 +469,7 @@ pub(super) fn adaptive_pool(
     if sizes.len() != spatial {
         return Value::Unknown;
     }
-    let batch = input.slice(0, spatial);
+    let batch = leading(frame, &input, spatial);
     Value::Tensor(append(frame, &batch, sizes))
 }
 
@@ -591,6 +590,7 @@ impl Transposed<'_> {
             );
             out.push(o);
         }
-        Value::Tensor(append(frame, &input.slice(0, 3), out))
+        let batch = leading(frame, &input, 3);
+        Value::Tensor(append(frame, &batch, out))
     }
 }

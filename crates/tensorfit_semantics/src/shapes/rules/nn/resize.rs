@@ -4,7 +4,7 @@
 use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 
-use super::super::{append, dims_of, refuse, require, Args, RuleContext, Shape, Value};
+use super::super::{append, dims_of, leading, refuse, require, Args, RuleContext, Shape, Value};
 
 /// `pad(input, pad, mode, value)`: `pad` lists (before, after) pairs from
 /// the last dimension backwards; each padded dimension grows by its pair
@@ -176,9 +176,6 @@ pub(in super::super) fn interpolate(
         );
     }
     // The batch and the channels, then the new sizes.
-    Some(Value::Tensor(append(
-        frame,
-        &input.slice(0, spatial),
-        sizes,
-    )))
+    let batch = leading(frame, &input, spatial);
+    Some(Value::Tensor(append(frame, &batch, sizes)))
 }
