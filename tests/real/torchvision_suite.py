@@ -7,7 +7,10 @@ The model files are read where Debian installed them (python3-torchvision
 builder of `torchvision_builders.txt`:
 
 1. `tensorfit check` of the builder's source file: no error, no warning.
-2. A generated script, `y = models.NAME()(torch.randn(2, 3, S, S))`, with
+2. A generated script, `m = models.NAME().eval()` and
+   `y = m(torch.randn(2, 3, S, S))` (evaluation mode, as PyTorch records
+   it: GoogLeNet and Inception return their auxiliary outputs while
+   training), with
    one line per submodule PyTorch called: the submodule applied to a tensor
    of the shape PyTorch recorded as its input (`s_4 =
    m.layer1[0].conv1(torch.randn(2, 64, 56, 56))`; PyTorch runs on its
@@ -174,7 +177,7 @@ def builder_script(name, size, calls):
         "import torch",
         "import torchvision.models as models",
         "",
-        f"m = models.{name}()",
+        f"m = models.{name}().eval()",
         f"y = m(torch.randn(2, 3, {size}, {size}))",
     ]
     named = []
@@ -339,7 +342,7 @@ def main():
             with open(script, "w") as f:
                 f.write(
                     "import torch\nimport torchvision.models as models\n\n"
-                    f"y = models.{builder}()(torch.randn(2, 3, {size}, {size}))\n"
+                    f"y = models.{builder}().eval()(torch.randn(2, 3, {size}, {size}))\n"
                 )
             entry = results["files"][module_name]
             entry["missed"] = []

@@ -95,6 +95,21 @@ pub(crate) fn is_float_valued(qualified: &str) -> bool {
     )
 }
 
+/// Questions about how the code runs whose answer is `False` when it runs
+/// as written, in eager mode (`if torch.jit.is_scripting():` guards a
+/// TorchScript-only return of GoogLeNet and Inception): the checker
+/// follows the code PyTorch runs when the file is imported and called.
+pub(crate) fn is_false_when_checked(qualified: &str) -> bool {
+    matches!(
+        qualified,
+        "torch.jit.is_scripting"
+            | "torch.jit.is_tracing"
+            | "torch.onnx.is_in_onnx_export"
+            | "torch._jit_internal.is_scripting"
+            | "torch.fx._symbolic_trace.is_fx_tracing"
+    )
+}
+
 /// The meaning of a dotted path such as `torch.nn.functional.relu`.
 pub(crate) fn resolve(qualified: &str) -> Resolved {
     if let Some(op) = registry::operation_by_pytorch_name(qualified) {

@@ -56,6 +56,24 @@ def either(mode: bool):
     return net(x)
 
 
+# `torch.jit.is_scripting()` is false where PyTorch runs the code as
+# written (GoogLeNet returns a named tuple only for TorchScript).
+class Scripted(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x: Tensor):
+        if torch.jit.is_scripting():
+            return self.fc(x), x
+        if torch.jit.is_tracing():
+            return x
+        return self.fc(x)
+
+
+eager = Scripted()(x)  #~ shape eager: Tensor[2, 2]
+
+
 # The flag is set on the held modules too.
 held = Net().eval().head(torch.randn(3, 8))  #~ shape held: Tensor[3, 3]
 

@@ -86,6 +86,9 @@ impl Lowerer<'_> {
                     return self.unknown(node, "the expression is incomplete");
                 };
                 let operator = self.text(operator);
+                if operator == "**" {
+                    return self.power(left, right, range);
+                }
                 let lhs = self.expr(left);
                 let rhs = self.expr(right);
                 self.binary_value(operator, lhs, rhs, range)
@@ -180,6 +183,34 @@ impl Lowerer<'_> {
                 rhs: Box::new(rhs),
             },
             range,
+        }
+    }
+
+    /// `base ** exponent`. A small whole exponent of a base that computes
+    /// nothing (`(image_size // patch_size) ** 2`, `x ** 2`) is the product
+    /// it stands for, which keeps an `int` exact; any other power is
+    /// PyTorch's elementwise `pow` (a tensor keeps its broadcast shape; a
+    /// power of numbers is unknown).
+    fn power(&mut self, base: Node<'_>, exponent: Node<'_>, range: TextRange) -> Expr {
+        let small_whole = (exponent.kind() == "integer")
+            .then(|| self.text(exponent).replace('_', "").parse::<u32>().ok())
+            .flatten()
+            .filter(|k| (1..=MAX_POWER_AS_PRODUCT).contains(k));
+        let computes_nothing = !super::syntax::descendants(base).any(|n| n.kind() == "call");
+        match small_whole {
+            Some(k) if computes_nothing => {
+                let mut product = self.expr(base);
+                for _ in 1..k {
+                    let factor = self.expr(base);
+                    product = self.binary_value("*", product, factor, range);
+                }
+                product
+            }
+            _ => {
+                let base = self.expr(base);
+                let exponent = self.expr(exponent);
+                builtin_call("pow", vec![base, exponent], range)
+            }
         }
     }
 
@@ -527,6 +558,12 @@ impl Lowerer<'_> {
             }
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
+            }
+            if torch_names::is_false_when_checked(&path) && argument_nodes.is_empty() {
+                return Expr {
+                    kind: ExprKind::Bool(false),
+                    range,
+                };
             }
             // `typing.cast(int, v)` is `v` (VGG's `v = cast(int, v)`).
             if path == "typing.cast" {
@@ -1059,6 +1096,10 @@ fn python_int(text: &str) -> Option<i64> {
 
 /// A call of one of the builtins the analysis computes
 /// (`registry::INT`, `registry::SET_ITEM`, ...), with positional arguments.
+/// The largest whole exponent written out as a product (`n ** 3` is
+/// `n * n * n`).
+const MAX_POWER_AS_PRODUCT: u32 = 8;
+
 pub(super) fn builtin_call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
     let args = args
         .into_iter()

@@ -209,6 +209,17 @@ impl Drop for SummaryDepth {
     }
 }
 
+/// Nodes past which a dimension that broadcasting gives, or that a call
+/// returns, is a new unknown defined by its expression rather than the
+/// expression itself (chains of residual blocks would double it at each
+/// step).
+pub const MAX_JOINED_DIM: usize = 64;
+
+/// Whether `term` has more than `bound` nodes.
+pub fn term_over(term: &Term, bound: usize) -> bool {
+    nodes_over(Node::Term(term), bound)
+}
+
 /// Whether `value` has a dimension of more than [`MAX_TERM_SIZE`] nodes
 /// (counted with an explicit stack, stopping at the bound).
 pub fn too_large(value: &Value) -> bool {
@@ -241,11 +252,15 @@ enum Node<'t> {
 }
 
 fn nodes_over_bound(root: Node<'_>) -> bool {
+    nodes_over(root, MAX_TERM_SIZE)
+}
+
+fn nodes_over(root: Node<'_>, bound: usize) -> bool {
     let mut stack = vec![root];
     let mut seen = 0;
     while let Some(node) = stack.pop() {
         seen += 1;
-        if seen > MAX_TERM_SIZE {
+        if seen > bound {
             return true;
         }
         match node {

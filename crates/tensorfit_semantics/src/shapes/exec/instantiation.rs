@@ -20,7 +20,7 @@ use crate::shapes::fact::{tests_any, CallSite, Explain, Fact, FactKind, Guard, R
 use crate::shapes::limits::{self, LimitKind};
 use crate::shapes::rules::{self, Args};
 use crate::shapes::substitution::Substitution;
-use crate::shapes::value::{Instance, Shape, Value};
+use crate::shapes::value::{Instance, Rest, Shape, Value};
 use crate::shapes::vars::VarGen;
 
 impl<'f, 'a> Frame<'f, 'a> {
@@ -254,7 +254,62 @@ impl<'f, 'a> Frame<'f, 'a> {
             return Value::Unknown;
         }
         self.note_changed_in_place(summary, &mut substitution, &bound);
+        let result = self.with_large_terms_named(result, range);
         self.refine(result)
+    }
+
+    /// `value` with each dimension or number of more than
+    /// [`limits::MAX_JOINED_DIM`] nodes replaced by a new unknown equal to
+    /// it. A callee that uses its input's dimension twice in one of its
+    /// result's (`x + mlp(x)` broadcasts to "8 where x's is 1, else x's")
+    /// doubles the expression at each call of a chain of such calls (a
+    /// transformer's twelve blocks); the solver keeps what it is, and the
+    /// next call substitutes a name.
+    fn with_large_terms_named(&mut self, value: Value, range: TextRange) -> Value {
+        match value {
+            Value::Int(term) => Value::Int(self.named_if_large(&term, range)),
+            Value::Tensor(shape) => Value::Tensor(self.shape_with_large_terms_named(&shape, range)),
+            Value::Shape(shape) => Value::Shape(self.shape_with_large_terms_named(&shape, range)),
+            Value::Tuple(items) => Value::Tuple(
+                items
+                    .into_iter()
+                    .map(|item| self.with_large_terms_named(item, range))
+                    .collect(),
+            ),
+            Value::List(items) => Value::List(
+                items
+                    .into_iter()
+                    .map(|item| self.with_large_terms_named(item, range))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+
+    fn shape_with_large_terms_named(&mut self, shape: &Shape, range: TextRange) -> Shape {
+        let head = shape
+            .head
+            .iter()
+            .map(|t| self.named_if_large(t, range))
+            .collect();
+        let rest = shape.rest.as_ref().map(|rest| Rest {
+            tail: rest
+                .tail
+                .iter()
+                .map(|t| self.named_if_large(t, range))
+                .collect(),
+            ..rest.clone()
+        });
+        Shape { head, rest }
+    }
+
+    fn named_if_large(&mut self, term: &Term, range: TextRange) -> Term {
+        if !limits::term_over(term, limits::MAX_JOINED_DIM) {
+            return term.clone();
+        }
+        let named = self.fresh_int();
+        self.assume(Formula::eq(&named, term), range);
+        named
     }
 
     /// A callee's path condition at this call: the caller's, then the

@@ -384,7 +384,7 @@ pub fn broadcast(
                             terms: vec![p.clone(), q.clone()],
                         },
                     );
-                    Term::ite(&Formula::eq(&p, &one), &q, &p)
+                    joined_dim(frame, &p, &q, range)
                 }
             }
             (None, None) => Term::int(1),
@@ -392,6 +392,32 @@ pub fn broadcast(
         result.push(dim);
     }
     Shape::known(result)
+}
+
+/// The dimension two broadcast dimensions `p` and `q` give: `q` where `p`
+/// is 1, else `p`. Written out as that choice while it is small; past
+/// [`limits::MAX_JOINED_DIM`] nodes, a new dimension defined by it, so that
+/// a chain of residual additions of dimensions not known to be equal (a
+/// transformer's `x = x + attention(x)`, once per layer) does not double
+/// the expression at each step.
+fn joined_dim(frame: &mut dyn RuleContext, p: &Term, q: &Term, range: TextRange) -> Term {
+    let one = Term::int(1);
+    let p_is_one = Formula::eq(p, &one);
+    let joined = Term::ite(&p_is_one, q, p);
+    if !crate::shapes::limits::term_over(&joined, crate::shapes::limits::MAX_JOINED_DIM) {
+        return joined;
+    }
+    let dim = frame.fresh_int();
+    frame.require(
+        Formula::eq(&dim, &joined),
+        FactKind::Assumption,
+        range,
+        Explain::Text {
+            template: "the broadcast dimension".to_owned(),
+            terms: Vec::new(),
+        },
+    );
+    dim
 }
 
 /// Dimensions from a size argument: `zeros(2, 3)`, `zeros([2, 3])`.
