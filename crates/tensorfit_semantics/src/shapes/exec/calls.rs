@@ -550,6 +550,17 @@ impl<'f, 'a> Frame<'f, 'a> {
             let deferred = self.defer(name, bound, range);
             return kept_shape.unwrap_or(deferred);
         }
+        // Python's `**` of numbers (the front end spells it `pow`).
+        if name == "pow" {
+            if let [(_, base, _), (_, exponent, _), ..] = bound.as_slice() {
+                if let Some(value) = super::numbers::power(base, exponent) {
+                    if value == Value::Unknown {
+                        self.note_numbers_decide(&value, &[base.clone(), exponent.clone()]);
+                    }
+                    return value;
+                }
+            }
+        }
         let opaque_input = self.has_opaque_tensor(&bound);
         let symbolic_input = self.has_symbolic_number(&bound);
         let args = Args::new(bound);

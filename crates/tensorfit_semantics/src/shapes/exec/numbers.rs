@@ -199,6 +199,41 @@ pub(super) fn absolute(value: &Value) -> Value {
     }
 }
 
+/// Python's `a ** b` of numbers (`embed_dim * 2 ** i_stage`): an `int`
+/// for `int`s and a non-negative exponent (exact; a symbolic base to a
+/// small known exponent is its product), a float otherwise; `None` where
+/// an operand is not a number (a tensor's power is `torch.pow`'s).
+pub(super) fn power(base: &Value, exponent: &Value) -> Option<Value> {
+    let is_number = |v: &Value| matches!(v, Value::Int(_) | Value::Float(_));
+    if !is_number(base) || !is_number(exponent) {
+        return None;
+    }
+    if let (Value::Int(b), Value::Int(e)) = (base, exponent) {
+        return Some(match (b.as_const(), e.as_const()) {
+            (Some(b), Some(e)) if e >= 0 => {
+                match u32::try_from(e).ok().and_then(|e| b.checked_pow(e)) {
+                    Some(n) => Value::Int(Term::int(n)),
+                    None => Value::Unknown,
+                }
+            }
+            // A negative exponent makes a float.
+            (Some(b), Some(e)) => Value::Float(Some((b as f64).powi(e as i32))),
+            (None, Some(e)) if (1..=MAX_EXPONENT_AS_PRODUCT).contains(&e) => {
+                Value::Int((1..e).fold(b.clone(), |product, _| Term::mul(&product, b)))
+            }
+            _ => Value::Unknown,
+        });
+    }
+    let value = match (known_number(base), known_number(exponent)) {
+        (Some(b), Some(e)) => b.powf(e),
+        _ => return Some(Value::Float(None)),
+    };
+    Some(Value::Float(value.is_finite().then_some(value)))
+}
+
+/// The largest known exponent of a symbolic `int` written as a product.
+const MAX_EXPONENT_AS_PRODUCT: i64 = 8;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +258,26 @@ mod tests {
         assert_eq!(
             compare(CompareOp::Lt, &int_value(16), &tenth),
             Some(Formula::truth(true))
+        );
+    }
+
+    #[test]
+    fn powers_are_pythons() {
+        assert_eq!(power(&int_value(2), &int_value(10)), Some(int_value(1024)));
+        assert_eq!(power(&int_value(2), &int_value(-1)), Some(known(0.5)));
+        assert_eq!(power(&known(2.0), &int_value(3)), Some(known(8.0)));
+        assert_eq!(power(&int_value(3), &int_value(100)), Some(Value::Unknown));
+        let n = Term::var(7);
+        assert_eq!(
+            power(&Value::Int(n.clone()), &int_value(2)),
+            Some(Value::Int(Term::mul(&n, &n)))
+        );
+        assert_eq!(
+            power(
+                &Value::Tensor(crate::shapes::value::Shape::scalar()),
+                &int_value(2)
+            ),
+            None
         );
     }
 
