@@ -12,10 +12,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::{Node, Tree};
 
 use crate::class_functions::{
-    own_class_functions, qualified, ClassFunctions, OwnClassFunctions, MAX_BASE_DEPTH,
+    is_classmethod, own_class_functions, qualified, ClassFunctions, OwnClassFunctions,
+    MAX_BASE_DEPTH,
 };
 use crate::lower::syntax::{
-    child_by_field, definition_of, descendants, is_field, named_children, text_of, uses_of,
+    child_by_field, decorators, definition_of, descendants, is_field, named_children, text_of,
+    uses_of,
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -81,6 +83,10 @@ pub struct ModuleContext {
     /// The class functions each class of the file defines in its own body
     /// (see [`crate::class_functions`]).
     pub own_class_functions: OwnClassFunctions,
+    /// Which of them are class methods, by their lowered name
+    /// (`BlockParams::from_init_params`): a call through the class passes
+    /// the class ([`tensorfit_syntax::ast::CLASS_ARGUMENT`]).
+    pub own_class_methods: BTreeSet<String>,
     /// Those that classes imported from files the database reads answer,
     /// by the imported name: filled in by the database.
     pub imported_class_functions: BTreeMap<String, ClassFunctions>,
@@ -401,10 +407,13 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     }
     crate::inheritance::find_inheritance(&classes, text, &mut context);
     for (name, bases, class) in classes {
-        let own: BTreeSet<String> = own_class_functions(class, text)
-            .into_iter()
-            .map(|(method, _)| method)
-            .collect();
+        let functions = own_class_functions(class, text);
+        for (method, member) in &functions {
+            if is_classmethod(&decorators(*member, text)) {
+                context.own_class_methods.insert(qualified(&name, method));
+            }
+        }
+        let own: BTreeSet<String> = functions.into_iter().map(|(method, _)| method).collect();
         if !own.is_empty() {
             context.own_class_functions.insert(name.clone(), own);
         }

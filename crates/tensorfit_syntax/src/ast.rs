@@ -12,6 +12,11 @@ use tensorfit_base::TextRange;
 /// identifier of either language can be.
 pub const CLASS_FUNCTION_SEPARATOR: &str = "::";
 
+/// The hidden parameter of a Python class method that receives the class
+/// it is called on (its `cls`), which a call through the class passes
+/// (`BlockParams.from_init_params(...)`); unknown where nothing passes it.
+pub const CLASS_ARGUMENT: &str = "$class";
+
 /// The field of a Python instance that holds what its base class's
 /// `__init__` made (`super().__init__(...)` in a class derived from another
 /// of the file): the analysis reads a member or method the class does not

@@ -603,7 +603,10 @@ impl Lowerer<'_> {
             }
         }
         let callee = self.expr(function);
-        let args = self.arguments(node);
+        let mut args = self.arguments(node);
+        if let Some(class) = self.class_method_receiver(function) {
+            args.push(class);
+        }
         Expr {
             kind: ExprKind::Call {
                 callee: Box::new(callee),
@@ -611,6 +614,29 @@ impl Lowerer<'_> {
             },
             range,
         }
+    }
+
+    /// `Class.method(...)` of a class method of this file: the class as
+    /// the method's `cls` ([`CLASS_ARGUMENT`]).
+    fn class_method_receiver(&mut self, function: Node<'_>) -> Option<Arg> {
+        if function.kind() != "attribute" {
+            return None;
+        }
+        let called = self.class_function(function)?;
+        if !self.context.own_class_methods.contains(&called) {
+            return None;
+        }
+        let class = child_by_field(function, "object")?;
+        let value = self.expr(class);
+        Some(Arg {
+            name: Some(Name {
+                text: CLASS_ARGUMENT.to_owned(),
+                range: value.range,
+            }),
+            unpack: None,
+            range: value.range,
+            value,
+        })
     }
 
     /// `int(x)`, `round(x)`, `min(a, b)`, `math.ceil(x)`, ...,

@@ -292,6 +292,38 @@ impl<'t> Lowerer<'t> {
             })
             .skip(usize::from(class_parameter.is_some()))
             .collect();
+        // The class, when a call through it passes it (see
+        // `CLASS_ARGUMENT`): a hidden parameter before `*args`/`**kwargs`,
+        // unknown where no call passes it (`self.from_config(...)`).
+        let mut params = params;
+        if let Some(name) = &class_parameter {
+            let why = format!(
+                "`{}`, the class a class method is called on, is not known here",
+                name.text
+            );
+            let at = params
+                .iter()
+                .position(|p| p.collects.is_some())
+                .unwrap_or(params.len());
+            params.insert(
+                at,
+                Param {
+                    is_self: false,
+                    variadic: false,
+                    collects: None,
+                    name: Name {
+                        text: CLASS_ARGUMENT.to_owned(),
+                        range: name.range,
+                    },
+                    ty: None,
+                    default: Some(Expr {
+                        kind: ExprKind::Unknown(why),
+                        range: name.range,
+                    }),
+                    range: name.range,
+                },
+            );
+        }
         let mut param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
         param_names.extend(class_parameter.iter().map(|name| name.text.clone()));
         let self_name = has_self.then(|| param_names.first().cloned()).flatten();
@@ -309,12 +341,8 @@ impl<'t> Lowerer<'t> {
             let mut stmts: Vec<Stmt> = class_parameter
                 .iter()
                 .map(|name| {
-                    let why = format!(
-                        "`{}`, the class a class method is called on, is not followed",
-                        name.text
-                    );
                     let value = Expr {
-                        kind: ExprKind::Unknown(why),
+                        kind: ExprKind::Name(CLASS_ARGUMENT.to_owned()),
                         range: name.range,
                     };
                     init::declare_with(name.clone(), Some(value), at)

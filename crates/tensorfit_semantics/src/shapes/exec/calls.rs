@@ -137,6 +137,36 @@ impl<'f, 'a> Frame<'f, 'a> {
                             .unwrap_or(Value::Unknown);
                         self.call_value(&member, callee, args, call.range, text)
                     }
+                    // `cls.helper(...)` in a class method: the class's own
+                    // function, given the class where it is a class method.
+                    Value::Callable(class) => {
+                        let name =
+                            format!("{class}{}{}", ast::CLASS_FUNCTION_SEPARATOR, method.text);
+                        let Some(function) = self.analysis.program.function(&name) else {
+                            for arg in args {
+                                self.expr(&arg.value);
+                            }
+                            return Value::Unknown;
+                        };
+                        let mut args = args.to_vec();
+                        if function
+                            .function
+                            .params
+                            .iter()
+                            .any(|p| p.name.text == ast::CLASS_ARGUMENT)
+                        {
+                            args.push(ast::Arg {
+                                name: Some(ast::Name {
+                                    text: ast::CLASS_ARGUMENT.to_owned(),
+                                    range: value.range,
+                                }),
+                                unpack: None,
+                                value: value.as_ref().clone(),
+                                range: value.range,
+                            });
+                        }
+                        self.call_named(&name, &args, call.range, text)
+                    }
                     Value::Str(text) => {
                         let given = self.evaluate_args(args);
                         let values: Vec<Value> = given.into_iter().map(|arg| arg.value).collect();
