@@ -34,3 +34,13 @@ grown = Grown()(torch.randn(3, 4))
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1000))
 model[2] = nn.Linear(8, 10)
 finetuned = model(torch.randn(2, 4))
+
+# A tensor's items set in place, with slices or several keys (Swin's
+# attention mask): its shape stays.
+mask = torch.zeros(6, 6)
+count = 0
+for h in ((0, -3), (-3, None)):
+    for w in ((0, -3), (-3, None)):
+        mask[h[0] : h[1], w[0] : w[1]] = count
+        count += 1
+windows = mask.view(2, 3, 2, 3)  #~ shape windows: Tensor[2, 3, 2, 3]

@@ -51,3 +51,15 @@ w = torch.ones(*sizes, 4)  #~ shape w: Tensor[2, 5, 4]
 # so is the call: nothing is reported.
 dims = tuple(int(d) for d in "3 4".split())
 unknown = torch.zeros(*dims)
+
+
+# `_` bound twice (or any target already bound) is still an unpacking: a
+# shape gives its dimensions, and its rank must be the count.
+def spatial(x):
+    x = torch.relu(x)
+    _, h, w, _ = x.shape
+    return torch.zeros(h, w)
+
+
+grid = spatial(torch.randn(2, 5, 6, 3))  #~ shape grid: Tensor[5, 6]
+too_few = spatial(torch.randn(5, 6, 3))  #~ error: a shape of 3 dimensions is unpacked into 4 names

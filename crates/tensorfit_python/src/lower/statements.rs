@@ -313,6 +313,42 @@ impl Lowerer<'_> {
                         range,
                     }];
                 }
+                // Names not all new (`_, h, w, _ = x.shape` binds `_`
+                // twice), or other targets: destructured into new names,
+                // with what unpacking means (a shape's rank is the count),
+                // then each target assigned its part.
+                if !starred {
+                    let parts: Vec<String> = elements.iter().map(|_| self.temporary()).collect();
+                    let mut stmts = vec![Stmt {
+                        kind: StmtKind::Let {
+                            pattern: Pattern::Tuple {
+                                elements: parts
+                                    .iter()
+                                    .map(|part| {
+                                        Pattern::Name(Name {
+                                            text: part.clone(),
+                                            range: tensorfit_base::TextRange::empty(
+                                                range.start as usize,
+                                            ),
+                                        })
+                                    })
+                                    .collect(),
+                                range: self.range(target),
+                            },
+                            ty: None,
+                            value,
+                        },
+                        range,
+                    }];
+                    for (element, part) in elements.iter().zip(&parts) {
+                        let value = Expr {
+                            range: self.range(*element),
+                            ..self.read_temporary(part, range)
+                        };
+                        stmts.extend(self.assign(*element, value, range));
+                    }
+                    return stmts;
+                }
                 let temporary = self.temporary();
                 let mut stmts = vec![self.let_temporary(&temporary, value, range)];
                 for (i, element) in elements.iter().enumerate() {
@@ -444,13 +480,13 @@ impl Lowerer<'_> {
         let keys: Vec<Node<'_>> = target
             .children_by_field_name("subscript", &mut cursor)
             .collect();
-        let [key] = keys.as_slice() else {
-            return None;
+        // Several keys or a slice (`mask[h0:h1, w0:w1] = count`): the
+        // key is unknown, which a tensor does not need (its shape stays)
+        // and which leaves a list or dict unknown.
+        let key = match keys.as_slice() {
+            [key] if key.kind() != "slice" => self.expr(*key),
+            _ => self.unknown(target, "the item set is a slice or has several keys"),
         };
-        if key.kind() == "slice" {
-            return None;
-        }
-        let key = self.expr(*key);
         Some(reassigned(
             name,
             registry::SET_ITEM,

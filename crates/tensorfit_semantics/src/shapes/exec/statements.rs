@@ -571,8 +571,10 @@ impl<'f, 'a> Frame<'f, 'a> {
     ) {
         match pattern {
             Pattern::Name(name) => {
+                // Hidden names (`$tmp1`, a front end's temporaries) name
+                // nothing users see.
                 match &value {
-                    Value::Int(term) if self.names_terms => {
+                    Value::Int(term) if self.names_terms && !name.text.starts_with('$') => {
                         self.analysis.name_term(term, &name.text)
                     }
                     _ => {}

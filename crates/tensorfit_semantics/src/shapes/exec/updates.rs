@@ -99,6 +99,9 @@ impl<'f, 'a> Frame<'f, 'a> {
 /// Anything else is unknown: what the container holds is not followed.
 fn with_item_set(container: &Value, key: &Value, item: Value) -> Value {
     match (container, key) {
+        // A tensor's items are set in place: its shape stays (that the
+        // value broadcasts to the indexed part is not checked).
+        (Value::Tensor(_), _) => container.clone(),
         // A key already there keeps its place in the dict's order.
         (Value::Instance(dict), Value::Str(name)) if dict.is_dict() => {
             let mut fields = dict.fields.clone();
