@@ -42,6 +42,25 @@ pub const SET_ITEM: &str = "operator.setitem";
 /// name it is made through (PYTHON.md §3: values are not aliased).
 pub const SET_ATTR: &str = "builtins.setattr";
 
+/// `nn.Module`'s methods that return the module itself, changing no
+/// shape (`model = Net().to(device)`; `eval()`/`train(mode)` set its
+/// `training` flag): the analysis returns the receiver, and the Python
+/// front end counts them among the methods that keep a module's layers.
+pub const MODULE_METHODS_RETURNING_ITSELF: &[&str] = &[
+    "to",
+    "cuda",
+    "cpu",
+    "float",
+    "double",
+    "half",
+    "bfloat16",
+    "type",
+    "requires_grad_",
+    "share_memory",
+    "eval",
+    "train",
+];
+
 /// The name under which the Python front end passes `x.pop(...)` of a
 /// local dict or list: `builtins.pop(x, key)` is the pair of the item
 /// taken and what `x` holds afterwards (`kwargs.pop("width_mult")`; a

@@ -93,7 +93,7 @@ impl Lowerer<'_> {
         let followed = ["append", "extend", "add_module", "register_module"];
         if self.sequential_built(object).is_some()
             && !followed.contains(&method)
-            && !KEEPS_LAYERS.contains(&method)
+            && !keeps_layers(method)
         {
             for argument in &arguments {
                 self.expr(*argument);
@@ -381,17 +381,14 @@ const KEEPS_LAYERS: &[&str] = &[
     "named_parameters",
     "buffers",
     "named_buffers",
-    "train",
-    "eval",
-    "to",
-    "cuda",
-    "cpu",
-    "float",
-    "double",
-    "half",
-    "requires_grad_",
     "zero_grad",
 ];
+
+/// Whether `method` of `nn.Module` leaves its layers as they are: those
+/// above, and those that return the module itself (`to`, `eval`, ...).
+fn keeps_layers(method: &str) -> bool {
+    KEEPS_LAYERS.contains(&method) || registry::MODULE_METHODS_RETURNING_ITSELF.contains(&method)
+}
 
 /// Whether an expression runs exactly once, before the rest of its
 /// statement could see what it changes: not on one side of `a if c else

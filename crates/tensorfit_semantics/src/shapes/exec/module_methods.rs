@@ -14,27 +14,11 @@ use std::sync::Arc;
 
 use tensorfit_solver::Formula;
 
+use crate::registry;
 use crate::shapes::value::{GivenArg, Instance, Layer, Value};
 
 /// `nn.Module.training`.
 pub const TRAINING_FIELD: &str = "training";
-
-/// Methods of `nn.Module` that return the module itself.
-const RETURNING_ITSELF: &[&str] = &[
-    "to",
-    "cuda",
-    "cpu",
-    "float",
-    "double",
-    "half",
-    "bfloat16",
-    "type",
-    "requires_grad_",
-    "share_memory",
-    "apply",
-    "eval",
-    "train",
-];
 
 /// Whether `receiver.method(...)` is `nn.Module`'s method returning the
 /// module: a module value (not a dict) without a method of that name of
@@ -45,7 +29,7 @@ pub fn returns_itself(receiver: &Value, method: &str, has_own_method: bool) -> b
         Value::Layer(_) => true,
         _ => false,
     };
-    module && !has_own_method && RETURNING_ITSELF.contains(&method)
+    module && !has_own_method && registry::MODULE_METHODS_RETURNING_ITSELF.contains(&method)
 }
 
 /// The value of `receiver.method(given...)` for a method

@@ -68,18 +68,29 @@ pub fn loses_containers(summary: &Summary) -> bool {
 /// Whether a value is or holds a known number (`depth=4`, `[3, 4, 6, 3]`,
 /// a config object's `width`).
 pub fn holds_known_number(value: &Value) -> bool {
-    match value {
+    holds(value, false, &|v| match v {
         Value::Int(n) => n.as_const().is_some(),
         Value::Float(f) => f.is_some(),
-        Value::List(items) | Value::Tuple(items) => items.iter().any(holds_known_number),
-        Value::Instance(instance) => instance
-            .fields
-            .iter()
-            .chain(&instance.params)
-            .any(|(_, v)| holds_known_number(v)),
-        Value::Partial(partial) => partial.args.iter().any(|a| holds_known_number(&a.value)),
         _ => false,
-    }
+    })
+}
+
+/// Whether `value`, or a value it holds (an item, a field, a partial's
+/// argument, with `in_layers` a layer's argument), is one `is` accepts.
+fn holds(value: &Value, in_layers: bool, is: &dyn Fn(&Value) -> bool) -> bool {
+    let inner = |v: &Value| holds(v, in_layers, is);
+    is(value)
+        || match value {
+            Value::List(items) | Value::Tuple(items) => items.iter().any(inner),
+            Value::Instance(instance) => instance
+                .fields
+                .iter()
+                .chain(&instance.params)
+                .any(|(_, v)| inner(v)),
+            Value::Layer(layer) if in_layers => layer.args.iter().any(|(_, v)| inner(v)),
+            Value::Partial(partial) => partial.args.iter().any(|a| inner(&a.value)),
+            _ => false,
+        }
 }
 
 /// Every argument but tensors (which placeholders stand for) and unknown
@@ -161,20 +172,12 @@ fn less_known(assumed: &Value, actual: &Value) -> bool {
 /// Whether a value is or holds an unknown number (a symbolic `int`, a
 /// dimension or rank not known): a term of the frame it comes from.
 pub fn holds_symbolic_term(value: &Value) -> bool {
-    match value {
+    holds(value, true, &|v| match v {
         Value::Int(n) => n.as_const().is_none(),
         Value::Tensor(shape) | Value::Shape(shape) => match shape.dims() {
             Some(dims) => dims.iter().any(|d| d.as_const().is_none()),
             None => true,
         },
-        Value::List(items) | Value::Tuple(items) => items.iter().any(holds_symbolic_term),
-        Value::Instance(instance) => instance
-            .fields
-            .iter()
-            .chain(&instance.params)
-            .any(|(_, v)| holds_symbolic_term(v)),
-        Value::Layer(layer) => layer.args.iter().any(|(_, v)| holds_symbolic_term(v)),
-        Value::Partial(partial) => partial.args.iter().any(|a| holds_symbolic_term(&a.value)),
         _ => false,
-    }
+    })
 }
