@@ -42,6 +42,21 @@ pub const SET_ITEM: &str = "operator.setitem";
 /// name it is made through (PYTHON.md §3: values are not aliased).
 pub const SET_ATTR: &str = "builtins.setattr";
 
+/// The name under which the Python front end passes `x.eval()` and
+/// `x.train(mode)` as statements on a local: `x = set_training(x, mode)`,
+/// the module with its `training` flag set (`mode` is `False` for
+/// `eval()`), or unknown where its class defines a method of that name.
+pub const SET_TRAINING: &str = "torch.nn.Module.train";
+
+/// The name under which the Python front end passes `a ** b`: Python's
+/// power of numbers, PyTorch's `pow` of tensors. Not an identifier, so no
+/// function of the program (a `def pow`) takes it over.
+pub const POWER: &str = "operator.pow";
+
+/// A whole exponent up to this is written out as a product (`n ** 3` is
+/// `n * n * n`), which keeps a symbolic `int` exact.
+pub const MAX_EXPONENT_AS_PRODUCT: u32 = 8;
+
 /// `nn.Module`'s methods that return the module itself, changing no
 /// shape (`model = Net().to(device)`; `eval()`/`train(mode)` set its
 /// `training` flag): the analysis returns the receiver, and the Python

@@ -72,3 +72,13 @@ class Chain(nn.Module):
 
 
 chained = Chain(24, 8)(torch.randn(2, 5, 8))  #~ shape chained: Tensor[2, 5, 8]
+
+
+# A function of the program named `pow` is not what `**` calls.
+def pow(a, b):
+    return torch.zeros(7)
+
+
+powered = torch.zeros(3) ** 2  #~ shape powered: Tensor[3]
+tiny = int(2 ** -(2 ** 32) + 3)
+beyond_int32 = torch.zeros(tiny)  #~ shape beyond_int32: Tensor[3]

@@ -1,7 +1,9 @@
 # A module's `training` flag (GoogLeNet returns its auxiliary outputs only
-# while training): a module trains from its construction on; `eval()` and
-# `train(mode)` set the flag of the module and of every module it holds,
-# and return the module, as `to(...)`, `cuda()` and `float()` do. A
+# while training): `eval()` and `train(mode)` set the flag of the module
+# and of every module it holds, and return the module, as `to(...)`,
+# `cuda()` and `float()` do. A mode no such call set is unknown (it can be
+# switched in ways not followed), so both branches are followed; a class's
+# own `train` or `eval` is called, and leaves the module unknown. A
 # channel count known only as a quotient (`-1` in a `reshape` of
 # symbolic sizes), which `chunk(2)` needs as a number: the method is redone
 # with the call's own numbers.
@@ -33,7 +35,9 @@ class Net(nn.Module):
 
 
 x = torch.randn(2, 4)
-training, aux = Net()(x)  #~ shape training: Tensor[2, 3]
+# Not known to train: either output, so nothing is shown or reported.
+either_mode = Net()(x)
+trained, aux = Net().train()(x)  #~ shape aux: Tensor[2, 5]
 evaluated = Net().eval()(x)  #~ shape evaluated: Tensor[2, 3]
 
 net = Net()
@@ -107,3 +111,36 @@ class Twice(nn.Module):
 
 
 halves = Twice()(torch.randn(2, 6, 5, 5))  #~ shape halves: Tensor[2, 6, 3, 3]
+
+
+# Switched in a way not followed (a helper, a loop over `modules()`):
+# unknown, never the mode it had.
+def freeze(model: nn.Module) -> None:
+    model.eval()
+
+
+frozen = Net().train()
+freeze(frozen)
+after_helper = frozen(x)
+fits_helper = after_helper[0] + torch.zeros(3)
+looped = Net().train()
+for m in looped.modules():
+    m.eval()
+after_loop = looped(x)
+fits_loop = after_loop[0] + torch.zeros(3)
+
+
+class Runner:
+    def __init__(self) -> None:
+        self.w = torch.zeros(3)
+
+    def __len__(self) -> int:
+        return 3
+
+    def eval(self):
+        return torch.zeros(5)
+
+
+runner = Runner()
+runner.eval()
+lengths = torch.zeros(len(runner)) + torch.zeros(3)

@@ -116,24 +116,39 @@ impl Lowerer<'_> {
                 return Some(reassigned(target, registry::LOAD_STATE, args, range));
             }
             // `net.eval()`, `net.train(False)`: the module with its
-            // `training` flag set, which the call returns.
+            // `training` flag set (`registry::SET_TRAINING`).
+            // A module reached through a loop over another's modules
+            // (`for m in net.modules(): m.eval()`): the other's mode is
+            // changed too, which is not followed.
+            ("eval" | "train", _) if self.iterated_modules_of(object).is_some() => {
+                let root = self.iterated_modules_of(object)?;
+                let why = format!(
+                    "`.{method}()` on one of its modules changed it, which is not followed"
+                );
+                return Some(self.forget(root, call, &why, range));
+            }
             ("eval" | "train", _)
                 if self.sequential_built(object).is_none()
                     && self.registered_self(object).is_none() =>
             {
-                for argument in &arguments {
-                    if !plain(argument) {
-                        return None;
-                    }
-                }
-                return Some(Stmt {
-                    kind: StmtKind::Assign {
-                        target,
-                        op: AssignOp::Assign,
-                        value: self.expr(call),
+                let mode = match (method, arguments.as_slice()) {
+                    ("eval", []) => Expr {
+                        kind: ExprKind::Bool(false),
+                        range,
                     },
+                    ("train", []) => Expr {
+                        kind: ExprKind::Bool(true),
+                        range,
+                    },
+                    ("train", [mode]) if plain(mode) => self.expr(*mode),
+                    _ => self.unknown(call, "the mode is not a plain argument"),
+                };
+                return Some(reassigned(
+                    target,
+                    registry::SET_TRAINING,
+                    vec![mode],
                     range,
-                });
+                ));
             }
             // `features.add_module("denseblock1", block)`: the container
             // with the module registered under that name.
@@ -190,6 +205,41 @@ impl Lowerer<'_> {
             return Some(field);
         }
         self.local_object(object)
+    }
+
+    /// The local whose modules a `for` loop around `object` goes over,
+    /// where `object` is that loop's variable (`m` of `for m in
+    /// net.modules():`, `for name, m in net.named_children():`).
+    fn iterated_modules_of(&self, object: Node<'_>) -> Option<Expr> {
+        const MODULE_ITERATORS: &[&str] =
+            &["modules", "children", "named_modules", "named_children"];
+        if object.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(object);
+        let mut up = object.parent();
+        while let Some(node) = up {
+            if node.kind() == "for_statement" {
+                let left = child_by_field(node, "left")?;
+                let binds = match left.kind() {
+                    "identifier" => self.text(left) == name,
+                    _ => named_children(left).iter().any(|n| self.text(*n) == name),
+                };
+                let iterated = child_by_field(node, "right")
+                    .filter(|call| call.kind() == "call")
+                    .and_then(|call| child_by_field(call, "function"))
+                    .filter(|f| f.kind() == "attribute");
+                if let (true, Some(function)) = (binds, iterated) {
+                    let method = self.text(child_by_field(function, "attribute")?);
+                    if MODULE_ITERATORS.contains(&method) {
+                        let owner = child_by_field(function, "object")?;
+                        return self.root_local(owner);
+                    }
+                }
+            }
+            up = node.parent();
+        }
+        None
     }
 
     /// The local (not `self`) an attribute or item chain starts from

@@ -195,7 +195,7 @@ impl Lowerer<'_> {
         let small_whole = (exponent.kind() == "integer")
             .then(|| self.text(exponent).replace('_', "").parse::<u32>().ok())
             .flatten()
-            .filter(|k| (1..=MAX_POWER_AS_PRODUCT).contains(k));
+            .filter(|k| (1..=registry::MAX_EXPONENT_AS_PRODUCT).contains(k));
         let computes_nothing = !super::syntax::descendants(base).any(|n| n.kind() == "call");
         match small_whole {
             Some(k) if computes_nothing => {
@@ -209,7 +209,7 @@ impl Lowerer<'_> {
             _ => {
                 let base = self.expr(base);
                 let exponent = self.expr(exponent);
-                builtin_call("pow", vec![base, exponent], range)
+                builtin_call(registry::POWER, vec![base, exponent], range)
             }
         }
     }
@@ -1122,10 +1122,6 @@ fn python_int(text: &str) -> Option<i64> {
 
 /// A call of one of the builtins the analysis computes
 /// (`registry::INT`, `registry::SET_ITEM`, ...), with positional arguments.
-/// The largest whole exponent written out as a product (`n ** 3` is
-/// `n * n * n`).
-const MAX_POWER_AS_PRODUCT: u32 = 8;
-
 pub(super) fn builtin_call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
     let args = args
         .into_iter()

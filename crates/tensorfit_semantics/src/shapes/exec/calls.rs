@@ -216,6 +216,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             let given = self.evaluate_args(args);
             return partial(given);
         }
+        if name == crate::registry::POWER {
+            return self.power(args, range);
+        }
         if let Some(value) = self.python_builtin(name, args) {
             return value;
         }
@@ -580,17 +583,6 @@ impl<'f, 'a> Frame<'f, 'a> {
             let deferred = self.defer(name, bound, range);
             return kept_shape.unwrap_or(deferred);
         }
-        // Python's `**` of numbers (the front end spells it `pow`).
-        if name == "pow" {
-            if let [(_, base, _), (_, exponent, _), ..] = bound.as_slice() {
-                if let Some(value) = super::numbers::power(base, exponent) {
-                    if value == Value::Unknown {
-                        self.note_numbers_decide(&value, &[base.clone(), exponent.clone()]);
-                    }
-                    return value;
-                }
-            }
-        }
         let opaque_input = self.has_opaque_tensor(&bound);
         let symbolic_input = self.has_symbolic_number(&bound);
         let args = Args::new(bound);
@@ -656,6 +648,26 @@ impl<'f, 'a> Frame<'f, 'a> {
             Value::List(items) | Value::Tuple(items) => items.iter().any(opaque),
             other => opaque(other),
         })
+    }
+
+    /// `a ** b` (`registry::POWER`): Python's power of numbers, else the
+    /// prelude's `pow` (a tensor's elementwise power).
+    fn power(&mut self, args: &[ast::Arg], range: TextRange) -> Value {
+        let given = self.evaluate_args(args);
+        if let [base, exponent] = given.as_slice() {
+            if let Some(value) = super::numbers::power(&base.value, &exponent.value) {
+                let inputs = [base.value.clone(), exponent.value.clone()];
+                self.note_numbers_decide(&value, &inputs);
+                return value;
+            }
+        }
+        match self.analysis.program.prelude_op("pow") {
+            Some(contract) => {
+                let bound = self.bind_given(&contract.params, None, &given);
+                self.call_prelude("pow", contract, bound, range)
+            }
+            None => Value::Unknown,
+        }
     }
 
     /// Whether an argument is, or holds, a number not known here: an

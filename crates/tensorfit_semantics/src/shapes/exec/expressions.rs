@@ -221,12 +221,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         match (value, name) {
             (Value::Tensor(shape), "shape") => Value::Shape(shape.clone()),
             (Value::Tensor(shape), "rank") => Value::Int(shape.rank()),
-            (Value::Instance(instance), _) => match instance.member(name) {
-                Some(member) => member.clone(),
-                None => {
-                    super::module_methods::default_member(instance, name).unwrap_or(Value::Unknown)
-                }
-            },
+            (Value::Instance(instance), _) => {
+                instance.member(name).cloned().unwrap_or(Value::Unknown)
+            }
             // A layer of an `nn.Sequential` by its name (`features.conv0`).
             (Value::Layer(layer), _) => layer.named_layer(name).cloned().unwrap_or(Value::Unknown),
             // A class attribute read on the class (`block.expansion`).

@@ -4,11 +4,11 @@
 //! Moving a module to a device or a dtype changes no shape: the value is
 //! the receiver. `eval()` and `train(mode)` set the `training` flag of
 //! the module and of every module it holds, which `forward` may read
-//! (GoogLeNet returns its auxiliary outputs only while training). A module
-//! is training from its construction on: an instance without the flag
-//! reads `True` ([`TRAINING_FIELD`]), so only a module switched to
-//! evaluation (or to a mode not known) carries the field, and only its
-//! calls need summaries of their own.
+//! (GoogLeNet returns its auxiliary outputs only while training). Only
+//! those set it ([`TRAINING_FIELD`]): a module whose mode no call of them
+//! set reads an unknown flag, as the mode can be switched in ways not
+//! followed (a loop over `modules()`, `apply(fn)`, an alias, a helper).
+//! Where the class defines a method of that name, it is called instead.
 
 use std::sync::Arc;
 
@@ -37,23 +37,14 @@ pub fn returns_itself(receiver: &Value, method: &str, has_own_method: bool) -> b
 pub fn itself(receiver: &Value, method: &str, given: &[GivenArg]) -> Value {
     match method {
         "eval" => with_training(receiver, &Value::Bool(Formula::Const(false))),
-        "train" => {
-            let mode = match given.first() {
-                None => Value::Bool(Formula::Const(true)),
-                Some(arg) => match &arg.value {
-                    Value::Bool(mode) if mode.as_const().is_some() => arg.value.clone(),
-                    _ => Value::Unknown,
-                },
-            };
-            with_training(receiver, &mode)
-        }
+        "train" => with_training(receiver, &train_mode(given.first().map(|a| &a.value))),
         _ => receiver.clone(),
     }
 }
 
 /// The module with its `training` flag, and every module's it holds, set
-/// to `mode` (`True` is what a module without the flag reads).
-fn with_training(value: &Value, mode: &Value) -> Value {
+/// to `mode` (a known `bool`, or unknown).
+pub fn with_training(value: &Value, mode: &Value) -> Value {
     match value {
         Value::Instance(instance) => {
             let mut fields: Vec<(String, Value)> = instance
@@ -62,8 +53,7 @@ fn with_training(value: &Value, mode: &Value) -> Value {
                 .filter(|(name, _)| name != TRAINING_FIELD)
                 .map(|(name, field)| (name.clone(), with_training(field, mode)))
                 .collect();
-            let training = matches!(mode, Value::Bool(Formula::Const(true)));
-            if !instance.is_dict() && !training {
+            if !instance.is_dict() {
                 fields.push((TRAINING_FIELD.to_owned(), mode.clone()));
             }
             Value::Instance(Arc::new(Instance {
@@ -86,8 +76,12 @@ fn with_training(value: &Value, mode: &Value) -> Value {
     }
 }
 
-/// What `module.training` reads where the module has no such field: a
-/// module trains from its construction on.
-pub fn default_member(instance: &Instance, name: &str) -> Option<Value> {
-    (name == TRAINING_FIELD && !instance.is_dict()).then_some(Value::Bool(Formula::Const(true)))
+/// The mode `train(mode)` sets: `True` without an argument, the argument
+/// where it is a known `bool`, unknown otherwise.
+pub fn train_mode(given: Option<&Value>) -> Value {
+    match given {
+        None => Value::Bool(Formula::Const(true)),
+        Some(Value::Bool(mode)) if mode.as_const().is_some() => Value::Bool(mode.clone()),
+        Some(_) => Value::Unknown,
+    }
 }

@@ -208,6 +208,7 @@ pub(super) fn power(base: &Value, exponent: &Value) -> Option<Value> {
     if !is_number(base) || !is_number(exponent) {
         return None;
     }
+    let most = i64::from(crate::registry::MAX_EXPONENT_AS_PRODUCT);
     if let (Value::Int(b), Value::Int(e)) = (base, exponent) {
         return Some(match (b.as_const(), e.as_const()) {
             (Some(b), Some(e)) if e >= 0 => {
@@ -216,23 +217,25 @@ pub(super) fn power(base: &Value, exponent: &Value) -> Option<Value> {
                     None => Value::Unknown,
                 }
             }
-            // A negative exponent makes a float.
-            (Some(b), Some(e)) => Value::Float(Some((b as f64).powi(e as i32))),
-            (None, Some(e)) if (1..=MAX_EXPONENT_AS_PRODUCT).contains(&e) => {
+            // A negative exponent makes a float, as Python's float power
+            // of the two; Python raises for `0`.
+            (Some(b), Some(e)) if b != 0 => {
+                Value::Float(Some((b as f64).powf(e as f64)).filter(|x| x.is_finite()))
+            }
+            (None, Some(e)) if (1..=most).contains(&e) => {
                 Value::Int((1..e).fold(b.clone(), |product, _| Term::mul(&product, b)))
             }
             _ => Value::Unknown,
         });
     }
     let value = match (known_number(base), known_number(exponent)) {
-        (Some(b), Some(e)) => b.powf(e),
+        // Python raises for `0.0 ** -1`.
+        (Some(b), Some(e)) if !(b == 0.0 && e < 0.0) => b.powf(e),
+        (Some(_), Some(_)) => return Some(Value::Unknown),
         _ => return Some(Value::Float(None)),
     };
     Some(Value::Float(value.is_finite().then_some(value)))
 }
-
-/// The largest known exponent of a symbolic `int` written as a product.
-const MAX_EXPONENT_AS_PRODUCT: i64 = 8;
 
 #[cfg(test)]
 mod tests {

@@ -25,6 +25,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             registry::ADD_MODULE,
             registry::SET_MODULE_ATTR,
             registry::LOAD_STATE,
+            registry::SET_TRAINING,
         ];
         if !UPDATES.contains(&name) {
             return None;
@@ -45,6 +46,23 @@ impl<'f, 'a> Frame<'f, 'a> {
                 with_attribute_set(object, attribute, value.clone())
             }
             (registry::POP, _) => popped(&values),
+            // A class's own `train` or `eval` may do anything: unknown.
+            (registry::SET_TRAINING, [module @ (Value::Instance(_) | Value::Layer(_)), mode]) => {
+                let own = match module {
+                    Value::Instance(instance) => {
+                        self.method_of(instance, "train").is_some()
+                            || self.method_of(instance, "eval").is_some()
+                    }
+                    _ => false,
+                };
+                match own {
+                    true => Value::Unknown,
+                    false => super::module_methods::with_training(
+                        module,
+                        &super::module_methods::train_mode(Some(mode)),
+                    ),
+                }
+            }
             (registry::ADD_MODULE, [container, name, module]) => {
                 with_module_added(container, name, module.clone())
             }
