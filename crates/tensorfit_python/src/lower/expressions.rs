@@ -196,7 +196,10 @@ impl Lowerer<'_> {
             .then(|| self.text(exponent).replace('_', "").parse::<u32>().ok())
             .flatten()
             .filter(|k| (1..=registry::MAX_EXPONENT_AS_PRODUCT).contains(k));
-        let computes_nothing = !super::syntax::descendants(base).any(|n| n.kind() == "call");
+        // Lowered once per factor: a base that calls or assigns (`:=`)
+        // would run that many times.
+        let computes_nothing = !super::syntax::descendants(base)
+            .any(|n| matches!(n.kind(), "call" | "named_expression"));
         match small_whole {
             Some(k) if computes_nothing => {
                 let mut product = self.expr(base);

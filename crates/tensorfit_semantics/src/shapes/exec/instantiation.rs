@@ -303,7 +303,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         Shape { head, rest }
     }
 
-    fn named_if_large(&mut self, term: &Term, range: TextRange) -> Term {
+    /// `term`, or past [`limits::MAX_JOINED_DIM`] nodes a new unknown
+    /// assumed equal to it (see `with_large_terms_named`).
+    pub(super) fn named_if_large(&mut self, term: &Term, range: TextRange) -> Term {
         if !limits::term_over(term, limits::MAX_JOINED_DIM) {
             return term.clone();
         }

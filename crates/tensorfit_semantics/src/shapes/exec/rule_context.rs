@@ -34,6 +34,10 @@ impl RuleContext for Frame<'_, '_> {
         Shape::opaque(self.analysis.vars.fresh())
     }
 
+    fn named_if_large(&mut self, term: &Term, range: TextRange) -> Term {
+        Frame::named_if_large(self, term, range)
+    }
+
     fn note_ranks_decide(&mut self) {
         self.ranks_decide = true;
     }

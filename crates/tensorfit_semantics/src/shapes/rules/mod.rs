@@ -72,6 +72,9 @@ pub trait RuleContext {
     fn fresh_dim(&mut self, range: TextRange) -> Term;
     /// A new shape of unknown rank.
     fn fresh_shape(&self) -> Shape;
+    /// `term`, or past `limits::MAX_JOINED_DIM` nodes a new unknown
+    /// assumed equal to it.
+    fn named_if_large(&mut self, term: &Term, range: TextRange) -> Term;
     /// Notes that a result is unknown only for want of an input's rank,
     /// which a call may know (see `Summary::ranks_decide`).
     fn note_ranks_decide(&mut self);
@@ -401,23 +404,8 @@ pub fn broadcast(
 /// transformer's `x = x + attention(x)`, once per layer) does not double
 /// the expression at each step.
 fn joined_dim(frame: &mut dyn RuleContext, p: &Term, q: &Term, range: TextRange) -> Term {
-    let one = Term::int(1);
-    let p_is_one = Formula::eq(p, &one);
-    let joined = Term::ite(&p_is_one, q, p);
-    if !crate::shapes::limits::term_over(&joined, crate::shapes::limits::MAX_JOINED_DIM) {
-        return joined;
-    }
-    let dim = frame.fresh_int();
-    frame.require(
-        Formula::eq(&dim, &joined),
-        FactKind::Assumption,
-        range,
-        Explain::Text {
-            template: "the broadcast dimension".to_owned(),
-            terms: Vec::new(),
-        },
-    );
-    dim
+    let joined = Term::ite(&Formula::eq(p, &Term::int(1)), q, p);
+    frame.named_if_large(&joined, range)
 }
 
 /// Dimensions from a size argument: `zeros(2, 3)`, `zeros([2, 3])`.

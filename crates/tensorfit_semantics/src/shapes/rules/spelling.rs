@@ -78,6 +78,10 @@ impl RuleContext for Spelled<'_> {
         self.frame.fresh_shape()
     }
 
+    fn named_if_large(&mut self, term: &Term, range: TextRange) -> Term {
+        self.frame.named_if_large(term, range)
+    }
+
     fn note_ranks_decide(&mut self) {
         self.frame.note_ranks_decide();
     }
