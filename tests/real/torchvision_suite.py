@@ -158,18 +158,19 @@ def warnings_silenced():
         yield
 
 
-def attribute_path(path):
-    """`layer1.0.conv1` → `.layer1[0].conv1`; None for a name that is not
-    an identifier."""
-    parts = []
+def attribute_path(root, path):
+    """`layer1.0.conv1` → `root.layer1[0].conv1`; a name that is not an
+    identifier (RegNet's `block1-0`) through `getattr`, as Python code
+    reaches it."""
+    access = root
     for part in path.split("."):
         if part.isdigit():
-            parts.append(f"[{part}]")
+            access += f"[{part}]"
         elif part.isidentifier():
-            parts.append(f".{part}")
+            access += f".{part}"
         else:
-            return None
-    return "".join(parts)
+            access = f"getattr({access}, {part!r})"
+    return access
 
 
 def builder_script(name, size, calls):
@@ -182,13 +183,9 @@ def builder_script(name, size, calls):
     ]
     named = []
     for i, (path, inputs, output) in enumerate(calls):
-        access = attribute_path(path)
-        if access is None:
-            # Not reachable by attributes (`block1-0`): counted unknown.
-            named.append((None, path, output))
-            continue
+        access = attribute_path("m", path)
         dims = ", ".join(str(d) for d in inputs)
-        lines.append(f"s_{i} = m{access}(torch.randn({dims}))")
+        lines.append(f"s_{i} = {access}(torch.randn({dims}))")
         named.append((f"s_{i}", path, output))
     return "\n".join(lines) + "\n", named
 
@@ -296,7 +293,7 @@ def main():
                 defects.append(f"{name}'s script: reported {problem}")
             exact = unknown = wrong = 0
             for variable, submodule, expected in named:
-                dims = exact_dims(shapes.get(variable)) if variable else None
+                dims = exact_dims(shapes.get(variable))
                 if dims is None:
                     unknown += 1
                 elif dims == expected:

@@ -29,7 +29,6 @@ const FIRST_ARGUMENT: &[&str] = &["torch.nn.Parameter", "torch.nn.parameter.Para
 pub(crate) const SHAPE_KEEPING_METHODS: &[&str] = &[
     "cuda",
     "cpu",
-    "int",
     "bool",
     "byte",
     "short",
@@ -93,6 +92,23 @@ pub(crate) fn is_float_valued(qualified: &str) -> bool {
             | "math.nan"
             | "math.tau"
     )
+}
+
+/// The `math` functions of one float whose value the analysis computes
+/// from a known argument (`math.log(w_m)`), with the platform's C library
+/// as CPython does; their names are the builtins' (`registry`).
+pub(crate) fn is_computed_math_function(qualified: &str) -> bool {
+    tensorfit_semantics::registry::MATH_FUNCTIONS.contains(&qualified)
+}
+
+/// The value of a `math` constant.
+pub(crate) fn math_constant(qualified: &str) -> Option<f64> {
+    match qualified {
+        "math.pi" => Some(std::f64::consts::PI),
+        "math.e" => Some(std::f64::consts::E),
+        "math.tau" => Some(std::f64::consts::TAU),
+        _ => None,
+    }
 }
 
 /// Questions about how the code runs whose answer is `False` when it runs

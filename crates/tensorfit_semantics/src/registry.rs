@@ -140,6 +140,28 @@ pub const CEIL: &str = "math.ceil";
 pub const FLOOR: &str = "math.floor";
 pub const CONDITIONAL: &str = "builtins.conditional";
 
+/// A tensor's items as Python code computes with them (see
+/// `shapes::elements`): `torch.tensor(data)` of a list of numbers,
+/// `t.tolist()`, and `len(set(xs))`, the number of different items.
+pub const TENSOR_OF: &str = "torch.tensor";
+pub const TO_LIST: &str = "torch.Tensor.tolist";
+pub const DISTINCT_COUNT: &str = "builtins.len_of_set";
+
+/// `getattr(x, name)` without a default: the attribute of that name, where
+/// the name is a known string (`getattr(self.stage, "block1-0")`,
+/// `getattr(self, f"layer{i}")`).
+pub const GET_ATTR: &str = "builtins.getattr";
+
+/// The `math` functions of one float the analysis computes from a known
+/// argument, under their own names.
+pub const MATH_FUNCTIONS: &[&str] = &[
+    "math.sqrt",
+    "math.log",
+    "math.log2",
+    "math.log10",
+    "math.exp",
+];
+
 /// The Python builtins above that never change their arguments.
 pub const READ_ONLY_BUILTINS: &[&str] = &[
     INT,
@@ -151,6 +173,10 @@ pub const READ_ONLY_BUILTINS: &[&str] = &[
     CEIL,
     FLOOR,
     CONDITIONAL,
+    TENSOR_OF,
+    TO_LIST,
+    DISTINCT_COUNT,
+    GET_ATTR,
     CONTAINS,
     IS_INSTANCE,
     COPY,
@@ -162,6 +188,12 @@ pub const READ_ONLY_BUILTINS: &[&str] = &[
     VALUES,
     ZIP,
 ];
+
+/// Whether `name` is one of the builtins the analysis computes that never
+/// change their arguments (those above and the `math` functions).
+pub fn is_read_only_builtin(name: &str) -> bool {
+    READ_ONLY_BUILTINS.contains(&name) || MATH_FUNCTIONS.contains(&name)
+}
 
 /// Python's `item in container`: `operator.contains(container, item)`,
 /// decided for a dict's keys and for lists, tuples and strings whose items
@@ -533,6 +565,7 @@ pub static OPERATIONS: &[Operation] = &[
     op("sub", Elementwise, Rule, Known, &[Torch, T]),
     op("mul", Elementwise, Rule, Known, &[Torch, T]),
     op("div", Elementwise, Rule, Known, &[Torch, T]),
+    op("divide", Elementwise, Rule, Known, &[Torch, T]),
     op("pow", Elementwise, Rule, Known, &[Torch, T]),
     op("maximum", Elementwise, Rule, Known, &[Torch, T]),
     op("minimum", Elementwise, Rule, Known, &[Torch, T]),
@@ -561,6 +594,7 @@ pub static OPERATIONS: &[Operation] = &[
     op("sqrt", Elementwise, Contract, Any, &[Torch, T]),
     op("abs", Elementwise, Contract, Any, &[Torch, T]),
     op("neg", Elementwise, Contract, Any, &[Torch, T]),
+    op("round", Elementwise, Contract, Any, &[Torch, T]),
     op("dropout", Elementwise, Contract, Any, &[F]),
     // The shape stays; the rule checks `dim`.
     op("softmax", Reduce, Rule, KnownToCheck, &[Torch, F, T]),
@@ -577,6 +611,7 @@ pub static OPERATIONS: &[Operation] = &[
     op("half", Elementwise, Contract, Any, &[T]),
     op("double", Elementwise, Contract, Any, &[T]),
     op("long", Elementwise, Contract, Any, &[T]),
+    op("int", Elementwise, Contract, Any, &[T]),
     // linear algebra
     op("matmul", Linalg, Rule, Known, &[Torch, T]),
     op("mm", Linalg, Contract, Any, &[Torch, T]),
@@ -603,6 +638,7 @@ pub static OPERATIONS: &[Operation] = &[
     op("split", Shape, Rule, Any, &[Torch, T]),
     op("chunk", Shape, Rule, Any, &[Torch, T]),
     op("narrow", Shape, Rule, Known, &[Torch, T]),
+    op("diff", Shape, Rule, Known, &[Torch, T]),
     op("flip", Shape, Contract, Any, &[Torch, T]),
     op("roll", Shape, Contract, Any, &[Torch, T]),
     // indexing, repeating and sorting

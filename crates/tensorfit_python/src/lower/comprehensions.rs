@@ -143,7 +143,13 @@ impl Lowerer<'_> {
                     "identifier" => self.range_bounds(iterable),
                     _ => None,
                 };
-                let sequence = bounds.is_none().then(|| self.expr(iterable));
+                // `for i, x in enumerate(xs)`: the index and the item.
+                let enumerated = self.enumerated(iterable).filter(
+                    |_| matches!(&pattern, Pattern::Tuple { elements, .. } if elements.len() == 2),
+                );
+                let sequence = bounds
+                    .is_none()
+                    .then(|| self.expr(enumerated.unwrap_or(iterable)));
                 let mut stmts = match outer {
                     Some(outer) => std::mem::replace(&mut self.pending, outer).unwrap_or_default(),
                     None => Vec::new(),
@@ -164,17 +170,25 @@ impl Lowerer<'_> {
                     return Some(stmts);
                 };
                 let (items_of, index) = (self.temporary(), self.temporary());
+                let item = Expr {
+                    kind: ExprKind::Subscript {
+                        value: Box::new(name(&items_of)),
+                        indices: vec![name(&index)],
+                    },
+                    range: self.range(target),
+                };
+                let value = match enumerated {
+                    Some(_) => Expr {
+                        kind: ExprKind::Tuple(vec![name(&index), item]),
+                        range: self.range(target),
+                    },
+                    None => item,
+                };
                 let mut inner = vec![Stmt {
                     kind: StmtKind::Let {
                         pattern,
                         ty: None,
-                        value: Expr {
-                            kind: ExprKind::Subscript {
-                                value: Box::new(name(&items_of)),
-                                indices: vec![name(&index)],
-                            },
-                            range: self.range(target),
-                        },
+                        value,
                     },
                     range,
                 }];

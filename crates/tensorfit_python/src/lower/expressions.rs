@@ -409,6 +409,12 @@ impl Lowerer<'_> {
                     range: self.range(node),
                 };
             }
+            if let Some(value) = torch_names::math_constant(&path) {
+                return Expr {
+                    kind: ExprKind::Float(format!("{value:?}")),
+                    range: self.range(node),
+                };
+            }
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
             }
@@ -501,6 +507,8 @@ impl Lowerer<'_> {
                 Some("values") => Some(registry::VALUES),
                 _ => None,
             };
+            // `t.tolist()`: Python's numbers where the items are known.
+            let view = view.or((method == Some("tolist")).then_some(registry::TO_LIST));
             if let (Some(view), Some(object), true) = (
                 view,
                 child_by_field(function, "object"),
@@ -544,8 +552,22 @@ impl Lowerer<'_> {
                     if argument_nodes.len() == 1
                         && argument_nodes[0].kind() != "keyword_argument" =>
                 {
+                    // `len(set(xs))`: how many different items.
+                    if let Some(items) = self.set_of(argument_nodes[0]) {
+                        let items = self.expr(items);
+                        return builtin_call(registry::DISTINCT_COUNT, vec![items], range);
+                    }
                     let value = self.expr(argument_nodes[0]);
                     return method_call(value, "__len__", range);
+                }
+                "getattr"
+                    if argument_nodes.len() == 2
+                        && argument_nodes
+                            .iter()
+                            .all(|a| super::syntax::is_plain_argument(*a)) =>
+                {
+                    let values = argument_nodes.iter().map(|a| self.expr(*a)).collect();
+                    return builtin_call(registry::GET_ATTR, values, range);
                 }
                 name if is_builtin(name) => {
                     return self.unknown(node, &format!("the builtin `{name}` is not modelled"));
@@ -558,6 +580,16 @@ impl Lowerer<'_> {
                 if let Some(value) = self.number_builtin(&path, &argument_nodes, range) {
                     return value;
                 }
+            }
+            let positional = argument_nodes
+                .iter()
+                .all(|a| a.kind() != "keyword_argument");
+            if torch_names::is_computed_math_function(&path)
+                && positional
+                && argument_nodes.len() == 1
+            {
+                let value = self.expr(argument_nodes[0]);
+                return builtin_call(&path, vec![value], range);
             }
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
@@ -667,6 +699,7 @@ impl Lowerer<'_> {
             "copy.deepcopy" => registry::DEEP_COPY,
             "zip" => registry::ZIP,
             "collections.OrderedDict" | "dict" => registry::DICT_FROM_PAIRS,
+            "torch.tensor" | "torch.as_tensor" => registry::TENSOR_OF,
             _ => return None,
         };
         let count_fits = match resolved {
@@ -687,6 +720,24 @@ impl Lowerer<'_> {
             _ => arguments.iter().map(|a| self.expr(*a)).collect(),
         };
         Some(builtin_call(builtin, values, range))
+    }
+
+    /// `set(xs)` of the builtin `set`: `xs`.
+    fn set_of<'n>(&self, node: Node<'n>) -> Option<Node<'n>> {
+        if !self.is_call_to(node, "set") {
+            return None;
+        }
+        match named_children(child_by_field(node, "arguments")?).as_slice() {
+            [only]
+                if !matches!(
+                    only.kind(),
+                    "keyword_argument" | "list_splat" | "dictionary_splat"
+                ) =>
+            {
+                Some(*only)
+            }
+            _ => None,
+        }
     }
 
     /// `isinstance(v, int)`, `isinstance(v, (list, tuple))` for the

@@ -824,7 +824,7 @@ impl Lowerer<'_> {
     }
 
     /// `enumerate(items)`: `items`.
-    fn enumerated<'n>(&self, iterable: Node<'n>) -> Option<Node<'n>> {
+    pub(super) fn enumerated<'n>(&self, iterable: Node<'n>) -> Option<Node<'n>> {
         if !self.is_call_to(iterable, "enumerate") {
             return None;
         }

@@ -100,7 +100,7 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             let other = args.tensor("other")?.mapv(|x| x * alpha);
             binary(ctx, name, &*args.tensor("input")?, &other)?
         }
-        "div" => {
+        "div" | "divide" => {
             let q = binary(ctx, "div", &*args.tensor("input")?, &*args.tensor("other")?)?;
             match args.str("rounding_mode") {
                 Some("trunc") => q.mapv(f32::trunc),
@@ -153,11 +153,14 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
         "sqrt" => args.tensor("input")?.mapv(f32::sqrt),
         "abs" => args.tensor("input")?.mapv(f32::abs),
         "neg" => args.tensor("input")?.mapv(|x| -x),
+        "round" => args.tensor("input")?.mapv(f32::round_ties_even),
         // Evaluation mode (docs/interpreter.md): dropout is the identity.
         "dropout" | "contiguous" | "clone" | "detach" => (*args.tensor("input")?).clone(),
         "clamp" => clamp(args)?,
         // One precision here: a conversion is a copy.
-        "type_as" | "to" | "float" | "half" | "double" | "long" => (*args.tensor("input")?).clone(),
+        "type_as" | "to" | "float" | "half" | "double" | "long" | "int" => {
+            (*args.tensor("input")?).clone()
+        }
         "tril" | "triu" => triangle(
             &*args.tensor("input")?,
             args.int("diagonal")?,

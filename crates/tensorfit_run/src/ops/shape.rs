@@ -124,6 +124,7 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             )
             .to_owned()
         }
+        "diff" => diff(args)?,
         "flip" => flip(&*args.tensor("input")?, &args.dims("dims")?)?,
         "roll" => roll(args)?,
         "size" => {
@@ -397,4 +398,31 @@ fn roll(args: &Args) -> Outcome<Tensor> {
         out = rolled;
     }
     Ok(out)
+}
+
+/// `diff(input, n, dim)`: differences of neighbours along `dim`, `n`
+/// times (empty once `n` reaches the size).
+fn diff(args: &Args) -> Outcome<Tensor> {
+    if !matches!(args.get("prepend"), Value::None) || !matches!(args.get("append"), Value::None) {
+        return Err(Failure::program(
+            "`diff` with `prepend` or `append` is not supported by the interpreter".to_owned(),
+        ));
+    }
+    let mut t = (*args.tensor("input")?).clone();
+    if t.ndim() == 0 {
+        return Err(Failure::shape(
+            "`diff` needs a tensor of at least one dimension".to_owned(),
+        ));
+    }
+    let axis = Axis(normalize_dim(args.int("dim")?, t.ndim())?);
+    for _ in 0..args.int("n")?.max(0) {
+        let size = t.shape()[axis.0];
+        if size == 0 {
+            break;
+        }
+        let later = t.slice_axis(axis, Slice::from(1..size));
+        let earlier = t.slice_axis(axis, Slice::from(0..size - 1));
+        t = &later - &earlier;
+    }
+    Ok(t)
 }

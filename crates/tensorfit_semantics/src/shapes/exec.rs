@@ -42,6 +42,7 @@ mod spelling;
 mod statements;
 mod strings;
 mod subscripts;
+mod tensor_items;
 mod unpacking;
 mod updates;
 
@@ -608,11 +609,15 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     fn push_record(&mut self, name: Option<String>, range: TextRange, value: &Value) {
+        let value = match value {
+            Value::Elements(_) => value.clone().without_elements(),
+            _ => value.clone(),
+        };
         if matches!(value, Value::Tensor(_)) && self.records.len() < MAX_RECORDS {
             self.records.push(ShapeRecord {
                 name,
                 range,
-                value: value.clone(),
+                value,
                 guard: self.guard.clone(),
                 via: CallPath::default(),
             });

@@ -8,6 +8,7 @@ mod conditions;
 mod describe;
 mod display;
 mod einsum;
+mod elements;
 mod exec;
 mod fact;
 mod holes;

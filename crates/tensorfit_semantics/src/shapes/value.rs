@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use tensorfit_solver::{Formula, Term, VarId};
+
+use super::elements::Elements;
 use tensorfit_syntax::ast::{
     BASE_INSTANCE_FIELD, DYNAMIC_ATTRIBUTES_FIELD, REGISTERED_MODULES_FIELD,
 };
@@ -351,6 +353,11 @@ impl Layer {
 
 /// The value of `nn.Sequential(...)` given its (variadic) `layers`: one
 /// `OrderedDict` (a dict value) gives its values, under its keys.
+/// The shape of a tensor whose items are known: `[n]`.
+pub fn elements_shape(elements: &Elements) -> Shape {
+    Shape::known(vec![Term::int(elements.len() as i64)])
+}
+
 pub fn sequential_of(layers: Value) -> Value {
     match layers {
         Value::List(items) => match items.as_slice() {
@@ -485,6 +492,11 @@ pub enum Value {
     Str(String),
     None,
     Tensor(Shape),
+    /// A one-dimensional tensor whose items are known (`torch.arange(d)`,
+    /// `torch.tensor([0, 3])`, what PyTorch computes from them): see
+    /// `shapes::elements`. Anything that does not compute with the items
+    /// reads it as the tensor it is ([`Value::without_elements`]).
+    Elements(Arc<Elements>),
     /// A list of dimensions (`x.shape`, `x.size()`).
     Shape(Shape),
     Tuple(Vec<Value>),
@@ -549,8 +561,33 @@ impl Value {
     pub fn tensor_shape(&self) -> Option<Shape> {
         match self {
             Value::Tensor(shape) => Some(shape.clone()),
+            Value::Elements(elements) => Some(elements_shape(elements)),
             Value::Float(_) | Value::Int(_) => Some(Shape::scalar()),
             _ => None,
+        }
+    }
+
+    /// The value with every tensor whose items are known read as just a
+    /// tensor of its shape (inside lists and tuples too), for what does
+    /// not compute with the items.
+    pub fn without_elements(self) -> Value {
+        match self {
+            Value::Elements(elements) => Value::Tensor(elements_shape(&elements)),
+            Value::List(items) if items.iter().any(Value::holds_elements) => {
+                Value::List(items.into_iter().map(Value::without_elements).collect())
+            }
+            Value::Tuple(items) if items.iter().any(Value::holds_elements) => {
+                Value::Tuple(items.into_iter().map(Value::without_elements).collect())
+            }
+            other => other,
+        }
+    }
+
+    pub fn holds_elements(&self) -> bool {
+        match self {
+            Value::Elements(_) => true,
+            Value::List(items) | Value::Tuple(items) => items.iter().any(Value::holds_elements),
+            _ => false,
         }
     }
 
@@ -615,9 +652,12 @@ impl Value {
                     })
                     .collect(),
             })),
-            Value::Float(_) | Value::Str(_) | Value::None | Value::Callable(_) | Value::Unknown => {
-                self.clone()
-            }
+            Value::Float(_)
+            | Value::Str(_)
+            | Value::None
+            | Value::Callable(_)
+            | Value::Elements(_)
+            | Value::Unknown => self.clone(),
         }
     }
 }

@@ -18,7 +18,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// The value of a call of one of those builtins; `None` for any other
     /// callee.
     pub(super) fn python_builtin(&mut self, name: &str, args: &[ast::Arg]) -> Option<Value> {
-        if !registry::READ_ONLY_BUILTINS.contains(&name) {
+        if !registry::is_read_only_builtin(name) {
             return None;
         }
         if name == registry::CONDITIONAL {
@@ -81,6 +81,20 @@ impl<'f, 'a> Frame<'f, 'a> {
                 _ => Value::Unknown,
             },
             registry::ZIP => zipped(&values),
+            math if registry::MATH_FUNCTIONS.contains(&math) => match values.as_slice() {
+                [value] => numbers::math_function(math, value),
+                _ => Value::Float(None),
+            },
+            registry::TENSOR_OF => match values.as_slice() {
+                [data] => self.tensor_of(data),
+                _ => Value::Unknown,
+            },
+            registry::TO_LIST => one(super::tensor_items::to_list),
+            registry::GET_ATTR => match values.as_slice() {
+                [object, Value::Str(name)] => self.field(object, name),
+                _ => Value::Unknown,
+            },
+            registry::DISTINCT_COUNT => one(super::tensor_items::distinct_count),
             _ => Value::Unknown,
         })
     }
@@ -155,6 +169,7 @@ fn is_instance(value: &Value, types: &str) -> Value {
                 // unannotated parameter): undecided, and decided at calls
                 // that pass tensors (see `ranks_decide`).
                 Value::Tensor(shape) => shape.dims().is_some().then_some(true),
+                Value::Elements(_) => Some(true),
                 Value::Unknown => None,
                 _ => Some(false),
             };
@@ -171,6 +186,7 @@ fn is_instance(value: &Value, types: &str) -> Value {
             Value::Tuple(_) | Value::Shape(_) => matches!(ty, "tuple" | "Sequence"),
             Value::Instance(instance) if instance.is_dict() => ty == "dict",
             Value::None
+            | Value::Elements(_)
             | Value::Instance(_)
             | Value::Layer(_)
             | Value::Callable(_)

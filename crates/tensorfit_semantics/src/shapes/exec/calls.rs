@@ -283,6 +283,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     ) -> Value {
         match target {
             Value::Layer(layer) => {
+                let input = input.without_elements();
                 let from = self.facts.len();
                 let value =
                     rules::call_layer(self, layer, callee, vec![(input, text.to_owned())], range);
@@ -565,6 +566,14 @@ impl<'f, 'a> Frame<'f, 'a> {
         if matches!(name, "size" | "dim" | "numel") {
             self.shape_reads += 1;
         }
+        if let Some(items) = self.operation_items(name, &bound) {
+            return items;
+        }
+        // The operations below read a tensor with known items as its shape.
+        let bound: Vec<(String, Value, String)> = bound
+            .into_iter()
+            .map(|(n, v, t)| (n, v.without_elements(), t))
+            .collect();
         let infers_a_size = bound.iter().any(|(n, v, _)| {
             n == "shape"
                 && v.as_dims()

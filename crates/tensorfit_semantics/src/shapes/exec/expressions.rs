@@ -96,7 +96,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
             }
             ExprKind::Unary { op, operand } => {
-                let v = self.expr(operand);
+                let v = self.expr(operand).without_elements();
                 match (op, v) {
                     (UnaryOp::Neg, Value::Int(t)) => Value::Int(Term::neg(&t)),
                     (UnaryOp::Neg, Value::Float(x)) => Value::Float(x.map(|x| -x)),
@@ -110,7 +110,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             ExprKind::Binary { op, lhs, rhs } => self.binary(expr, *op, lhs, rhs),
             ExprKind::Compare { operands, ops } => {
-                let values: Vec<Value> = operands.iter().map(|o| self.expr(o)).collect();
+                let values: Vec<Value> = operands
+                    .iter()
+                    .map(|o| self.expr(o).without_elements())
+                    .collect();
                 // A comparison with a value nothing is known of is not
                 // known either: the paths it decides are opaque (see `if`).
                 if values.iter().any(|v| matches!(v, Value::Unknown)) {
@@ -215,6 +218,9 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     pub(super) fn field(&mut self, value: &Value, name: &str) -> Value {
+        if let Value::Elements(_) = value {
+            return self.field(&value.clone().without_elements(), name);
+        }
         if matches!((value, name), (Value::Tensor(_), "shape" | "rank")) {
             self.shape_reads += 1;
         }
@@ -263,6 +269,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
         }
         let b = self.expr(rhs);
+        if let Some(items) = self.arithmetic_items(op, &a, &b) {
+            return Value::Elements(std::sync::Arc::new(items));
+        }
+        let (a, b) = (a.without_elements(), b.without_elements());
         match (op, &a, &b) {
             (BinaryOp::And, Value::Bool(x), Value::Bool(y)) => {
                 Value::Bool(Formula::and([x.clone(), y.clone()]))

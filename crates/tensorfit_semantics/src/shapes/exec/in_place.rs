@@ -21,7 +21,7 @@
 use tensorfit_syntax::ast::{self, ExprKind};
 
 use super::Frame;
-use crate::registry::READ_ONLY_BUILTINS;
+use crate::registry::is_read_only_builtin;
 use crate::shapes::analysis::Summary;
 use crate::shapes::fact::Guard;
 use crate::shapes::substitution::Substitution;
@@ -161,7 +161,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// and a tensor operation.
     fn only_reads_arguments(&self, callee: &ast::Expr) -> bool {
         match &callee.kind {
-            ExprKind::Name(name) if READ_ONLY_BUILTINS.contains(&name.as_str()) => true,
+            ExprKind::Name(name) if is_read_only_builtin(name) => true,
             ExprKind::Name(name) => match self.lookup(name) {
                 Some(slot) => matches!(slot.value, Value::Layer(_)),
                 None => {

@@ -439,6 +439,19 @@ impl<'f, 'a> Frame<'f, 'a> {
         callee: &str,
         range: TextRange,
     ) {
+        // A summary's placeholder stands for a tensor, not its items.
+        if actual.holds_elements() {
+            let tensor = actual.clone().without_elements();
+            return self.unify(
+                placeholder,
+                &tensor,
+                substitution,
+                param,
+                text,
+                callee,
+                range,
+            );
+        }
         match (placeholder, actual) {
             (Value::Int(Term::Var(v)), Value::Int(t)) if !substitution.ints.contains_key(v) => {
                 substitution.ints.insert(*v, t.clone());

@@ -493,6 +493,11 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     fn merge_values(&mut self, c: &Formula, a: &Value, b: &Value) -> Value {
+        // Items that differ between the paths: the tensors' shapes.
+        if a != b && (a.holds_elements() || b.holds_elements()) {
+            let (a, b) = (a.clone().without_elements(), b.clone().without_elements());
+            return self.merge_values(c, &a, &b);
+        }
         let (a, b) = (&self.refine(a.clone()), &self.refine(b.clone()));
         match (a, b) {
             (Value::Int(x), Value::Int(y)) => Value::Int(Term::ite(c, x, y)),
@@ -778,6 +783,7 @@ fn added_in_place(old: Value, value: Value) -> Value {
                 .unwrap_or(Value::Float(None))
         }
         (tensor @ Value::Tensor(_), _) => tensor,
+        (tensor @ Value::Elements(_), _) => tensor.without_elements(),
         _ => Value::Unknown,
     }
 }

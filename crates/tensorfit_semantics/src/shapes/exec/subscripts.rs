@@ -57,6 +57,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 _ => Value::Unknown,
             };
         }
+        if let Value::Elements(_) = value {
+            let tensor = value.clone().without_elements();
+            return self.subscript(&tensor, indices, subject, range);
+        }
         let indices: Vec<Index> = indices.iter().map(|i| self.index(i)).collect();
         match value {
             Value::Tensor(shape) => {

@@ -13,8 +13,8 @@ pub(super) fn apply(
     range: TextRange,
 ) -> Option<Value> {
     match name {
-        "add" | "sub" | "mul" | "div" | "maximum" | "minimum" | "pow" | "eq" | "ne" | "lt"
-        | "le" | "gt" | "ge" | "masked_fill" => {
+        "add" | "sub" | "mul" | "div" | "divide" | "maximum" | "minimum" | "pow" | "eq" | "ne"
+        | "lt" | "le" | "gt" | "ge" | "masked_fill" => {
             let other = match name {
                 "pow" => "exponent",
                 "masked_fill" => "mask",

@@ -138,6 +138,36 @@ pub(super) fn apply(
             Some(Value::Tensor(Shape::known(out)))
         }
         "cat" | "stack" => join(frame, name, args, range),
+        // `torch.diff(x, n, dim)`: `n` fewer along `dim`, for a known
+        // size; an empty result (a size of `n` or less) is not followed,
+        // like every empty tensor. `prepend`/`append` are not modelled.
+        "diff" => {
+            if !matches!(args.get("prepend"), Value::None)
+                || !matches!(args.get("append"), Value::None)
+            {
+                return Some(Value::Unknown);
+            }
+            let dims = dims_of(frame, &args.shape("input")?)?;
+            require(
+                frame,
+                Formula::truth(!dims.is_empty()),
+                range,
+                "`diff` needs a tensor of at least one dimension, not a scalar".to_owned(),
+                vec![],
+            );
+            if dims.is_empty() {
+                return Some(Value::Unknown);
+            }
+            let i = axis(frame, &args.int("dim")?, dims.len(), name, range)?;
+            let n = args.int("n")?;
+            let mut out = dims;
+            let fewer = frame.known(&Term::sub(&out[i], &n)).as_const();
+            match fewer {
+                Some(size) if size > 0 => out[i] = Term::int(size),
+                _ => return Some(Value::Unknown),
+            }
+            Some(Value::Tensor(Shape::known(out)))
+        }
         "narrow" => {
             let dims = dims_of(frame, &args.shape("input")?)?;
             let i = axis(frame, &args.int("dim")?, dims.len(), name, range)?;

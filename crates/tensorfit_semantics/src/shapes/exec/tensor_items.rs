@@ -1,0 +1,199 @@
+//! Where the analysis computes a tensor's items (`shapes::elements`): the
+//! operations of Python code on a tensor whose items are known, and the
+//! builtins that make one from a list (`torch.tensor`) or give them back
+//! (`.tolist()`). Every other use reads the tensor as its shape
+//! (`Value::without_elements`).
+
+use tensorfit_solver::{Formula, Term};
+use tensorfit_syntax::ast::BinaryOp;
+
+use super::Frame;
+use crate::shapes::elements::{ElementType, Elements, Operand, Scalar, Transcendental};
+use crate::shapes::value::Value;
+use std::sync::Arc;
+
+impl Frame<'_, '_> {
+    /// The items of an operation's result where its inputs' are known
+    /// (Python code only); `None` where they are not computed.
+    pub(super) fn operation_items(
+        &self,
+        name: &str,
+        bound: &[(String, Value, String)],
+    ) -> Option<Value> {
+        if !self.analysis.language.is_python() {
+            return None;
+        }
+        let get = |param: &str| {
+            bound
+                .iter()
+                .find(|(n, _, _)| n == param)
+                .map_or(&Value::None, |(_, v, _)| v)
+        };
+        let input = || match get("input") {
+            Value::Elements(elements) => Some(elements.as_ref()),
+            _ => None,
+        };
+        let elements = match name {
+            "arange" => {
+                let (start, end) = match get("end") {
+                    Value::None => (Value::Int(Term::int(0)), get("start").clone()),
+                    end => (get("start").clone(), end.clone()),
+                };
+                let int = |v: &Value| match v {
+                    Value::Int(t) => self.known(t).as_const(),
+                    _ => None,
+                };
+                Elements::arange(int(&start)?, int(&end)?, int(get("step"))?)?
+            }
+            "add" | "sub" | "mul" | "div" | "divide" => {
+                let op = match name {
+                    "add" => BinaryOp::Add,
+                    "sub" => BinaryOp::Sub,
+                    "mul" => BinaryOp::Mul,
+                    _ => BinaryOp::Div,
+                };
+                let plain_alpha = matches!(get("alpha"), Value::None)
+                    || matches!(get("alpha"), Value::Int(t) if t.as_const() == Some(1));
+                if !plain_alpha || !matches!(get("rounding_mode"), Value::None) {
+                    return None;
+                }
+                self.arithmetic_items(op, get("input"), get("other"))?
+            }
+            "pow" => {
+                let (base, exponent) =
+                    (self.operand(get("input"))?, self.operand(get("exponent"))?);
+                Elements::pow(base, exponent)?
+            }
+            "log" => input()?.unary(Transcendental::Log)?,
+            "exp" => input()?.unary(Transcendental::Exp)?,
+            "sqrt" => input()?.unary(Transcendental::Sqrt)?,
+            "neg" => Elements::binary(
+                BinaryOp::Mul,
+                Operand::Tensor(input()?),
+                Operand::Scalar(Scalar::int(-1)),
+            )?,
+            "round" => input()?.round()?,
+            "diff" => {
+                let plain = |p: &str, default: i64| match get(p) {
+                    Value::Int(t) => t.as_const() == Some(default),
+                    _ => false,
+                };
+                let no_ends =
+                    matches!(get("prepend"), Value::None) && matches!(get("append"), Value::None);
+                if !plain("n", 1) || !(plain("dim", -1) || plain("dim", 0)) || !no_ends {
+                    return None;
+                }
+                input()?.diff()?
+            }
+            "int" => input()?.converted(ElementType::Int32)?,
+            "long" => input()?.converted(ElementType::Int64)?,
+            "float" => input()?.converted(ElementType::Float32)?,
+            "double" => input()?.converted(ElementType::Float64)?,
+            _ => return None,
+        };
+        // An empty tensor is not followed (dimensions are positive).
+        (!elements.is_empty()).then(|| Value::Elements(Arc::new(elements)))
+    }
+
+    /// `a op b` where one side is a tensor with known items and the other
+    /// is one too or a known Python number.
+    pub(super) fn arithmetic_items(&self, op: BinaryOp, a: &Value, b: &Value) -> Option<Elements> {
+        if !matches!(a, Value::Elements(_)) && !matches!(b, Value::Elements(_)) {
+            return None;
+        }
+        Elements::binary(op, self.operand(a)?, self.operand(b)?)
+    }
+
+    /// A value as an operand of an operation on items.
+    fn operand<'v>(&self, value: &'v Value) -> Option<Operand<'v>> {
+        Some(match value {
+            Value::Elements(elements) => Operand::Tensor(elements),
+            other => Operand::Scalar(self.scalar(other)?),
+        })
+    }
+
+    /// A known Python number.
+    fn scalar(&self, value: &Value) -> Option<Scalar> {
+        match value {
+            Value::Int(t) => self.known(t).as_const().map(Scalar::int),
+            Value::Float(Some(x)) => Some(Scalar::float(*x)),
+            Value::Bool(f) => f.as_const().map(Scalar::bool),
+            _ => None,
+        }
+    }
+
+    /// `torch.tensor(data)` (`registry::TENSOR_OF`): the items of a list of
+    /// known numbers; a tensor of its length where they are numbers not
+    /// all known; unknown for anything else (nested lists, tensors).
+    pub(super) fn tensor_of(&self, data: &Value) -> Value {
+        let (Value::List(items) | Value::Tuple(items)) = data else {
+            return Value::Unknown;
+        };
+        // An empty tensor is not followed (dimensions are positive).
+        if items.is_empty() {
+            return Value::Unknown;
+        }
+        let scalars: Option<Vec<Scalar>> = items.iter().map(|v| self.scalar(v)).collect();
+        if let Some(elements) = scalars.and_then(|s| Elements::from_scalars(&s)) {
+            return Value::Elements(Arc::new(elements));
+        }
+        let numbers = items
+            .iter()
+            .all(|v| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_)));
+        match numbers {
+            true => Value::Tensor(crate::shapes::value::Shape::known(vec![Term::int(
+                items.len() as i64,
+            )])),
+            false => Value::Unknown,
+        }
+    }
+}
+
+/// `t.tolist()` (`registry::TO_LIST`): Python's numbers of a tensor with
+/// known items (floats of unknown value where an item may differ from
+/// PyTorch's); unknown for any other value.
+pub(super) fn to_list(value: &Value) -> Value {
+    let Value::Elements(elements) = value else {
+        return Value::Unknown;
+    };
+    let item = |x: f64| match elements.ty {
+        ElementType::Bool => Value::Bool(Formula::truth(x != 0.0)),
+        ElementType::Int32 | ElementType::Int64 => Value::Int(Term::int(x as i64)),
+        ElementType::Float32 | ElementType::Float64 => {
+            Value::Float(elements.is_exact().then_some(x))
+        }
+    };
+    Value::List(elements.items.iter().map(|&x| item(x)).collect())
+}
+
+/// `len(set(xs))` (`registry::DISTINCT_COUNT`): how many different items a
+/// list of known numbers or strings has.
+pub(super) fn distinct_count(value: &Value) -> Value {
+    let (Value::List(items) | Value::Tuple(items)) = value else {
+        return Value::Unknown;
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for item in items {
+        let key = match item {
+            Value::Int(t) => match t.as_const() {
+                Some(n) => format!("n{n}"),
+                None => return Value::Unknown,
+            },
+            // Python's `1 == 1.0` and `True == 1`: one item of the set.
+            Value::Float(Some(x)) if x.fract() == 0.0 && x.abs() < 1e15 => {
+                format!("n{}", *x as i64)
+            }
+            Value::Float(Some(x)) => format!("f{x}"),
+            Value::Bool(f) => match f.as_const() {
+                Some(b) => format!("n{}", i64::from(b)),
+                None => return Value::Unknown,
+            },
+            Value::Str(s) => format!("s{s}"),
+            _ => return Value::Unknown,
+        };
+        if !seen.contains(&key) {
+            seen.push(key);
+        }
+    }
+    Value::Int(Term::int(seen.len() as i64))
+}
