@@ -20,6 +20,7 @@ mod context;
 mod inheritance;
 mod lower;
 mod outline;
+mod tensor_changes;
 mod torch_names;
 
 use std::collections::BTreeSet;

@@ -53,6 +53,24 @@ pub const SET_TRAINING: &str = "torch.nn.Module.train";
 /// function of the program (a `def pow`) takes it over.
 pub const POWER: &str = "operator.pow";
 
+/// The prefix under which the Python front end names the operation
+/// `name` where the file gives `name` another meaning: a parameter
+/// (`dropout: float` beside `F.dropout(...)` in Swin's attention), a
+/// local, a constant or a class or function of its own (`def relu(x)`
+/// beside `F.relu(x)`, `class Linear` beside `nn.Linear`). Not an
+/// identifier, so only the operation answers it.
+pub const OPERATION_PREFIX: &str = "torch.operation.";
+
+/// The unshadowable name of the operation `name` ([`OPERATION_PREFIX`]).
+pub fn operation_reference(name: &str) -> String {
+    format!("{OPERATION_PREFIX}{name}")
+}
+
+/// The operation an unshadowable name refers to.
+pub fn referenced_operation(name: &str) -> Option<&str> {
+    name.strip_prefix(OPERATION_PREFIX)
+}
+
 /// A whole exponent up to this is written out as a product (`n ** 3` is
 /// `n * n * n`), which keeps a symbolic `int` exact.
 pub const MAX_EXPONENT_AS_PRODUCT: u32 = 8;
@@ -152,6 +170,18 @@ pub const DISTINCT_COUNT: &str = "builtins.len_of_set";
 /// `getattr(self, f"layer{i}")`).
 pub const GET_ATTR: &str = "builtins.getattr";
 
+/// `x.cuda()`, `x.bool()`, `x.add_(1)`, ...: `builtins.keeps_shape(x)`, the
+/// value itself, but a tensor's items (`shapes::elements`) are no longer
+/// known (a conversion or a change in place).
+pub const KEEPS_SHAPE: &str = "torch.Tensor.keeps_shape";
+
+/// Put by the Python front end before a statement that may change a tensor
+/// in place (`t.add_(1)`, `t += 1`, `t[0] = 5`, `out=t`,
+/// `nn.init.normal_(w)`): from there on the body keeps no tensor's items,
+/// since the change may reach them through any name (values are not
+/// aliased here, PyTorch's tensors are).
+pub const TENSORS_CHANGE_IN_PLACE: &str = "torch.Tensor.changes_in_place";
+
 /// The `math` functions of one float the analysis computes from a known
 /// argument, under their own names.
 pub const MATH_FUNCTIONS: &[&str] = &[
@@ -177,6 +207,8 @@ pub const READ_ONLY_BUILTINS: &[&str] = &[
     TO_LIST,
     DISTINCT_COUNT,
     GET_ATTR,
+    KEEPS_SHAPE,
+    TENSORS_CHANGE_IN_PLACE,
     CONTAINS,
     IS_INSTANCE,
     COPY,

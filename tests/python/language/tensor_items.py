@@ -74,3 +74,62 @@ class Named(nn.Module):
 
 
 named = Named()(torch.randn(2, 4))  #~ shape named: Tensor[2, 6]
+
+
+# A change in place (`add_`, `+=`, `x[0] = ...`, `out=`, through another
+# name or a function) may reach the items through any name: from the
+# statement that may make it on, they are not known, and the shape still is.
+changed = torch.arange(3)
+changed.add_(1)
+stale = torch.zeros(changed.tolist()[2])
+fits = stale + torch.zeros(3)
+alias_source = torch.arange(3)
+alias = alias_source
+alias += 5
+via_alias = torch.zeros(alias_source.tolist()[0])
+fits = via_alias + torch.zeros(5)
+still_three = alias_source + torch.zeros(3)  #~ shape still_three: Tensor[3]
+
+
+def bump(x):
+    x += 4
+
+
+passed = torch.arange(1, 4)
+bump(passed)
+bumped = torch.zeros(passed.tolist()[0])
+fits = bumped + torch.zeros(5)
+
+
+class Weighted(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = torch.arange(1, 4) * 3
+        self.w.add_(1)
+        widths = self.w.tolist()
+        self.fc = nn.Linear(widths[0], widths[1])
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.fc(x)
+
+
+weighted = Weighted()(torch.randn(2, 4))
+fits = weighted + torch.zeros(2, 7)
+
+# Conversions that change the items: `.bool()`, `.byte()`, `.short()`.
+flags = torch.tensor([0, 2, 3]).bool().long().tolist()
+fits = torch.zeros(flags[1] + 1) + torch.zeros(2)
+wrapped = torch.tensor([300, -1]).byte().tolist()
+fits = torch.zeros(wrapped[0], wrapped[1]) + torch.zeros(44, 255)
+
+# A keyword the analysis does not model: the items are not computed.
+decimals = (torch.round(torch.tensor([1.26, 2.5]), decimals=1) * 10).int().tolist()
+fits = torch.zeros(decimals[0]) + torch.zeros(13)
+
+# `41 / t` is `t.reciprocal() * 41` in PyTorch: 0.99999994, truncated to 0.
+ratio = (41 / torch.tensor([41.0])).int().tolist()
+zero_plus_two = torch.zeros(ratio[0] + 2)  #~ shape zero_plus_two: Tensor[2]
+remainder = ((torch.tensor([1e20]) % 3) + 1).int().tolist()
+three_again = torch.zeros(remainder[0])  #~ shape three_again: Tensor[3]
+quarters = torch.arange(1, 10, 2.5)  #~ shape quarters: Tensor[4]
+halves_count = torch.zeros(len(set([3 / 2, 1])))  #~ shape halves_count: Tensor[2]

@@ -157,8 +157,11 @@ impl Lowerer<'_> {
                 return Some(reassigned(target, registry::ADD_MODULE, args, range));
             }
             // Any other change of the value in place: what it held is no
-            // longer known (`layers.insert(0, stem)`).
-            _ if IN_PLACE_METHODS.contains(&method) => {
+            // longer known (`layers.insert(0, stem)`, a tensor's
+            // `x.unsqueeze_(0)`, `x.resize_(n)`).
+            _ if IN_PLACE_METHODS.contains(&method)
+                || crate::tensor_changes::changes_shape_in_place(method) =>
+            {
                 for argument in &arguments {
                     self.expr(*argument);
                 }

@@ -337,13 +337,27 @@ impl Lowerer<'_> {
     /// unknown.
     fn imported(&self, path: &str, range: TextRange) -> Expr {
         let kind = match torch_names::resolve(path) {
-            Resolved::Operation(name) => ExprKind::Name(name.to_owned()),
+            Resolved::Operation(name) => ExprKind::Name(self.operation_name(name)),
             Resolved::FirstArgument | Resolved::Lazy(_) | Resolved::Partial => {
                 ExprKind::Unknown(format!("`{path}` is read only as a call"))
             }
             Resolved::Unknown(why) => ExprKind::Unknown(why),
         };
         Expr { kind, range }
+    }
+
+    /// The name the analysis calls the operation `op` by: its own, unless
+    /// the file gives that name another meaning here (a parameter, local,
+    /// constant, class or function), then one nothing else answers to
+    /// (`registry::OPERATION_PREFIX`).
+    pub(super) fn operation_name(&self, op: &str) -> String {
+        let shadowed = self.is_local_name(op)
+            || self.context.is_item(op)
+            || self.context.script_names.contains(op);
+        match shadowed {
+            true => registry::operation_reference(op),
+            false => op.to_owned(),
+        }
     }
 
     /// The item of another file a module's attribute names
@@ -524,7 +538,8 @@ impl Lowerer<'_> {
                 .all(|a| !super::syntax::descendants(*a).any(|n| n.kind() == "call"));
             if plain_arguments && method.is_some_and(|m| SHAPE_KEEPING_METHODS.contains(&m)) {
                 if let Some(object) = child_by_field(function, "object") {
-                    return self.expr(object);
+                    let object = self.expr(object);
+                    return builtin_call(registry::KEEPS_SHAPE, vec![object], range);
                 }
             }
         }
@@ -815,7 +830,7 @@ impl Lowerer<'_> {
         }];
         args.extend(self.arguments(node));
         let callee = Expr {
-            kind: ExprKind::Name(concrete.to_owned()),
+            kind: ExprKind::Name(self.operation_name(concrete)),
             range: child_by_field(node, "function").map_or(range, |f| self.range(f)),
         };
         Expr {

@@ -39,7 +39,7 @@ impl Lowerer<'_> {
             })?;
         let base_range = self.range(class);
         let callee = match torch_names::resolve(&resolve_dotted(&base, &self.context.imported)) {
-            Resolved::Operation(op) => ExprKind::Name(op.to_owned()),
+            Resolved::Operation(op) => ExprKind::Name(self.operation_name(op)),
             _ if self.context.sequential_builders.contains_key(&base) => ExprKind::Name(base),
             // A class or function of another file (`MLP` of
             // `torchvision.ops.misc`).

@@ -24,6 +24,41 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn statement(&mut self, node: Node<'_>) -> Vec<Stmt> {
+        // From a statement that may change a tensor in place on, no
+        // tensor's items are kept (`registry::TENSORS_CHANGE_IN_PLACE`).
+        // The names the statement mentions are the marker's arguments, so
+        // that the script's groups (`script_groups`) keep it with the
+        // tensors it may change.
+        let mut marked = Vec::new();
+        if crate::tensor_changes::may_change_tensors_in_place(node, self.text) {
+            let at = tensorfit_base::TextRange::empty(self.range(node).start as usize);
+            let mut names: Vec<&str> = super::syntax::descendants(node)
+                .filter(|n| n.kind() == "identifier")
+                .map(|n| self.text(n))
+                .collect();
+            names.sort_unstable();
+            names.dedup();
+            let mentioned = names
+                .into_iter()
+                .map(|name| Expr {
+                    kind: ExprKind::Name(name.to_owned()),
+                    range: at,
+                })
+                .collect();
+            marked.push(Stmt {
+                kind: StmtKind::Expr(super::expressions::builtin_call(
+                    registry::TENSORS_CHANGE_IN_PLACE,
+                    mentioned,
+                    at,
+                )),
+                range: at,
+            });
+        }
+        marked.extend(self.statement_unmarked(node));
+        marked
+    }
+
+    fn statement_unmarked(&mut self, node: Node<'_>) -> Vec<Stmt> {
         if self.scope.kind == ScopeKind::Script
             && self.scope.script_vars.is_none()
             && crate::context::is_compound_statement(node.kind())

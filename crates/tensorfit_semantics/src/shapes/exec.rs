@@ -131,6 +131,10 @@ pub struct Frame<'f, 'a> {
     /// An operation needed the rank of a tensor the function does not
     /// know (see [`Summary::ranks_decide`](crate::shapes::analysis::Summary)).
     pub ranks_decide: bool,
+    /// Whether tensors' items are kept (`shapes::elements`): not past a
+    /// statement that may change a tensor in place
+    /// (`registry::TENSORS_CHANGE_IN_PLACE`).
+    pub keeps_items: bool,
     /// Whether the names this function binds numbers to name their terms
     /// in what users see (see `Analysis::name_term`).
     pub names_terms: bool,
@@ -253,6 +257,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             changed_by_call: None,
             numbers_decide: false,
             ranks_decide: false,
+            keeps_items: true,
             names_terms: true,
             function,
             self_value: None,

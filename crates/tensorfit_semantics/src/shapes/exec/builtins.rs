@@ -24,6 +24,11 @@ impl<'f, 'a> Frame<'f, 'a> {
         if name == registry::CONDITIONAL {
             return Some(self.conditional(args));
         }
+        // Its arguments only tie it to the names it may change.
+        if name == registry::TENSORS_CHANGE_IN_PLACE {
+            self.keeps_items = false;
+            return Some(Value::None);
+        }
         let given = self.evaluate_args(args);
         if given.iter().any(|arg| arg.name.is_some()) {
             return Some(Value::Unknown);
@@ -90,6 +95,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 _ => Value::Unknown,
             },
             registry::TO_LIST => one(super::tensor_items::to_list),
+            registry::KEEPS_SHAPE => one(|v| v.clone().without_elements()),
             registry::GET_ATTR => match values.as_slice() {
                 [object, Value::Str(name)] => self.field(object, name),
                 _ => Value::Unknown,

@@ -195,7 +195,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                                     ),
                                 );
                             }
-                            self.call_prelude(&method.text, contract, bound, call.range)
+                            let names = args
+                                .iter()
+                                .map(|a| a.name.as_ref().map(|n| n.text.as_str()));
+                            let all_bound = binds_every_keyword(contract, names);
+                            self.call_prelude(&method.text, contract, bound, call.range, all_bound)
                         }
                         None => Value::Unknown,
                     },
@@ -212,6 +216,11 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// local), directly or through a value that names it
     /// ([`Value::Callable`]: `block(inplanes, planes)`).
     fn call_named(&mut self, name: &str, args: &[ast::Arg], range: TextRange, text: &str) -> Value {
+        if crate::registry::referenced_operation(name) == Some("einsum") {
+            if let Some(value) = self.call_einsum(args) {
+                return value;
+            }
+        }
         if name == PARTIAL {
             let given = self.evaluate_args(args);
             return partial(given);
@@ -244,6 +253,15 @@ impl<'f, 'a> Frame<'f, 'a> {
         text: &str,
     ) -> Value {
         let program = &self.analysis.program;
+        // The operation itself, whatever the file calls by its name.
+        if let Some(op) = crate::registry::referenced_operation(name) {
+            let Some(contract) = program.prelude_op(op) else {
+                return Value::Unknown;
+            };
+            let bound = self.bind_given(&contract.params, None, &given);
+            let all_bound = binds_every_keyword(contract, given.iter().map(|g| g.name.as_deref()));
+            return self.call_prelude(op, contract, bound, range, all_bound);
+        }
         if let Some(function) = program.function(name) {
             let Some(bound) = self.bind_once(name, &function.function.params, &given) else {
                 return Value::Unknown;
@@ -266,7 +284,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         if let Some(contract) = program.prelude_op(name) {
             let bound = self.bind_given(&contract.params, None, &given);
-            return self.call_prelude(name, contract, bound, range);
+            let all_bound = binds_every_keyword(contract, given.iter().map(|g| g.name.as_deref()));
+            return self.call_prelude(name, contract, bound, range, all_bound);
         }
         Value::Unknown
     }
@@ -551,7 +570,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let saved = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
                 let value = self.expr(expr);
                 self.scopes = saved;
-                value
+                // A default (or class attribute) is one object shared by
+                // every call, which any of them may change in place: its
+                // tensors' items are not kept.
+                value.without_elements()
             }
         }
     }
@@ -562,12 +584,17 @@ impl<'f, 'a> Frame<'f, 'a> {
         contract: &'a ast::Function,
         bound: Vec<(String, Value, String)>,
         range: TextRange,
+        all_keywords_bound: bool,
     ) -> Value {
         if matches!(name, "size" | "dim" | "numel") {
             self.shape_reads += 1;
         }
-        if let Some(items) = self.operation_items(name, &bound) {
-            return items;
+        // A keyword the contract does not have (`dtype=`, `decimals=`)
+        // may change the items: they are not computed then.
+        if all_keywords_bound {
+            if let Some(items) = self.operation_items(name, &bound) {
+                return items;
+            }
         }
         // The operations below read a tensor with known items as its shape.
         let bound: Vec<(String, Value, String)> = bound
@@ -673,7 +700,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         match self.analysis.program.prelude_op("pow") {
             Some(contract) => {
                 let bound = self.bind_given(&contract.params, None, &given);
-                self.call_prelude("pow", contract, bound, range)
+                let all_bound =
+                    binds_every_keyword(contract, given.iter().map(|g| g.name.as_deref()));
+                self.call_prelude("pow", contract, bound, range, all_bound)
             }
             None => Value::Unknown,
         }
@@ -808,6 +837,14 @@ impl<'f, 'a> Frame<'f, 'a> {
 
 /// Python's `**kwargs`: the named arguments no other parameter took, as a
 /// dict.
+/// Whether every keyword of a call names a parameter of the contract.
+fn binds_every_keyword<'n>(
+    contract: &ast::Function,
+    mut names: impl Iterator<Item = Option<&'n str>>,
+) -> bool {
+    names.all(|name| name.is_none_or(|n| contract.params.iter().any(|p| p.name.text == n)))
+}
+
 fn keywords(sources: &[Source], given: &[GivenArg]) -> Value {
     let fields = sources
         .iter()

@@ -190,6 +190,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         } else if program.struct_def(name).is_some()
             || program.function(name).is_some()
             || program.prelude_op(name).is_some()
+            || crate::registry::referenced_operation(name)
+                .is_some_and(|op| program.prelude_op(op).is_some())
         {
             // Named as a value (`block=Bottleneck`,
             // `norm_layer=nn.BatchNorm2d`): called later.
@@ -203,6 +205,10 @@ impl<'f, 'a> Frame<'f, 'a> {
     pub fn value_of(&mut self, name: &str) -> Option<Value> {
         if let Some(slot) = self.lookup(name) {
             let value = slot.value.clone();
+            let value = match self.keeps_items {
+                true => value,
+                false => value.without_elements(),
+            };
             return Some(self.refine(value));
         }
         let constant = self.analysis.program.constant(name)?;
@@ -279,6 +285,19 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             (BinaryOp::Or, Value::Bool(x), Value::Bool(y)) => {
                 Value::Bool(Formula::or([x.clone(), y.clone()]))
+            }
+            // Python's `7 / 2` of known ints is the float 3.5 (a symbolic
+            // quotient stays the Tensor language's, see docs/python.md).
+            (BinaryOp::Div, Value::Int(x), Value::Int(y))
+                if self.analysis.language.is_python()
+                    && self.known(x).as_const().is_some()
+                    && self.known(y).as_const().is_some_and(|d| d != 0) =>
+            {
+                let (x, y) = (self.known(x).as_const(), self.known(y).as_const());
+                let (Some(x), Some(y)) = (x, y) else {
+                    return Value::Unknown;
+                };
+                Value::Float(Some(x as f64 / y as f64))
             }
             (_, Value::Int(x), Value::Int(y)) if op != BinaryOp::MatMul => {
                 if matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem) {

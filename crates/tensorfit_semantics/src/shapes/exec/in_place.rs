@@ -120,6 +120,15 @@ impl<'f, 'a> Frame<'f, 'a> {
             let ExprKind::Name(name) = &arg.value.kind else {
                 continue;
             };
+            // A tensor with known items: the callee may change them.
+            if let Some(value) = self
+                .bound_value(name)
+                .filter(|v| v.holds_elements())
+                .cloned()
+            {
+                self.assign(name, value.without_elements());
+                continue;
+            }
             let Some(before) = self.bound_value(name).filter(|v| is_changeable(v)).cloned() else {
                 continue;
             };
@@ -162,6 +171,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     fn only_reads_arguments(&self, callee: &ast::Expr) -> bool {
         match &callee.kind {
             ExprKind::Name(name) if is_read_only_builtin(name) => true,
+            ExprKind::Name(name) if crate::registry::referenced_operation(name).is_some() => true,
             ExprKind::Name(name) => match self.lookup(name) {
                 Some(slot) => matches!(slot.value, Value::Layer(_)),
                 None => {

@@ -78,7 +78,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         for field in &def.fields {
             let value = self.expr(&field.value);
             self.bind(&field.name.text, value.clone(), None);
-            fields.push((field.name.text.clone(), value));
+            // Another method may change a tensor field in place, which is
+            // not followed: its items are not kept.
+            fields.push((field.name.text.clone(), value.without_elements()));
         }
         if let Some(saved) = saved_function {
             self.via_context.remove(0);

@@ -69,10 +69,18 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             Value::Shape(shape) => match indices.as_slice() {
                 [Index::At(i)] => self.index_shape(shape, i, &subject, range),
-                [slice @ Index::Slice { .. }] => shape
-                    .dims()
-                    .and_then(|dims| sliced_items(dims, slice))
-                    .map_or(Value::Unknown, |kept| Value::Shape(Shape::known(kept))),
+                [slice @ Index::Slice { .. }] => {
+                    let shape = self.refine_shape(shape);
+                    // `x.shape[-3:]` of a parameter of unknown rank: a call
+                    // that passes a tensor of known rank knows the items.
+                    if shape.dims().is_none() {
+                        self.ranks_decide = true;
+                    }
+                    shape
+                        .dims()
+                        .and_then(|dims| sliced_items(dims, slice))
+                        .map_or(Value::Unknown, |kept| Value::Shape(Shape::known(kept)))
+                }
                 _ => Value::Unknown,
             },
             Value::List(_) | Value::Tuple(_) => self.subscript_items(value, &indices),

@@ -20,7 +20,7 @@ impl Frame<'_, '_> {
         name: &str,
         bound: &[(String, Value, String)],
     ) -> Option<Value> {
-        if !self.analysis.language.is_python() {
+        if !self.analysis.language.is_python() || !self.keeps_items {
             return None;
         }
         let get = |param: &str| {
@@ -45,7 +45,8 @@ impl Frame<'_, '_> {
                 };
                 Elements::arange(int(&start)?, int(&end)?, int(get("step"))?)?
             }
-            "add" | "sub" | "mul" | "div" | "divide" => {
+            // `torch.add(t, 2)`: PyTorch takes no number as `input`.
+            "add" | "sub" | "mul" | "div" | "divide" if input().is_some() => {
                 let op = match name {
                     "add" => BinaryOp::Add,
                     "sub" => BinaryOp::Sub,
@@ -98,7 +99,8 @@ impl Frame<'_, '_> {
     /// `a op b` where one side is a tensor with known items and the other
     /// is one too or a known Python number.
     pub(super) fn arithmetic_items(&self, op: BinaryOp, a: &Value, b: &Value) -> Option<Elements> {
-        if !matches!(a, Value::Elements(_)) && !matches!(b, Value::Elements(_)) {
+        let has_items = matches!(a, Value::Elements(_)) || matches!(b, Value::Elements(_));
+        if !has_items || !self.keeps_items {
             return None;
         }
         Elements::binary(op, self.operand(a)?, self.operand(b)?)
@@ -133,7 +135,10 @@ impl Frame<'_, '_> {
         if items.is_empty() {
             return Value::Unknown;
         }
-        let scalars: Option<Vec<Scalar>> = items.iter().map(|v| self.scalar(v)).collect();
+        let scalars: Option<Vec<Scalar>> = match self.keeps_items {
+            true => items.iter().map(|v| self.scalar(v)).collect(),
+            false => None,
+        };
         if let Some(elements) = scalars.and_then(|s| Elements::from_scalars(&s)) {
             return Value::Elements(Arc::new(elements));
         }
@@ -179,8 +184,9 @@ pub(super) fn distinct_count(value: &Value) -> Value {
                 Some(n) => format!("n{n}"),
                 None => return Value::Unknown,
             },
-            // Python's `1 == 1.0` and `True == 1`: one item of the set.
-            Value::Float(Some(x)) if x.fract() == 0.0 && x.abs() < 1e15 => {
+            // Python's `1 == 1.0` and `True == 1`: one item of the set (a
+            // whole float converts to the integer exactly).
+            Value::Float(Some(x)) if x.fract() == 0.0 && x.abs() < 9.2e18 => {
                 format!("n{}", *x as i64)
             }
             Value::Float(Some(x)) => format!("f{x}"),

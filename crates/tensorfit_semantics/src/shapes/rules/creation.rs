@@ -33,6 +33,14 @@ pub(super) fn apply(
             Some(Value::Tensor(Shape::known(vec![n, m])))
         }
         "arange" => {
+            // Float bounds or step (`arange(0, 1, 0.25)`): PyTorch's length
+            // is `ceil((end - start) / step)`, known for known numbers.
+            let is_float = |p: &str| matches!(args.get(p), Value::Float(_));
+            if is_float("start") || is_float("end") || is_float("step") {
+                return Some(float_range_length(frame, args).map_or(Value::Unknown, |n| {
+                    Value::Tensor(Shape::known(vec![Term::int(n)]))
+                }));
+            }
             let (start, end) = match args.int("end") {
                 Some(end) => (args.int("start")?, end),
                 None => (Term::int(0), args.int("start")?),
@@ -68,4 +76,27 @@ pub(super) fn apply(
         }
         _ => None,
     }
+}
+
+/// The length of `arange` with a float bound or step, where every bound is
+/// a known number and the range is not empty.
+fn float_range_length(frame: &dyn RuleContext, args: &Args) -> Option<i64> {
+    let number = |p: &str| match args.get(p) {
+        Value::Float(x) => *x,
+        Value::Int(t) => frame.known(t).as_const().map(|n| n as f64),
+        _ => None,
+    };
+    let (start, end) = match args.get("end") {
+        Value::None => (0.0, number("start")?),
+        _ => (number("start")?, number("end")?),
+    };
+    let step = match args.get("step") {
+        Value::None => 1.0,
+        _ => number("step")?,
+    };
+    if step == 0.0 {
+        return None;
+    }
+    let length = ((end - start) / step).ceil();
+    (1.0..1e15).contains(&length).then_some(length as i64)
 }
