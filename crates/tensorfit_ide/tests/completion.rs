@@ -72,6 +72,7 @@ fn f(inp: Tensor[batch, 3], k: Int) -> Tensor {
             InstanceNorm1d (Struct) (num_features: Int, eps: Float = 0.00001, momentum: Float = 0.1, affine: Bool = false, track_running_stats: Bool = false) -> InstanceNorm1d
             InstanceNorm2d (Struct) (num_features: Int, eps: Float = 0.00001, momentum: Float = 0.1, affine: Bool = false, track_running_stats: Bool = false) -> InstanceNorm2d
             index_select (Function) (input: Tensor, dim: Int, index: Tensor) -> Tensor
+            int (Function) (input: Tensor[..s]) -> Tensor[..s]
             interpolate (Function) (input: Tensor, size = None, scale_factor = None, mode: String = "nearest", align_corners: Bool = None, recompute_scale_factor: Bool = None, antialias: Bool = false) -> Tensor
         "#]],
     );
@@ -444,6 +445,8 @@ fn f(x: Tensor) -> Tensor {
             std (Function) (input: Tensor, dim: Int = None, unbiased: Bool = true, keepdim: Bool = false) -> Tensor
             sub (Function) (input: Tensor[..a], other: Tensor[..b], alpha: Float = 1) -> Tensor[..broadcast(a, b)]
             sum (Function) (input: Tensor, dim: Int = None, keepdim: Bool = false) -> Tensor
+            swapaxes (Function) (input: Tensor, axis0: Int, axis1: Int) -> Tensor
+            swapdims (Function) (input: Tensor, dim0: Int, dim1: Int) -> Tensor
         "#]],
     );
 }

@@ -155,6 +155,8 @@ pub const MIN: &str = "builtins.min";
 pub const MAX: &str = "builtins.max";
 pub const ABS: &str = "builtins.abs";
 pub const CEIL: &str = "math.ceil";
+/// `sum(xs)` of a list of numbers (`sum(block_layers)`).
+pub const SUM: &str = "builtins.sum";
 pub const FLOOR: &str = "math.floor";
 pub const CONDITIONAL: &str = "builtins.conditional";
 
@@ -164,6 +166,9 @@ pub const CONDITIONAL: &str = "builtins.conditional";
 pub const TENSOR_OF: &str = "torch.tensor";
 pub const TO_LIST: &str = "torch.Tensor.tolist";
 pub const DISTINCT_COUNT: &str = "builtins.len_of_set";
+/// `np.linspace(start, stop, num)`: numpy's points, computed as numpy
+/// does in `float64` (MaxViT's stochastic-depth rates).
+pub const NUMPY_LINSPACE: &str = "numpy.linspace";
 
 /// `getattr(x, name)` without a default: the attribute of that name, where
 /// the name is a known string (`getattr(self.stage, "block1-0")`,
@@ -202,8 +207,10 @@ pub const READ_ONLY_BUILTINS: &[&str] = &[
     ABS,
     CEIL,
     FLOOR,
+    SUM,
     CONDITIONAL,
     TENSOR_OF,
+    NUMPY_LINSPACE,
     TO_LIST,
     DISTINCT_COUNT,
     GET_ATTR,
@@ -661,12 +668,15 @@ pub static OPERATIONS: &[Operation] = &[
     op("squeeze", Shape, Rule, Known, &[Torch, T]),
     op("unsqueeze", Shape, Rule, Known, &[Torch, T]),
     op("transpose", Shape, Rule, Known, &[Torch, T]),
+    op("swapdims", Shape, Rule, Known, &[Torch, T]),
+    op("swapaxes", Shape, Rule, Known, &[Torch, T]),
     op("permute", Shape, Rule, Known, &[Torch, T]),
     op("t", Shape, Rule, Known, &[Torch, T]),
     op("expand", Shape, Rule, Known, &[T]),
     op("broadcast_to", Shape, Rule, Known, &[Torch, T]),
     op("cat", Shape, Rule, Known, &[Torch]),
     op("stack", Shape, Rule, Known, &[Torch]),
+    op("meshgrid", Shape, Rule, Known, &[Torch]),
     op("split", Shape, Rule, Any, &[Torch, T]),
     op("chunk", Shape, Rule, Any, &[Torch, T]),
     op("narrow", Shape, Rule, Known, &[Torch, T]),

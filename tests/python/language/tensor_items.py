@@ -133,3 +133,36 @@ remainder = ((torch.tensor([1e20]) % 3) + 1).int().tolist()
 three_again = torch.zeros(remainder[0])  #~ shape three_again: Tensor[3]
 quarters = torch.arange(1, 10, 2.5)  #~ shape quarters: Tensor[4]
 halves_count = torch.zeros(len(set([3 / 2, 1])))  #~ shape halves_count: Tensor[2]
+
+# numpy's linspace, as numpy computes it in float64 (MaxViT's stochastic
+# depth rates: the first is 0.0, so `if p:` is decided), and `sum`.
+import numpy as np
+
+rates = np.linspace(0, 0.2, sum([2, 2, 5, 2])).tolist()
+rate_count = torch.zeros(len(rates))  #~ shape rate_count: Tensor[11]
+per_mille = torch.zeros(int(rates[3] * 1000))  #~ shape per_mille: Tensor[60]
+sevenths = (np.linspace(1, 2, 8) * 7).tolist()
+seven_to_fourteen = torch.zeros(int(sevenths[0]), int(sevenths[7]))  #~ shape seven_to_fourteen: Tensor[7, 14]
+
+
+class Dropped(nn.Module):
+    def __init__(self, p: float) -> None:
+        super().__init__()
+        if p:
+            self.drop = nn.Dropout(p)
+        else:
+            self.drop = nn.Identity()
+        self.fc = nn.Linear(4, 8)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.drop(self.fc(x))
+
+
+undropped = Dropped(rates[0])(torch.randn(2, 4))  #~ shape undropped: Tensor[2, 8]
+dropped = Dropped(rates[1])(torch.randn(2, 4))  #~ shape dropped: Tensor[2, 8]
+
+# A relative position index, as MaxViT and Swin compute one.
+coords = torch.stack(torch.meshgrid([torch.arange(7), torch.arange(7)]))  #~ shape coords: Tensor[2, 7, 7]
+flat = torch.flatten(coords, 1)
+relative = (flat[:, :, None] - flat[:, None, :]).permute(1, 2, 0)  #~ shape relative: Tensor[49, 49, 2]
+swapped = torch.swapaxes(torch.randn(2, 3, 4), -2, -3)  #~ shape swapped: Tensor[3, 2, 4]

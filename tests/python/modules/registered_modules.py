@@ -4,6 +4,7 @@
 # `OrderedDict` of layers, and a class derived from `nn.ModuleDict` whose
 # `forward` iterates over `self.items()` (DenseNet's dense block).
 from collections import OrderedDict
+import typing
 from typing import List, Tuple
 
 import torch
@@ -208,3 +209,14 @@ def drop_rows(x: Tensor, p: float, training: bool = True) -> Tensor:
 
 
 dropped = drop_rows(torch.randn(2, 16, 8, 8), 0.2)  #~ shape dropped: Tensor[2, 16, 8, 8]
+
+
+# `typing.OrderedDict` builds the same dict (MaxViT's `MBConv`).
+def typed_layers() -> nn.Sequential:
+    layers = typing.OrderedDict()
+    layers["fc"] = nn.Linear(4, 8)
+    layers["act"] = nn.ReLU()
+    return nn.Sequential(layers)
+
+
+typed = typed_layers()(torch.randn(2, 4))  #~ shape typed: Tensor[2, 8]

@@ -615,6 +615,12 @@ impl Lowerer<'_> {
                     range,
                 };
             }
+            // `np.linspace(start, stop, num)`: numpy's points (MaxViT's
+            // stochastic-depth rates).
+            if path == "numpy.linspace" && argument_nodes.len() == 3 && !unpacks && positional {
+                let values = argument_nodes.iter().map(|a| self.expr(*a)).collect();
+                return builtin_call(registry::NUMPY_LINSPACE, values, range);
+            }
             // `typing.cast(int, v)` is `v` (VGG's `v = cast(int, v)`).
             if path == "typing.cast" {
                 return match argument_nodes.as_slice() {
@@ -710,17 +716,18 @@ impl Lowerer<'_> {
             "max" => registry::MAX,
             "math.ceil" => registry::CEIL,
             "math.floor" => registry::FLOOR,
+            "sum" => registry::SUM,
             "copy.copy" => registry::COPY,
             "copy.deepcopy" => registry::DEEP_COPY,
             "zip" => registry::ZIP,
-            "collections.OrderedDict" | "dict" => registry::DICT_FROM_PAIRS,
+            "collections.OrderedDict" | "typing.OrderedDict" | "dict" => registry::DICT_FROM_PAIRS,
             "torch.tensor" | "torch.as_tensor" => registry::TENSOR_OF,
             _ => return None,
         };
         let count_fits = match resolved {
             "min" | "max" => !arguments.is_empty(),
             "zip" => true,
-            "collections.OrderedDict" | "dict" => arguments.len() <= 1,
+            "collections.OrderedDict" | "typing.OrderedDict" | "dict" => arguments.len() <= 1,
             _ => arguments.len() == 1,
         };
         let fits = count_fits && arguments.iter().all(|a| a.kind() != "keyword_argument");

@@ -40,10 +40,14 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             let axis = normalize_dim(args.int("dim")?, t.ndim() + 1)?;
             (*t).clone().insert_axis(Axis(axis))
         }
-        "transpose" => {
+        "transpose" | "swapdims" | "swapaxes" => {
             let t = args.tensor("input")?;
-            let a = normalize_dim(args.int("dim0")?, t.ndim())?;
-            let b = normalize_dim(args.int("dim1")?, t.ndim())?;
+            let (first, second) = match name {
+                "swapaxes" => ("axis0", "axis1"),
+                _ => ("dim0", "dim1"),
+            };
+            let a = normalize_dim(args.int(first)?, t.ndim())?;
+            let b = normalize_dim(args.int(second)?, t.ndim())?;
             let mut out = (*t).clone();
             if t.ndim() > 0 {
                 out.swap_axes(a, b);
@@ -125,6 +129,7 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
             .to_owned()
         }
         "diff" => diff(args)?,
+        "meshgrid" => return meshgrid(args).map(Some),
         "flip" => flip(&*args.tensor("input")?, &args.dims("dims")?)?,
         "roll" => roll(args)?,
         "size" => {
@@ -425,4 +430,49 @@ fn diff(args: &Args) -> Outcome<Tensor> {
         t = &later - &earlier;
     }
     Ok(t)
+}
+
+/// `meshgrid(a, b, ...)`: one grid per input, the input's items along its
+/// own axis (`indexing="xy"`: the first two axes swapped).
+fn meshgrid(args: &Args) -> Outcome<Value> {
+    let given = match args.get("tensors") {
+        Value::List(items) | Value::Tuple(items) => match items.as_slice() {
+            [Value::List(inner) | Value::Tuple(inner)] => inner.clone(),
+            _ => items.clone(),
+        },
+        _ => return Err(Failure::program("`meshgrid` needs tensors".to_owned())),
+    };
+    let mut inputs = Vec::new();
+    for value in given.iter() {
+        let t = value
+            .as_tensor()
+            .ok_or_else(|| Failure::program("`meshgrid` needs tensors".to_owned()))?;
+        if t.ndim() > 1 {
+            return Err(Failure::shape(
+                "`meshgrid` takes tensors of at most one dimension".to_owned(),
+            ));
+        }
+        inputs.push(t.iter().copied().collect::<Vec<f32>>());
+    }
+    let xy = args.str("indexing") == Some("xy") && inputs.len() >= 2;
+    // The axis each input varies along.
+    let axis_of = |i: usize| match (xy, i) {
+        (true, 0) => 1,
+        (true, 1) => 0,
+        _ => i,
+    };
+    let mut sizes: Vec<usize> = vec![0; inputs.len()];
+    for (i, items) in inputs.iter().enumerate() {
+        sizes[axis_of(i)] = items.len();
+    }
+    let grids = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, items)| {
+            let axis = axis_of(i);
+            let grid = ndarray::ArrayD::from_shape_fn(IxDyn(&sizes), |at| items[at[axis]]);
+            Value::tensor(grid)
+        })
+        .collect();
+    Ok(Value::Tuple(Rc::new(grids)))
 }

@@ -46,6 +46,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             registry::CEIL => one(|v| numbers::rounded(Rounding::Ceil, v)),
             registry::FLOOR => one(|v| numbers::rounded(Rounding::Floor, v)),
             registry::MIN => numbers::extreme(false, &values),
+            registry::SUM => match values.as_slice() {
+                [items] => numbers::sum(items),
+                _ => Value::Unknown,
+            },
             registry::MAX => numbers::extreme(true, &values),
             registry::COPY | registry::DEEP_COPY => one(Value::clone),
             registry::CONTAINS => match values.as_slice() {
@@ -95,6 +99,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 _ => Value::Unknown,
             },
             registry::TO_LIST => one(super::tensor_items::to_list),
+            registry::NUMPY_LINSPACE => match values.as_slice() {
+                [start, stop, num] => self.numpy_linspace(start, stop, num),
+                _ => Value::Unknown,
+            },
             registry::KEEPS_SHAPE => one(|v| v.clone().without_elements()),
             registry::GET_ATTR => match values.as_slice() {
                 [object, Value::Str(name)] => self.field(object, name),

@@ -205,6 +205,26 @@ pub(super) fn math_function(name: &str, value: &Value) -> Value {
     Value::Float(result.is_finite().then_some(result))
 }
 
+/// `sum(xs)` of a list or tuple of numbers: the sum of `int`s as a term
+/// (known or not), of floats where all are known; unknown for anything
+/// else (a list of tensors, whose sum is a tensor).
+pub(super) fn sum(items: &Value) -> Value {
+    let (Value::List(items) | Value::Tuple(items)) = items else {
+        return Value::Unknown;
+    };
+    let mut total = Value::Int(Term::int(0));
+    for item in items {
+        total = match (&total, item) {
+            (Value::Int(a), Value::Int(b)) => Value::Int(Term::add(a, b)),
+            (Value::Int(_) | Value::Float(_), Value::Int(_) | Value::Float(_)) => {
+                arithmetic(BinaryOp::Add, &total, item).unwrap_or(Value::Unknown)
+            }
+            _ => return Value::Unknown,
+        };
+    }
+    total
+}
+
 /// `abs(v)` of a known number.
 pub(super) fn absolute(value: &Value) -> Value {
     match value {

@@ -60,6 +60,27 @@ impl Frame<'_, '_> {
                 }
                 self.arithmetic_items(op, get("input"), get("other"))?
             }
+            // Its items are within a few ulps of PyTorch's (or numpy's):
+            // never exact, so `.tolist()` gives floats of unknown value,
+            // and as many of them as `steps`.
+            "linspace" => {
+                let number = |v: &Value| self.scalar(v).map(|s| s.value);
+                let (start, end) = (number(get("start"))?, number(get("end"))?);
+                let steps = match get("steps") {
+                    Value::Int(t) => self.known(t).as_const()?,
+                    _ => return None,
+                };
+                if !(1..=crate::shapes::elements::MAX_KNOWN_ELEMENTS as i64).contains(&steps) {
+                    return None;
+                }
+                let step = match steps {
+                    1 => 0.0,
+                    _ => (end - start) / (steps - 1) as f64,
+                };
+                let items: Vec<f64> = (0..steps).map(|i| start + step * i as f64).collect();
+                let error = 4.0 * f64::from(f32::EPSILON) * start.abs().max(end.abs()).max(1.0);
+                Elements::new(ElementType::Float32, items, error)?
+            }
             "pow" => {
                 let (base, exponent) =
                     (self.operand(get("input"))?, self.operand(get("exponent"))?);
@@ -121,6 +142,44 @@ impl Frame<'_, '_> {
             Value::Float(Some(x)) => Some(Scalar::float(*x)),
             Value::Bool(f) => f.as_const().map(Scalar::bool),
             _ => None,
+        }
+    }
+
+    /// `np.linspace(start, stop, num)` (`registry::NUMPY_LINSPACE`):
+    /// numpy's `float64` points, each `i * step + start` and the last
+    /// `stop`, as numpy 1.24 computes them; unknown where a bound or the
+    /// count is not known (an empty array is not followed).
+    pub(super) fn numpy_linspace(&self, start: &Value, stop: &Value, num: &Value) -> Value {
+        let number = |v: &Value| self.scalar(v).map(|s| s.value);
+        let (Some(start), Some(stop)) = (number(start), number(stop)) else {
+            return Value::Unknown;
+        };
+        let count = match num {
+            Value::Int(t) => self.known(t).as_const(),
+            _ => None,
+        };
+        let Some(count) = count.filter(|n| *n >= 1) else {
+            return Value::Unknown;
+        };
+        let (delta, div) = (stop - start, (count - 1) as f64);
+        let step = delta / div;
+        let items = (0..count)
+            .map(|i| {
+                let i = i as f64;
+                let offset = match div > 0.0 && step != 0.0 {
+                    true => i * step,
+                    false if div > 0.0 => i / div * delta,
+                    false => i * delta,
+                };
+                match count > 1 && i == div {
+                    true => stop,
+                    false => offset + start,
+                }
+            })
+            .collect();
+        match Elements::new(ElementType::Float64, items, 0.0).filter(|_| self.keeps_items) {
+            Some(elements) => Value::Elements(Arc::new(elements)),
+            None => Value::Unknown,
         }
     }
 

@@ -40,9 +40,14 @@ pub(super) fn apply(
             out.insert(at, Term::int(1));
             Some(Value::Tensor(Shape::known(out)))
         }
-        "transpose" => {
+        // `swapaxes` and `swapdims` are PyTorch's other names for it.
+        "transpose" | "swapdims" | "swapaxes" => {
             let shape = args.shape("input")?;
-            let (a, b) = (args.int("dim0")?, args.int("dim1")?);
+            let (first, second) = match name {
+                "swapaxes" => ("axis0", "axis1"),
+                _ => ("dim0", "dim1"),
+            };
+            let (a, b) = (args.int(first)?, args.int(second)?);
             let Some(dims) = dims_of(frame, &shape) else {
                 return Some(Value::Tensor(frame.fresh_shape()));
             };
@@ -138,6 +143,7 @@ pub(super) fn apply(
             Some(Value::Tensor(Shape::known(out)))
         }
         "cat" | "stack" => join(frame, name, args, range),
+        "meshgrid" => meshgrid(frame, args, range),
         // `torch.diff(x, n, dim)`: `n` fewer along `dim`, for a known
         // size; an empty result (a size of `n` or less) is not followed,
         // like every empty tensor. `prepend`/`append` are not modelled.
@@ -535,4 +541,52 @@ fn split(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange)
         })
         .collect();
     Some(Value::Tuple(parts))
+}
+
+/// `torch.meshgrid(a, b, ...)` (or of a list): a tuple of one grid per
+/// input, each of the inputs' sizes in order (`indexing="xy"` swaps the
+/// first two); each input has at most one dimension.
+fn meshgrid(frame: &mut dyn RuleContext, args: &Args, range: TextRange) -> Option<Value> {
+    let mut inputs = match args.get("tensors") {
+        Value::List(items) | Value::Tuple(items) => items.clone(),
+        _ => return Some(Value::Unknown),
+    };
+    if let [Value::List(inner) | Value::Tuple(inner)] = inputs.as_slice() {
+        inputs = inner.clone();
+    }
+    if inputs.is_empty() {
+        return Some(Value::Unknown);
+    }
+    let mut sizes = Vec::new();
+    for input in &inputs {
+        let Some(shape) = input.tensor_shape() else {
+            return Some(Value::Unknown);
+        };
+        let dims = dims_of(frame, &shape)?;
+        match dims.as_slice() {
+            [] => sizes.push(Term::int(1)),
+            [size] => sizes.push(size.clone()),
+            _ => {
+                require(
+                    frame,
+                    Formula::truth(false),
+                    range,
+                    format!(
+                        "`meshgrid` takes tensors of at most one dimension, not of rank {}",
+                        dims.len()
+                    ),
+                    vec![],
+                );
+                return Some(Value::Unknown);
+            }
+        }
+    }
+    match args.get("indexing") {
+        Value::None => {}
+        Value::Str(how) if how == "ij" => {}
+        Value::Str(how) if how == "xy" && sizes.len() >= 2 => sizes.swap(0, 1),
+        _ => return Some(Value::Unknown),
+    }
+    let grid = Value::Tensor(Shape::known(sizes));
+    Some(Value::Tuple(vec![grid; inputs.len()]))
 }
