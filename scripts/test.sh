@@ -2,7 +2,7 @@
 # The whole test suite: formatting, lints, the Rust tests (unit, grammar, corpus
 # expectations, Python programs proved with PyTorch, robustness, CLI, headless
 # Neovim) with the tree-sitter and PyTorch checks required; torchvision's
-# models checked against PyTorch; then the VS Code extension's tests and
+# models checked against PyTorch, and a report on timm's; then the VS Code extension's tests and
 # package, and the SARIF schema validation of the CLI's output (Node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,9 @@ TENSORFIT_REQUIRE_TREE_SITTER=1 TENSORFIT_REQUIRE_TORCH=1 cargo test --workspace
 # torchvision's classification models against PyTorch (tests/real/), with
 # the binary the tests just built.
 /usr/bin/python3 tests/real/torchvision_suite.py --tensorfit target/debug/tensorfit
+# timm's model files (`pip download timm`): a report of how many check
+# clean, never a failure (nothing when PyPI cannot be reached).
+/usr/bin/python3 tests/real/timm_report.py --tensorfit target/debug/tensorfit
 
 # Node parts: offline once `npm ci` has fetched the locked packages.
 npm_ci() { npm ci --no-audit --no-fund --loglevel=error; }

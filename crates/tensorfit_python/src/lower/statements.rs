@@ -11,11 +11,16 @@ use super::{Lowerer, ScopeKind};
 
 impl Lowerer<'_> {
     /// The statements of a block, up to a `raise` (what follows it in the
-    /// block never runs).
+    /// block never runs). `assert False, "not supported"` is a `raise`
+    /// too: a body that always raises is not wrong for it (PYTHON.md §4).
     pub(super) fn block_statements(&mut self, block: Node<'_>) -> Vec<Stmt> {
         let mut stmts = Vec::new();
         for statement in named_children(block) {
-            if statement.kind() == "raise_statement" {
+            let asserts_false = statement.kind() == "assert_statement"
+                && named_children(statement)
+                    .first()
+                    .is_some_and(|condition| condition.kind() == "false");
+            if statement.kind() == "raise_statement" || asserts_false {
                 break;
             }
             stmts.extend(self.statement(statement));

@@ -190,6 +190,17 @@ impl<'f, 'a> Frame<'f, 'a> {
         {
             return Value::Unknown;
         }
+        // `repeats[::-1]` of a Python parameter of unknown rank: it may be a
+        // list, which takes a step a tensor refuses. A call that passes a
+        // tensor of known rank (or a list) redoes it with that value.
+        let backwards = |i: &Index| matches!(i, Index::Slice { step: Some(step), .. } if step.as_const().is_none_or(|k| k <= 0));
+        if self.analysis.language.is_python()
+            && shape.dims().is_none()
+            && indices.iter().any(backwards)
+        {
+            self.ranks_decide = true;
+            return Value::Unknown;
+        }
         let consumed = indices.iter().filter(|i| i.consumes()).count();
         self.require(
             Formula::le(&Term::int(consumed as i64), &shape.rank()),
