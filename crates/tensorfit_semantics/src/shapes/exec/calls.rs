@@ -216,11 +216,6 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// local), directly or through a value that names it
     /// ([`Value::Callable`]: `block(inplanes, planes)`).
     fn call_named(&mut self, name: &str, args: &[ast::Arg], range: TextRange, text: &str) -> Value {
-        if crate::registry::referenced_operation(name) == Some("einsum") {
-            if let Some(value) = self.call_einsum(args) {
-                return value;
-            }
-        }
         if name == PARTIAL {
             let given = self.evaluate_args(args);
             return partial(given);
@@ -234,8 +229,13 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let Some(value) = self.updated_value(name, args) {
             return value;
         }
-        // The prelude's `einsum` (not a function of the program's own).
-        if name == "einsum" && self.analysis.program.names_prelude_op(name) {
+        // The prelude's `einsum` (not a function of the program's own, or
+        // named so that none can be).
+        let einsum = match crate::registry::referenced_operation(name) {
+            Some(op) => op == "einsum",
+            None => name == "einsum" && self.analysis.program.names_prelude_op(name),
+        };
+        if einsum {
             if let Some(value) = self.call_einsum(args) {
                 return value;
             }

@@ -53,8 +53,9 @@ impl Frame<'_, '_> {
                     "mul" => BinaryOp::Mul,
                     _ => BinaryOp::Div,
                 };
+                // The prelude's default `alpha` is the float 1.
                 let plain_alpha = matches!(get("alpha"), Value::None)
-                    || matches!(get("alpha"), Value::Int(t) if t.as_const() == Some(1));
+                    || self.known_value(get("alpha")) == Some(1.0);
                 if !plain_alpha || !matches!(get("rounding_mode"), Value::None) {
                     return None;
                 }
@@ -64,8 +65,10 @@ impl Frame<'_, '_> {
             // never exact, so `.tolist()` gives floats of unknown value,
             // and as many of them as `steps`.
             "linspace" => {
-                let number = |v: &Value| self.scalar(v).map(|s| s.value);
-                let (start, end) = (number(get("start"))?, number(get("end"))?);
+                let (start, end) = (
+                    self.known_value(get("start"))?,
+                    self.known_value(get("end"))?,
+                );
                 let steps = match get("steps") {
                     Value::Int(t) => self.known(t).as_const()?,
                     _ => return None,
@@ -135,6 +138,11 @@ impl Frame<'_, '_> {
         })
     }
 
+    /// A known Python number's value.
+    fn known_value(&self, value: &Value) -> Option<f64> {
+        self.scalar(value).map(|s| s.value)
+    }
+
     /// A known Python number.
     fn scalar(&self, value: &Value) -> Option<Scalar> {
         match value {
@@ -150,8 +158,7 @@ impl Frame<'_, '_> {
     /// `stop`, as numpy 1.24 computes them; unknown where a bound or the
     /// count is not known (an empty array is not followed).
     pub(super) fn numpy_linspace(&self, start: &Value, stop: &Value, num: &Value) -> Value {
-        let number = |v: &Value| self.scalar(v).map(|s| s.value);
-        let (Some(start), Some(stop)) = (number(start), number(stop)) else {
+        let (Some(start), Some(stop)) = (self.known_value(start), self.known_value(stop)) else {
             return Value::Unknown;
         };
         let count = match num {
