@@ -9,6 +9,7 @@
 
 mod compare;
 mod expectation;
+mod outputs;
 mod pending;
 mod report;
 mod torch_oracle;
@@ -71,8 +72,12 @@ fn main() {
             if label == "python" && !expectations.is_empty() {
                 trials.push(torch_oracle::trial(&root, &name, &file));
             }
+            // The shared corpus is not the repository's: its outputs are
+            // not kept here.
+            let snapshot = (label != "corpus").then(|| outputs::snapshot_path(&root, &name));
+            let root = root.clone();
             trials.push(Trial::test(name.clone(), move || {
-                check_file(&file, &source, &pending)
+                check_file(&root, &file, &source, &pending, snapshot.as_deref())
             }));
         }
     }
@@ -93,10 +98,21 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-fn check_file(path: &Path, source: &str, pending: &pending::FilePending) -> Result<(), Failed> {
+/// Checks the program at `path` against its expectations and, given a
+/// snapshot, its whole report against the snapshot (`outputs.rs`). It runs
+/// from the workspace root so that the report's paths are the same in any
+/// clone.
+fn check_file(
+    root: &Path,
+    path: &Path,
+    source: &str,
+    pending: &pending::FilePending,
+    snapshot: Option<&Path>,
+) -> Result<(), Failed> {
     let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .current_dir(root)
         .args(["check", "--format", "json"])
-        .arg(path)
+        .arg(path.strip_prefix(root).unwrap_or(path))
         .output()
         .map_err(|e| format!("cannot run tensorfit: {e}"))?;
     let code = output.status.code();
@@ -114,10 +130,15 @@ fn check_file(path: &Path, source: &str, pending: &pending::FilePending) -> Resu
         return Err(format!("exit code {code:?} does not agree with the reported errors").into());
     }
     let problems = compare::compare(&expectations, &report, pending);
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{}:\n  {}", path.display(), problems.join("\n  ")).into())
+    if !problems.is_empty() {
+        return Err(format!("{}:\n  {}", path.display(), problems.join("\n  ")).into());
+    }
+    match snapshot {
+        Some(snapshot) => {
+            let rendered = outputs::render(&output.stdout, root)?;
+            outputs::compare(snapshot, &rendered).map_err(Failed::from)
+        }
+        None => Ok(()),
     }
 }
 
