@@ -13,6 +13,7 @@ mod contexts;
 pub mod eliminate;
 mod range;
 pub mod term;
+mod simple_solver;
 pub mod time_cap;
 mod watchdog;
 mod work;

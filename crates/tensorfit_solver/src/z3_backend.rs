@@ -10,7 +10,9 @@
 use std::collections::{BTreeSet, HashMap};
 
 use z3::ast::{Bool, Int};
-use z3::{FuncDecl, SatResult, Solver, Sort};
+use z3::{FuncDecl, SatResult, Sort};
+
+use crate::simple_solver::SimpleSolver;
 
 use crate::term::{Formula, Term, VarId};
 
@@ -158,13 +160,15 @@ pub(crate) fn solve(
 fn solve_in_context(tracked: &[&Formula], untracked: &[Formula], wanted: &[Term]) -> Answer {
     // No `timeout` parameter: the caller's watchdog interrupts the query
     // (Z3 4.8.12's own timer can deadlock; see crate::watchdog).
-    let solver = Solver::new();
+    let Some(solver) = SimpleSolver::new() else {
+        return Answer::Unknown;
+    };
     let mut translator = Translator::default();
     let mut literals = Vec::with_capacity(tracked.len());
     for (i, formula) in tracked.iter().enumerate() {
         let literal = Bool::new_const(format!("track{i}"));
         let encoded = translator.formula(formula);
-        solver.assert(literal.implies(&encoded));
+        solver.assert(&literal.implies(&encoded));
         literals.push(literal);
     }
     for formula in untracked {
@@ -177,27 +181,17 @@ fn solve_in_context(tracked: &[&Formula], untracked: &[Formula], wanted: &[Term]
     }
     match solver.check_assumptions(&literals) {
         SatResult::Sat => {
-            let Some(model) = solver.get_model() else {
+            let Some(values) = solver.model_values(&wanted_ints) else {
                 return Answer::Unknown;
             };
-            let mut values = HashMap::new();
-            for (term, int) in wanted.iter().zip(&wanted_ints) {
-                if let Some(value) = model.eval(int, true).and_then(|v| v.as_i64()) {
-                    values.insert(term.clone(), value);
-                }
-            }
+            let values = wanted
+                .iter()
+                .zip(values)
+                .filter_map(|(term, value)| Some((term.clone(), value?)))
+                .collect();
             Answer::Sat(values)
         }
-        SatResult::Unsat => {
-            let core = solver.get_unsat_core();
-            let indices = literals
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| core.contains(l))
-                .map(|(i, _)| i)
-                .collect();
-            Answer::Unsat(indices)
-        }
+        SatResult::Unsat => Answer::Unsat(solver.core_indices(&literals)),
         SatResult::Unknown => Answer::Unknown,
     }
 }
