@@ -1,15 +1,19 @@
 //! Z3 contexts per unit of work, and interrupting them.
 //!
 //! Each unit of work (one function's analysis) gets a context of its own,
-//! so that Z3's answers depend on that work alone; a writer interrupts the
-//! running queries of its database before it waits for them to finish.
+//! and in it one solver that all its queries share, so that Z3's answers
+//! depend on that work alone; a writer interrupts the running queries of
+//! its database before it waits for them to finish.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use z3::{Config, Context};
 
+use crate::simple_solver::SimpleSolver;
 use crate::z3_backend::Answer;
+
 /// Runs `work` so that the Z3 queries it makes use a context of their own,
 /// made when its first query reaches Z3 (most analyses never do), and can
 /// be interrupted through `interrupts`. `Err` when they were: the work's
@@ -22,15 +26,19 @@ use crate::z3_backend::Answer;
 /// ran before it on that thread: an incremental check and a check from
 /// scratch could give different example values. A context per unit of work
 /// (one function's analysis) makes its answers depend on that work alone.
-/// Making a context costs about half a millisecond, too much to make one
-/// per query or per unit of work that does not need one.
+/// (Measured on ResNet-50 with one context per thread: the same outputs,
+/// but one query took anywhere from 4 to 73 ms depending on what the
+/// context had seen, where a fresh context takes 5 ms every time.)
+/// Making a context costs 5–15 ms the first time and about 0.5 ms once the
+/// memory of a dropped one is reused (`keep_freed_contexts_memory`): too
+/// much to make one per query or per unit of work that does not need one.
 pub fn in_own_context<R>(
     interrupts: &Arc<Interrupts>,
     work: impl FnOnce() -> R,
 ) -> Result<R, Interrupted> {
     SCOPES.with(|s| {
         s.borrow_mut().push(Scope {
-            context: None,
+            session: None,
             interrupts: interrupts.clone(),
             interrupted: false,
         })
@@ -46,9 +54,25 @@ pub fn in_own_context<R>(
 
 struct Scope {
     /// `None` until the unit makes its first Z3 query.
-    context: Option<Context>,
+    session: Option<Rc<Session>>,
     interrupts: Arc<Interrupts>,
     interrupted: bool,
+}
+
+/// A context and the one solver its queries use, each in a scope of its
+/// own (see `crate::simple_solver`). The solver's kernel is set up by the
+/// context's first query, so the queries after it cost only their solving.
+struct Session {
+    context: Context,
+    solver: SimpleSolver,
+}
+
+impl Session {
+    fn new() -> Option<Rc<Session>> {
+        let context = fresh_context();
+        let solver = SimpleSolver::new(&context)?;
+        Some(Rc::new(Session { context, solver }))
+    }
 }
 
 thread_local! {
@@ -65,31 +89,85 @@ unsafe impl<T> Send for OnThisThread<T> {}
 unsafe impl<T> Sync for OnThisThread<T> {}
 
 thread_local! {
-    /// The context of queries made outside any unit of work (tests, and
+    /// The session of queries made outside any unit of work (tests, and
     /// checks outside the database), one per thread.
-    static OUTSIDE_UNITS: RefCell<Option<Context>> = const { RefCell::new(None) };
+    static OUTSIDE_UNITS: RefCell<Option<Rc<Session>>> = const { RefCell::new(None) };
+    /// Whether the `z3` crate's own context of this thread was handed out.
+    static DEFAULT_CLAIMED: Cell<bool> = const { Cell::new(false) };
 }
 
-fn new_context() -> Context {
+/// A context no query has used. The `z3` crate makes a context of its own
+/// for each thread the first time its context is swapped (every query
+/// swaps it), which nothing else would ever use: the thread's first
+/// session takes that one instead of making another (a context costs
+/// 16 MiB and 5–15 ms to make and warm up).
+fn fresh_context() -> Context {
+    static MALLOC_TUNED: std::sync::Once = std::sync::Once::new();
+    MALLOC_TUNED.call_once(keep_freed_contexts_memory);
+    if !DEFAULT_CLAIMED.with(|c| c.replace(true)) {
+        return Context::thread_local();
+    }
     z3::with_z3_config(&Config::new(), || OnThisThread(Context::thread_local())).0
 }
 
-/// Runs `query` in the innermost unit of work's context (made now if this
-/// is its first query), or in the thread's context outside any, within
-/// `timeout_ms` (see [`crate::watchdog`]). A query of a stopped group, or
-/// of a unit already interrupted, is not run. A context whose query ran
-/// out of time was interrupted, and Z3 may keep it so: it is replaced.
-pub(crate) fn in_scope_context(timeout_ms: u32, query: impl FnOnce() -> Answer) -> Answer {
+/// Lets a new context reuse the memory of the ones dropped before it.
+///
+/// A context allocates about 16 MiB in chunks large enough that glibc maps
+/// each one afresh and unmaps it on free: every context paid for those
+/// pages again (page faults were 16 % of a U-Net check), though the unit of
+/// work before it had just freed the same amount. Keeping chunks up to
+/// 32 MiB in the heap, and up to 64 MiB of free heap before it is returned
+/// to the system, makes a context after the first cost about 0.5 ms.
+fn keep_freed_contexts_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // glibc's <malloc.h>; setting either stops its own adjustment.
+        const M_TRIM_THRESHOLD: i32 = -1;
+        const M_MMAP_THRESHOLD: i32 = -3;
+        extern "C" {
+            fn mallopt(param: i32, value: i32) -> i32;
+        }
+        // SAFETY: plain settings of the allocator, safe at any time.
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, 32 << 20);
+            mallopt(M_TRIM_THRESHOLD, 64 << 20);
+        }
+    }
+}
+
+/// Runs `query` with the innermost unit of work's solver (made now if this
+/// is its first query), or the thread's outside any, within `timeout_ms`
+/// (see [`crate::watchdog`]). A query of a stopped group, or of a unit
+/// already interrupted, is not run. A context whose query ran out of time
+/// was interrupted, and Z3 may keep it so: it is replaced.
+pub(crate) fn in_scope_context(
+    timeout_ms: u32,
+    query: impl FnOnce(&SimpleSolver) -> Answer,
+) -> Answer {
     let scope = SCOPES.with(|s| {
         let mut scopes = s.borrow_mut();
         let scope = scopes.last_mut()?;
-        let context = scope.context.get_or_insert_with(new_context);
-        Some((context.clone(), scope.interrupts.clone(), scope.interrupted))
+        if scope.session.is_none() {
+            scope.session = Session::new();
+        }
+        Some((
+            scope.session.clone(),
+            scope.interrupts.clone(),
+            scope.interrupted,
+        ))
     });
-    let Some((context, interrupts, interrupted)) = scope else {
-        let context =
-            OUTSIDE_UNITS.with(|c| c.borrow_mut().get_or_insert_with(new_context).clone());
-        let (answer, timed_out) = timed(&context, timeout_ms, query);
+    let Some((session, interrupts, interrupted)) = scope else {
+        let session = OUTSIDE_UNITS.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.is_none() {
+                *c = Session::new();
+            }
+            c.clone()
+        });
+        let Some(session) = session else {
+            return Answer::Unknown;
+        };
+        let (answer, timed_out) = timed(&session, timeout_ms, query);
         if timed_out {
             OUTSIDE_UNITS.with(|c| c.borrow_mut().take());
         }
@@ -102,14 +180,14 @@ pub(crate) fn in_scope_context(timeout_ms: u32, query: impl FnOnce() -> Answer) 
             }
         })
     };
-    if interrupted {
+    let Some(session) = session.filter(|_| !interrupted) else {
         return Answer::Unknown;
-    }
-    let Some(token) = interrupts.register(context.get_z3_context()) else {
+    };
+    let Some(token) = interrupts.register(session.context.get_z3_context()) else {
         mark_interrupted();
         return Answer::Unknown;
     };
-    let (answer, timed_out) = timed(&context, timeout_ms, query);
+    let (answer, timed_out) = timed(&session, timeout_ms, query);
     if interrupts.deregister(token) {
         mark_interrupted();
         return Answer::Unknown;
@@ -117,21 +195,26 @@ pub(crate) fn in_scope_context(timeout_ms: u32, query: impl FnOnce() -> Answer) 
     if timed_out {
         SCOPES.with(|s| {
             if let Some(scope) = s.borrow_mut().last_mut() {
-                scope.context = None;
+                scope.session = None;
             }
         });
     }
     answer
 }
 
-/// Runs `query` in `context` under the watchdog; whether it ran out of
+/// Runs `query` in the session under the watchdog; whether it ran out of
 /// time (its answer is then unknown).
-fn timed(context: &Context, timeout_ms: u32, query: impl FnOnce() -> Answer) -> (Answer, bool) {
-    let timing = crate::watchdog::start(context.get_z3_context(), timeout_ms);
+fn timed(
+    session: &Session,
+    timeout_ms: u32,
+    query: impl FnOnce(&SimpleSolver) -> Answer,
+) -> (Answer, bool) {
+    let timing = crate::watchdog::start(session.context.get_z3_context(), timeout_ms);
     let query = OnThisThread(query);
-    let answer = z3::with_z3_context(context, move || {
-        let query = query;
-        OnThisThread((query.0)())
+    let solver = OnThisThread(&session.solver);
+    let answer = z3::with_z3_context(&session.context, move || {
+        let (query, solver) = (query, solver);
+        OnThisThread((query.0)(solver.0))
     })
     .0;
     match timing.finish() {

@@ -12,8 +12,8 @@ pub mod components;
 mod contexts;
 pub mod eliminate;
 mod range;
-pub mod term;
 mod simple_solver;
+pub mod term;
 pub mod time_cap;
 mod watchdog;
 mod work;
@@ -424,6 +424,38 @@ mod tests {
             forced_many(&contradictory, &[a], Limits::default()),
             vec![Forced::Unknown]
         );
+    }
+
+    #[test]
+    fn queries_of_one_session_leave_nothing_behind() {
+        // One unit of work's queries share a solver, each in a scope of its
+        // own: a contradiction, a query cut short half-way (out of work),
+        // and a query with the same tracking names must not see each other.
+        let interrupts = std::sync::Arc::new(Interrupts::default());
+        let (x, y) = (Term::var(1), Term::var(2));
+        let product = Formula::eq(&Term::mul(&x, &y), &Term::int(12));
+        let answers = in_own_context(&interrupts, || {
+            // Products of unknowns: elimination leaves them to Z3.
+            let square = |v: i64| Formula::eq(&Term::mul(&x, &x), &Term::int(v));
+            let contradiction = vec![fact(0, product.clone()), fact(1, square(25))];
+            let first = check(&contradiction, Limits::default());
+            let cut = with_allowance(3, 2000, || {
+                check(&[fact(0, product.clone())], Limits::default())
+            });
+            let fits = vec![
+                fact(0, product.clone()),
+                fact(1, square(9)),
+                fact(2, Formula::ge(&x, &Term::int(0))),
+            ];
+            let second = check(&fits, Limits::default());
+            let values = model(&fits, &[y.clone()], Limits::default());
+            (first, cut, second, values)
+        })
+        .expect("not interrupted");
+        assert_eq!(answers.0, Outcome::Unsat(vec![0, 1]));
+        assert!(matches!(answers.1, None | Some(Outcome::Unknown)));
+        assert_eq!(answers.2, Outcome::Sat);
+        assert_eq!(answers.3, Some(vec![4]));
     }
 
     #[test]

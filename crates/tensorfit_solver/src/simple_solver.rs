@@ -9,6 +9,11 @@
 //! queries are small and mostly decided by elimination before they get
 //! here, so the strategy only ever cost time.
 //!
+//! One solver serves every query of its context (see `crate::contexts`):
+//! each query is asserted in a scope of its own ([`SimpleSolver::scope`])
+//! and taken back after, so the kernel and its theories are set up once per
+//! context rather than once per query.
+//!
 //! Formulas are built with the `z3` crate as before; only the solver is
 //! driven through `z3_sys`, in the context the formulas belong to.
 
@@ -22,10 +27,9 @@ pub(crate) struct SimpleSolver {
 }
 
 impl SimpleSolver {
-    /// A new simple solver in the thread's current `z3` context (the one
-    /// the crate's formulas are built in).
-    pub fn new() -> Option<SimpleSolver> {
-        let context = Context::thread_local();
+    /// A new simple solver in `context`.
+    pub fn new(context: &Context) -> Option<SimpleSolver> {
+        let context = context.clone();
         // SAFETY: the context is alive (held by `context`); the solver's
         // reference keeps it alive until `drop` releases it.
         let raw = unsafe { Z3_mk_simple_solver(context.get_z3_context()) }?;
@@ -35,6 +39,14 @@ impl SimpleSolver {
 
     fn c(&self) -> Z3_context {
         self.context.get_z3_context()
+    }
+
+    /// Opens a scope: what is asserted until the guard drops is taken back
+    /// then, even when the query unwinds (out of work) half-way.
+    pub fn scope(&self) -> ScopeGuard<'_> {
+        // SAFETY: the solver is alive; the guard pops what this pushes.
+        unsafe { Z3_solver_push(self.c(), self.raw) };
+        ScopeGuard { solver: self }
     }
 
     pub fn assert(&self, formula: &Bool) {
@@ -105,6 +117,24 @@ impl SimpleSolver {
             Z3_ast_vector_dec_ref(self.c(), core);
             indices
         }
+    }
+}
+
+pub(crate) struct ScopeGuard<'s> {
+    solver: &'s SimpleSolver,
+}
+
+impl std::ops::Deref for ScopeGuard<'_> {
+    type Target = SimpleSolver;
+    fn deref(&self) -> &SimpleSolver {
+        self.solver
+    }
+}
+
+impl Drop for ScopeGuard<'_> {
+    fn drop(&mut self) {
+        // SAFETY: pops the scope `scope` pushed.
+        unsafe { Z3_solver_pop(self.solver.c(), self.solver.raw, 1) };
     }
 }
 

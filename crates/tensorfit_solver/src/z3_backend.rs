@@ -154,15 +154,20 @@ pub(crate) fn solve(
     if degree > MAX_DEGREE {
         return Answer::Unknown;
     }
-    crate::contexts::in_scope_context(timeout_ms, || solve_in_context(tracked, untracked, wanted))
+    crate::contexts::in_scope_context(timeout_ms, |solver| {
+        solve_in_context(solver, tracked, untracked, wanted)
+    })
 }
 
-fn solve_in_context(tracked: &[&Formula], untracked: &[Formula], wanted: &[Term]) -> Answer {
+fn solve_in_context(
+    solver: &SimpleSolver,
+    tracked: &[&Formula],
+    untracked: &[Formula],
+    wanted: &[Term],
+) -> Answer {
     // No `timeout` parameter: the caller's watchdog interrupts the query
     // (Z3 4.8.12's own timer can deadlock; see crate::watchdog).
-    let Some(solver) = SimpleSolver::new() else {
-        return Answer::Unknown;
-    };
+    let solver = solver.scope();
     let mut translator = Translator::default();
     let mut literals = Vec::with_capacity(tracked.len());
     for (i, formula) in tracked.iter().enumerate() {
