@@ -5,14 +5,13 @@
 //! depend on that work alone; a writer interrupts the running queries of
 //! its database before it waits for them to finish.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
-use z3::{Config, Context};
-
 use crate::simple_solver::SimpleSolver;
 use crate::z3_backend::Answer;
+use crate::z3_context::Z3Context;
 
 /// Runs `work` so that the Z3 queries it makes use a context of their own,
 /// made when its first query reaches Z3 (most analyses never do), and can
@@ -63,51 +62,24 @@ struct Scope {
 /// own (see `crate::simple_solver`). The solver's kernel is set up by the
 /// context's first query, so the queries after it cost only their solving.
 struct Session {
-    context: Context,
+    // Declared first: dropped before the context it lives in.
     solver: SimpleSolver,
+    context: Z3Context,
 }
 
 impl Session {
     fn new() -> Option<Rc<Session>> {
-        let context = fresh_context();
+        static MALLOC_TUNED: std::sync::Once = std::sync::Once::new();
+        MALLOC_TUNED.call_once(keep_freed_contexts_memory);
+        let context = Z3Context::new()?;
         let solver = SimpleSolver::new(&context)?;
-        Some(Rc::new(Session { context, solver }))
+        Some(Rc::new(Session { solver, context }))
     }
 }
 
 thread_local! {
     /// The units of work running on this thread, innermost last.
     static SCOPES: RefCell<Vec<Scope>> = const { RefCell::new(Vec::new()) };
-}
-
-/// `with_z3_config` and `with_z3_context` ask for `Send + Sync` so that Z3
-/// objects cannot be moved to another context's thread. Here the closure
-/// runs on this thread before they return, and the only things crossing
-/// are plain data and the context handle itself, kept on this thread.
-struct OnThisThread<T>(T);
-unsafe impl<T> Send for OnThisThread<T> {}
-unsafe impl<T> Sync for OnThisThread<T> {}
-
-thread_local! {
-    /// The session of queries made outside any unit of work (tests, and
-    /// checks outside the database), one per thread.
-    static OUTSIDE_UNITS: RefCell<Option<Rc<Session>>> = const { RefCell::new(None) };
-    /// Whether the `z3` crate's own context of this thread was handed out.
-    static DEFAULT_CLAIMED: Cell<bool> = const { Cell::new(false) };
-}
-
-/// A context no query has used. The `z3` crate makes a context of its own
-/// for each thread the first time its context is swapped (every query
-/// swaps it), which nothing else would ever use: the thread's first
-/// session takes that one instead of making another (a context costs
-/// 16 MiB and 5–15 ms to make and warm up).
-fn fresh_context() -> Context {
-    static MALLOC_TUNED: std::sync::Once = std::sync::Once::new();
-    MALLOC_TUNED.call_once(keep_freed_contexts_memory);
-    if !DEFAULT_CLAIMED.with(|c| c.replace(true)) {
-        return Context::thread_local();
-    }
-    z3::with_z3_config(&Config::new(), || OnThisThread(Context::thread_local())).0
 }
 
 /// Lets a new context reuse the memory of the ones dropped before it.
@@ -142,7 +114,7 @@ fn keep_freed_contexts_memory() {
 /// was interrupted, and Z3 may keep it so: it is replaced.
 pub(crate) fn in_scope_context(
     timeout_ms: u32,
-    query: impl FnOnce(&SimpleSolver) -> Answer,
+    query: impl FnOnce(&Z3Context, &SimpleSolver) -> Answer,
 ) -> Answer {
     let scope = SCOPES.with(|s| {
         let mut scopes = s.borrow_mut();
@@ -157,21 +129,13 @@ pub(crate) fn in_scope_context(
         ))
     });
     let Some((session, interrupts, interrupted)) = scope else {
-        let session = OUTSIDE_UNITS.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.is_none() {
-                *c = Session::new();
-            }
-            c.clone()
-        });
-        let Some(session) = session else {
+        // Outside any unit of work (tests, mostly), each query is a unit of
+        // its own: a context kept for the thread would hold every term of
+        // every query.
+        let Some(session) = Session::new() else {
             return Answer::Unknown;
         };
-        let (answer, timed_out) = timed(&session, timeout_ms, query);
-        if timed_out {
-            OUTSIDE_UNITS.with(|c| c.borrow_mut().take());
-        }
-        return answer;
+        return timed(&session, timeout_ms, query).0;
     };
     let mark_interrupted = || {
         SCOPES.with(|s| {
@@ -183,7 +147,7 @@ pub(crate) fn in_scope_context(
     let Some(session) = session.filter(|_| !interrupted) else {
         return Answer::Unknown;
     };
-    let Some(token) = interrupts.register(session.context.get_z3_context()) else {
+    let Some(token) = interrupts.register(session.context.raw()) else {
         mark_interrupted();
         return Answer::Unknown;
     };
@@ -207,16 +171,10 @@ pub(crate) fn in_scope_context(
 fn timed(
     session: &Session,
     timeout_ms: u32,
-    query: impl FnOnce(&SimpleSolver) -> Answer,
+    query: impl FnOnce(&Z3Context, &SimpleSolver) -> Answer,
 ) -> (Answer, bool) {
-    let timing = crate::watchdog::start(session.context.get_z3_context(), timeout_ms);
-    let query = OnThisThread(query);
-    let solver = OnThisThread(&session.solver);
-    let answer = z3::with_z3_context(&session.context, move || {
-        let (query, solver) = (query, solver);
-        OnThisThread((query.0)(solver.0))
-    })
-    .0;
+    let timing = crate::watchdog::start(session.context.raw(), timeout_ms);
+    let answer = query(&session.context, &session.solver);
     match timing.finish() {
         true => (Answer::Unknown, true),
         false => (answer, false),

@@ -18,6 +18,7 @@ pub mod time_cap;
 mod watchdog;
 mod work;
 mod z3_backend;
+mod z3_context;
 
 use std::collections::BTreeSet;
 
@@ -448,7 +449,7 @@ mod tests {
                 fact(2, Formula::ge(&x, &Term::int(0))),
             ];
             let second = check(&fits, Limits::default());
-            let values = model(&fits, &[y.clone()], Limits::default());
+            let values = model(&fits, std::slice::from_ref(&y), Limits::default());
             (first, cut, second, values)
         })
         .expect("not interrupted");
