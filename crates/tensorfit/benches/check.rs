@@ -2,8 +2,16 @@
 //! shapes, solving) of every example model and corpus file, in process.
 //! Reports the median and the fastest of several runs, and the median
 //! without holes, migrations and decided conditions (to show what those
-//! cost), and the peak memory of one cold check in a fresh process; numbers
-//! are recorded in docs/benchmarks.md.
+//! cost), the median of `tensorfit check` run as a process (what a user or
+//! CI waits for: start-up, reading, the check and the report), and the peak
+//! memory of one cold check in a fresh process; numbers are recorded in
+//! docs/benchmarks.md.
+//!
+//! Shared machines vary by a third between two runs, so a speed change is
+//! measured against the binary before it in the same run: with
+//! `TENSORFIT_BENCH_BASELINE=/path/to/old/tensorfit`, each file's process
+//! runs alternate between the old binary and this one, and the table adds
+//! the old median and the ratio.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -11,6 +19,12 @@ use std::time::{Duration, Instant};
 use tensorfit_ide::{analyze_file, AnalysisOptions, FsLoader};
 
 const RUNS: usize = 15;
+
+/// Process runs per file (each binary, alternating).
+const PROCESS_RUNS: usize = 9;
+
+/// The binary to compare with (see the module's comment).
+const BASELINE: &str = "TENSORFIT_BENCH_BASELINE";
 
 /// Set in the child process that measures one file's peak memory.
 const PEAK_CHILD: &str = "TENSORFIT_BENCH_PEAK_OF";
@@ -30,6 +44,33 @@ fn measure_peak_in_child(path: &Path) -> Option<u64> {
         .output()
         .ok()?;
     String::from_utf8_lossy(&output.stdout).trim().parse().ok()
+}
+
+/// The median wall time of `tensorfit check path` as a process, for this
+/// build's binary and, when given, a baseline binary, runs alternating.
+fn process_medians(path: &Path, baseline: Option<&Path>) -> (Duration, Option<Duration>) {
+    let binaries: Vec<&Path> = std::iter::once(Path::new(env!("CARGO_BIN_EXE_tensorfit")))
+        .chain(baseline)
+        .collect();
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); binaries.len()];
+    for _ in 0..PROCESS_RUNS {
+        for (binary, times) in binaries.iter().zip(&mut times) {
+            let started = Instant::now();
+            std::process::Command::new(binary)
+                .arg("check")
+                .arg(path)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .expect("run tensorfit");
+            times.push(started.elapsed());
+        }
+    }
+    let mut medians = times.into_iter().map(|mut t| {
+        t.sort();
+        t[PROCESS_RUNS / 2]
+    });
+    (medians.next().unwrap_or_default(), medians.next())
 }
 
 fn files() -> Vec<PathBuf> {
@@ -92,10 +133,15 @@ fn main() {
     }
     // `cargo bench` passes `--bench`; a filter argument selects files.
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
-    println!(
-        "{:<40} {:>12} {:>12} {:>16} {:>8} {:>10}",
-        "file", "median", "fastest", "without §9", "diags", "peak"
+    let baseline = std::env::var_os(BASELINE).map(PathBuf::from);
+    print!(
+        "{:<36} {:>10} {:>10} {:>11} {:>10} {:>6} {:>10}",
+        "file", "median", "fastest", "without §9", "process", "diags", "peak"
     );
+    match &baseline {
+        Some(_) => println!(" {:>10} {:>6}", "baseline", "ratio"),
+        None => println!(),
+    }
     for path in files() {
         let name = path
             .file_name()
@@ -130,14 +176,21 @@ fn main() {
         let peak = measure_peak_in_child(&path)
             .map(|kib| format!("{:.1} MiB", kib as f64 / 1024.0))
             .unwrap_or_else(|| "?".to_owned());
-        println!(
-            "{:<40} {:>9.1} ms {:>9.1} ms {:>13.1} ms {:>8} {:>10}",
+        let (process, old) = process_medians(&path, baseline.as_deref());
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        print!(
+            "{:<36} {:>7.1} ms {:>7.1} ms {:>8.1} ms {:>7.1} ms {:>6} {:>10}",
             name,
-            times[RUNS / 2].as_secs_f64() * 1e3,
-            times[0].as_secs_f64() * 1e3,
-            without[RUNS / 2].as_secs_f64() * 1e3,
+            ms(times[RUNS / 2]),
+            ms(times[0]),
+            ms(without[RUNS / 2]),
+            ms(process),
             diagnostics,
             peak
         );
+        match old {
+            Some(old) => println!(" {:>7.1} ms {:>6.2}", ms(old), ms(process) / ms(old)),
+            None => println!(),
+        }
     }
 }

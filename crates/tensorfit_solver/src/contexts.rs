@@ -28,7 +28,7 @@ use crate::z3_context::Z3Context;
 /// (Measured on ResNet-50 with one context per thread: the same outputs,
 /// but one query took anywhere from 4 to 73 ms depending on what the
 /// context had seen, where a fresh context takes 5 ms every time.)
-/// Making a context costs 5–15 ms the first time and about 0.5 ms once the
+/// Making a context costs 5–15 ms the first time and under 1 ms once the
 /// memory of a dropped one is reused (`keep_freed_contexts_memory`): too
 /// much to make one per query or per unit of work that does not need one.
 pub fn in_own_context<R>(
@@ -89,7 +89,7 @@ thread_local! {
 /// pages again (page faults were 16 % of a U-Net check), though the unit of
 /// work before it had just freed the same amount. Keeping chunks up to
 /// 32 MiB in the heap, and up to 64 MiB of free heap before it is returned
-/// to the system, makes a context after the first cost about 0.5 ms.
+/// to the system, makes a context after the first cost under 1 ms.
 fn keep_freed_contexts_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
@@ -108,7 +108,8 @@ fn keep_freed_contexts_memory() {
 }
 
 /// Runs `query` with the innermost unit of work's solver (made now if this
-/// is its first query), or the thread's outside any, within `timeout_ms`
+/// is its first query), or with a session of its own outside any unit,
+/// within `timeout_ms`
 /// (see [`crate::watchdog`]). A query of a stopped group, or of a unit
 /// already interrupted, is not run. A context whose query ran out of time
 /// was interrupted, and Z3 may keep it so: it is replaced.
