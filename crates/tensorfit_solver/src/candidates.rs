@@ -71,15 +71,31 @@ fn eval_formula(formula: &Formula, value: i64, bools: &HashMap<VarId, bool>) -> 
     })
 }
 
-/// A uniform value under which every formula holds (boolean variables all
-/// false, then all true), and the values of `wanted` under it.
+/// A uniform value under which every formula holds, and the values of
+/// `wanted` under it. A boolean variable that a formula states alone (`b`
+/// or `not b`: a branch taken) gets that value; the others are all false,
+/// then all true.
 pub(crate) fn find_model(formulas: &[&Formula], wanted: &[Term]) -> Option<Vec<i64>> {
+    let mut stated: HashMap<VarId, bool> = HashMap::new();
+    for f in formulas {
+        match f {
+            Formula::Var(v) => stated.insert(*v, true),
+            Formula::Not(inner) => match &**inner {
+                Formula::Var(v) => stated.insert(*v, false),
+                _ => None,
+            },
+            _ => None,
+        };
+    }
     let mut bool_vars = Vec::new();
     for f in formulas {
         f.visit_bool_vars(&mut |v| bool_vars.push(v));
     }
     for truth in [false, true] {
-        let bools: HashMap<VarId, bool> = bool_vars.iter().map(|v| (*v, truth)).collect();
+        let bools: HashMap<VarId, bool> = bool_vars
+            .iter()
+            .map(|v| (*v, stated.get(v).copied().unwrap_or(truth)))
+            .collect();
         for &value in CANDIDATES {
             if formulas
                 .iter()
@@ -101,6 +117,17 @@ mod tests {
         let rank = Term::rank(3);
         let f = Formula::ge(&rank, &Term::int(2));
         assert!(find_model(&[&f], &[]).is_some());
+    }
+
+    #[test]
+    fn branches_taken_keep_their_truth() {
+        // b and not c: neither all-false nor all-true satisfies both.
+        let (b, c) = (Formula::Var(1), Formula::not(&Formula::Var(2)));
+        let rank = Formula::ge(&Term::rank(3), &Term::int(2));
+        assert!(find_model(&[&b, &c, &rank], &[]).is_some());
+        // A contradiction about the same variable still has no model.
+        let not_b = Formula::not(&Formula::Var(1));
+        assert!(find_model(&[&b, &not_b], &[]).is_none());
     }
 
     #[test]
