@@ -11,7 +11,10 @@
 //! - the same edits on the database alone (no protocol, no pause), to
 //!   show where the time goes;
 //! - hover round trips on a warm database (median, p99);
-//! - the process's resident memory after the file is checked.
+//! - the process's resident memory after the file is checked;
+//! - typing into U-Net's `forward` (examples/models/unet.tensor) at one key
+//!   per 80 ms, a hover sent right after each key: the hover's time, and
+//!   each version's time from its key to its diagnostics.
 //!
 //! `-- database` runs the database part only; `-- stages [N]` times each
 //! query after edits of kind N (0, 1, 2; default 1, a comment): where the
@@ -360,6 +363,81 @@ fn apply(text: &str, from: Position, to: Position, new_text: &str) -> String {
     result
 }
 
+/// Keys typed into U-Net's `forward`: a comment typed at the end of a line
+/// and then deleted, three times.
+const UNET_ROUNDS: usize = 3;
+const UNET_COMMENT: &str = "  // skip";
+/// The typist's pace.
+const KEY_EVERY: Duration = Duration::from_millis(80);
+
+async fn typing_into_unet() {
+    println!("\n## Typing into U-Net's forward (examples/models/unet.tensor)\n");
+    let text = include_str!("../../../examples/models/unet.tensor");
+    let lines: Vec<&str> = text.lines().collect();
+    let typed_line = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("let x2 = self.down1"))
+        .expect("UNet.forward's second line") as u32;
+    let end = lines[typed_line as usize].len() as u32;
+    // Hover on `x3`, the binding on the line after.
+    let hover_at = json!({"line": typed_line + 1, "character": 8});
+    let mut client = Client::start().await;
+    let started = Instant::now();
+    client.open(text).await;
+    client.diagnostics(1).await;
+    println!("cold (open to diagnostics): {}", ms(started.elapsed()));
+    let mut version = 1;
+    let (mut hovers, mut diagnostics) = (Vec::new(), Vec::new());
+    let mut answered = 0;
+    for _ in 0..UNET_ROUNDS {
+        let typed = UNET_COMMENT.len() as u32;
+        let keys = (0..typed)
+            .map(|k| (end + k, end + k, UNET_COMMENT[k as usize..][..1].to_owned()))
+            .chain(
+                (0..typed)
+                    .rev()
+                    .map(|k| (end + k, end + k + 1, String::new())),
+            );
+        for (from, to, new_text) in keys {
+            version += 1;
+            let key = Instant::now();
+            client
+                .change(
+                    version,
+                    json!([{"range": {"start": {"line": typed_line, "character": from},
+                                      "end": {"line": typed_line, "character": to}},
+                            "text": new_text}]),
+                )
+                .await;
+            let asked = Instant::now();
+            let hover = client
+                .request(
+                    "textDocument/hover",
+                    json!({"textDocument": {"uri": URI}, "position": hover_at}),
+                )
+                .await;
+            hovers.push(asked.elapsed());
+            answered += usize::from(hover.is_ok_and(|h| !h.is_null()));
+            client.diagnostics(version).await;
+            diagnostics.push(key.elapsed());
+            if let Some(rest) = KEY_EVERY.checked_sub(key.elapsed()) {
+                tokio::time::sleep(rest).await;
+            }
+        }
+    }
+    let keys = hovers.len();
+    println!(
+        "hover right after each key ({keys} keys, {answered} answered): median {}, p99 {}",
+        ms(median(&mut hovers)),
+        ms(percentile(&mut hovers, 0.99))
+    );
+    println!(
+        "key to that version's diagnostics: median {}, p99 {}",
+        ms(median(&mut diagnostics)),
+        ms(percentile(&mut diagnostics, 0.99))
+    );
+}
+
 fn main() {
     let text = generated_file();
     println!(
@@ -377,8 +455,13 @@ fn main() {
         stages(&text);
         return;
     }
+    if std::env::args().any(|a| a == "unet") {
+        runtime.block_on(typing_into_unet());
+        return;
+    }
     if !std::env::args().any(|a| a == "database") {
         runtime.block_on(through_the_server(&text));
+        runtime.block_on(typing_into_unet());
     }
     database_only(&text);
 }
