@@ -13,8 +13,9 @@
 //! Numbers are recorded in docs/benchmarks.md.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tensorfit_fuzz::child;
 
 const RUNS: usize = 3;
 
@@ -53,62 +54,25 @@ fn functions(n: usize) -> String {
 }
 
 /// The median time of `tensorfit check --format json file`, its peak
-/// resident memory (KiB, from the kernel's accounting of the child) and
-/// the report's size in bytes.
+/// resident memory (KiB) and the report's size in bytes.
 fn measure(file: &Path) -> (Duration, u64, usize) {
     let mut times = Vec::with_capacity(RUNS);
     let mut peak = 0;
     let mut report = 0;
     for _ in 0..RUNS {
-        let started = Instant::now();
-        let child = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
-            .args(["check", "--format", "json"])
-            .arg(file)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run tensorfit");
-        let (output, kib) = wait_with_peak(child);
-        times.push(started.elapsed());
-        peak = peak.max(kib);
-        report = output.len();
+        let finished = child::run(
+            Path::new(env!("CARGO_BIN_EXE_tensorfit")),
+            &["check", "--format", "json", &file.to_string_lossy()],
+            Path::new("."),
+            Duration::from_secs(600),
+        )
+        .expect("run tensorfit");
+        times.push(finished.elapsed);
+        peak = peak.max(finished.max_rss_kib);
+        report = finished.stdout.len();
     }
     times.sort();
     (times[RUNS / 2], peak, report)
-}
-
-/// Waits for `child`, returning its output and its peak resident memory
-/// in KiB (`wait4`'s `ru_maxrss`).
-fn wait_with_peak(mut child: std::process::Child) -> (Vec<u8>, u64) {
-    use std::io::Read;
-    let mut output = Vec::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        let _ = stdout.read_to_end(&mut output);
-    }
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it for our child.
-    let mut usage: libc_rusage::Rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc_rusage::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    (output, usage.ru_maxrss as u64)
-}
-
-/// The little of `<sys/resource.h>` this needs (Linux, 64-bit).
-mod libc_rusage {
-    #[repr(C)]
-    pub struct Timeval {
-        pub tv_sec: i64,
-        pub tv_usec: i64,
-    }
-    #[repr(C)]
-    pub struct Rusage {
-        pub ru_utime: Timeval,
-        pub ru_stime: Timeval,
-        pub ru_maxrss: i64,
-        pub rest: [i64; 13],
-    }
-    extern "C" {
-        pub fn wait4(pid: i32, status: *mut i32, options: i32, usage: *mut Rusage) -> i32;
-    }
 }
 
 fn family(name: &str, sizes: &[usize], generate: fn(usize) -> String) {

@@ -109,9 +109,8 @@ fn keep_freed_contexts_memory() {
 
 /// Runs `query` with the innermost unit of work's solver (made now if this
 /// is its first query), or with a session of its own outside any unit,
-/// within `timeout_ms`
-/// (see [`crate::watchdog`]). A query of a stopped group, or of a unit
-/// already interrupted, is not run. A context whose query ran out of time
+/// within `timeout_ms` (see [`crate::watchdog`]). A query of a stopped
+/// group, or of a unit already interrupted, is not run. A context whose query ran out of time
 /// was interrupted, and Z3 may keep it so: it is replaced.
 pub(crate) fn in_scope_context(
     timeout_ms: u32,

@@ -430,8 +430,9 @@ mod tests {
     #[test]
     fn queries_of_one_session_leave_nothing_behind() {
         // One unit of work's queries share a solver, each in a scope of its
-        // own: a contradiction, a query cut short half-way (out of work),
-        // and a query with the same tracking names must not see each other.
+        // own: a contradiction, a query cut short (out of work), and a
+        // query with the same tracking names must not see each other. (A
+        // scope taken back while a query unwinds is tested in z3_context.)
         let interrupts = std::sync::Arc::new(Interrupts::default());
         let (x, y) = (Term::var(1), Term::var(2));
         let product = Formula::eq(&Term::mul(&x, &y), &Term::int(12));

@@ -226,6 +226,20 @@ mod tests {
     }
 
     #[test]
+    fn a_scope_is_taken_back_when_its_query_unwinds() {
+        // A query out of work unwinds from inside its scope
+        // (`crate::work::charge`): what it asserted must not stay.
+        let (z3, solver) = setup();
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let scope = solver.scope();
+            scope.assert(z3.boolean(false).unwrap());
+            std::panic::resume_unwind(Box::new("out of work"));
+        }));
+        assert!(unwound.is_err());
+        assert!(matches!(solver.check_assumptions(&[]), Satisfiable::Yes));
+    }
+
+    #[test]
     fn tracked_assumptions_give_a_core_and_scopes_take_facts_back() {
         let (z3, solver) = setup();
         let x = z3.int_const("x").unwrap();
