@@ -6,6 +6,7 @@
 //! runs with.
 
 mod diagnostic;
+mod edit_map;
 mod heap;
 mod language;
 mod line_index;
@@ -14,6 +15,7 @@ mod stack;
 mod text_range;
 
 pub use diagnostic::{Code, Diagnostic, Related, Severity};
+pub use edit_map::{ByteEdit, EditMap};
 pub use heap::{count_heap, live_heap_bytes, CountingAllocator};
 pub use language::Language;
 pub use line_index::{LineIndex, Position};
