@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use ropey::Rope;
 use salsa::Setter;
-use tensorfit_base::Language;
-use tensorfit_base::Position;
+use tensorfit_base::{ByteEdit, Language, Position};
 use tensorfit_semantics::{Prelude, ShapeOptions};
 use tree_sitter::{InputEdit, Point, Tree};
 
@@ -100,24 +99,17 @@ impl Host {
         let language = Language::of_path(path);
         let document = self.open.get_mut(path)?;
         for change in changes {
+            let edit = byte_edit(&document.rope, change);
             match change.range {
-                None => {
-                    document.rope = Rope::from_str(&change.text);
-                    document.tree = front_end::parse_tree(language, &change.text, None);
-                }
-                Some((start, end)) => {
-                    let start = byte_offset(&document.rope, start);
-                    let end = byte_offset(&document.rope, end).max(start);
-                    let edit = input_edit(&document.rope, start, end, &change.text);
-                    let (start_char, end_char) = (
-                        document.rope.byte_to_char(start),
-                        document.rope.byte_to_char(end),
-                    );
-                    document.rope.remove(start_char..end_char);
-                    document.rope.insert(start_char, &change.text);
-                    document.tree.edit(&edit);
-                }
+                None => document.tree = front_end::parse_tree(language, &change.text, None),
+                Some(_) => document.tree.edit(&input_edit(
+                    &document.rope,
+                    edit.start as usize,
+                    edit.end as usize,
+                    &change.text,
+                )),
             }
+            replace(&mut document.rope, edit, &change.text);
         }
         let text = document.rope.to_string();
         let incremental = front_end::parse_tree(language, &text, Some(&document.tree));
@@ -265,6 +257,52 @@ impl Host {
 
 /// The byte offset of an editor position; positions past the end of a line
 /// or of the text are clamped to it (as LSP asks).
+/// Applies an editor's change to `rope` (a copy of an open document's
+/// text kept elsewhere, as [`Host::apply_changes`] applies it to its own):
+/// what it replaced, in bytes.
+pub fn edit_rope(rope: &mut Rope, change: &TextChange) -> ByteEdit {
+    let edit = byte_edit(rope, change);
+    replace(rope, edit, &change.text);
+    edit
+}
+
+/// The bytes of `rope` a change replaces (all of them without a range).
+fn byte_edit(rope: &Rope, change: &TextChange) -> ByteEdit {
+    let bytes = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let (start, end) = match change.range {
+        None => (0, rope.len_bytes()),
+        Some((start, end)) => {
+            let start = byte_offset(rope, start);
+            (start, byte_offset(rope, end).max(start))
+        }
+    };
+    ByteEdit {
+        start: bytes(start),
+        end: bytes(end),
+        inserted: bytes(change.text.len()),
+    }
+}
+
+fn replace(rope: &mut Rope, edit: ByteEdit, text: &str) {
+    let start = rope.byte_to_char(edit.start as usize);
+    let end = rope.byte_to_char(edit.end as usize);
+    rope.remove(start..end);
+    rope.insert(start, text);
+}
+
+/// The position (line, UTF-16 column) of a byte offset of `rope`, clamped
+/// to its text (an offset inside a character is its start).
+pub fn position_in(rope: &Rope, offset: usize) -> Position {
+    let offset = offset.min(rope.len_bytes());
+    let line = rope.byte_to_line(offset);
+    let char_at = rope.byte_to_char(offset);
+    let units = rope.char_to_utf16_cu(char_at) - rope.char_to_utf16_cu(rope.line_to_char(line));
+    Position {
+        line: line as u32,
+        character: units as u32,
+    }
+}
+
 pub fn byte_offset(rope: &Rope, position: Position) -> usize {
     let line = position.line as usize;
     if line >= rope.len_lines() {

@@ -38,13 +38,14 @@ use tensorfit_base::Language;
 use tensorfit_semantics::{Prelude, ShapeOptions};
 use tensorfit_solver::Interrupts;
 
-pub use host::{DiskChange, Host, TextChange};
+pub use host::{byte_offset, edit_rope, position_in, DiskChange, Host, TextChange};
 pub use imports::{
     import_sources, read_source, resolved_imports, FileLoader, FsLoader, NoImports,
     MAX_SOURCE_BYTES,
 };
 pub use layout::{ItemSpan, Layout};
 pub use report::{file_diagnostics, file_limits, file_report, findings, FileReport};
+pub use ropey::Rope;
 pub use tensorfit_solver::z3_held_bytes;
 
 /// A tree-sitter tree, compared by identity: a new tree is a new input.

@@ -4,6 +4,7 @@
 
 mod analysis;
 mod callable;
+mod carried;
 mod claims;
 mod completion;
 mod cursor_text;
@@ -23,6 +24,7 @@ pub use analysis::{
     analyze_file, file_analysis, file_diagnostics, file_syntax, AnalysisOptions, FileAnalysis,
     FileSyntax,
 };
+pub use carried::{Carried, CarriedAnalysis};
 pub use completion::{completions, CompletionItem, CompletionKind};
 pub use fixes::{fixes, Fix, FixKind, TextEdit};
 pub use hover::{hole_text, hover, shape_text, Hover};
