@@ -42,7 +42,25 @@ fn pool() -> &'static Pool {
     })
 }
 
+/// How much lower than the protocol's threads analyses run (a nice value):
+/// on a busy machine, a hover or an edit arriving during a check is taken
+/// at once rather than after the check's time slice.
+const ANALYSIS_NICENESS: i32 = 5;
+
+/// Lowers the calling thread's scheduling priority (Linux: priorities
+/// are per thread). Failing is harmless: the thread keeps the process's.
+fn run_in_background() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid has no preconditions; setpriority on our own thread
+    // only changes its scheduling.
+    unsafe {
+        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, thread, ANALYSIS_NICENESS);
+    }
+}
+
 fn serve(receiver: &Mutex<mpsc::Receiver<Job>>) {
+    run_in_background();
     loop {
         let job = match receiver.lock() {
             Ok(receiver) => receiver.recv(),
@@ -56,11 +74,12 @@ fn serve(receiver: &Mutex<mpsc::Receiver<Job>>) {
     }
 }
 
-/// Runs `work` on an analysis thread; `Err` with the payload when it
-/// panicked (salsa's `Cancelled` among them), which costs this work only.
-pub(crate) async fn run<T: Send + 'static>(
+/// Runs `work` on an analysis thread, starting at once (not when the
+/// answer is first awaited); `Err` with the payload when it panicked
+/// (salsa's `Cancelled` among them), which costs this work only.
+pub(crate) fn run<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
-) -> std::thread::Result<T> {
+) -> impl std::future::Future<Output = std::thread::Result<T>> {
     let (answer, answered) = tokio::sync::oneshot::channel();
     // `work` and what it captured (a database snapshot) are dropped before
     // the answer is sent: whoever waits for the answer and then edits must
@@ -76,9 +95,11 @@ pub(crate) async fn run<T: Send + 'static>(
         }
         None => job(),
     }
-    answered
-        .await
-        .unwrap_or_else(|_| Err(Box::new("the analysis thread stopped")))
+    async move {
+        answered
+            .await
+            .unwrap_or_else(|_| Err(Box::new("the analysis thread stopped")))
+    }
 }
 
 #[cfg(test)]

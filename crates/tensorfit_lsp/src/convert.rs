@@ -28,6 +28,28 @@ pub fn offset_in(index: &LineIndex, text: &str, position: lsp::Position) -> u32 
     index.offset(wanted).unwrap_or(text.len() as u32)
 }
 
+/// The byte offset of a position of the current text (an open document's
+/// rope), clamped to the text.
+pub fn rope_offset(rope: &tensorfit_db::Rope, position: lsp::Position) -> u32 {
+    let at = tensorfit_base::Position {
+        line: position.line,
+        character: position.character,
+    };
+    tensorfit_db::byte_offset(rope, at) as u32
+}
+
+pub fn rope_position(rope: &tensorfit_db::Rope, offset: u32) -> lsp::Position {
+    let p = tensorfit_db::position_in(rope, offset as usize);
+    lsp::Position::new(p.line, p.character)
+}
+
+pub fn rope_range(rope: &tensorfit_db::Rope, range: TextRange) -> lsp::Range {
+    lsp::Range::new(
+        rope_position(rope, range.start),
+        rope_position(rope, range.end),
+    )
+}
+
 pub fn text_range(analysis: &FileAnalysis, range: lsp::Range) -> TextRange {
     let start = offset(analysis, range.start);
     let end = offset(analysis, range.end).max(start);

@@ -1,23 +1,40 @@
 //! The editor features, as LSP values made from the ide layer's data.
 
-use tensorfit_ide::FileAnalysis;
+use tensorfit_db::Rope;
+use tensorfit_ide::{CarriedAnalysis, FileAnalysis};
 use tower_lsp_server::ls_types::*;
 
 use crate::convert;
 
 pub fn hover(analysis: &FileAnalysis, at: Position) -> Option<Hover> {
     let found = tensorfit_ide::hover(analysis, convert::offset(analysis, at))?;
+    let range = convert::range(&analysis.line_index, found.range);
+    Some(lsp_hover(&found, range, false))
+}
+
+/// The hover from the last finished analysis, at a position of the current
+/// text (`rope`); see [`CarriedAnalysis`].
+pub fn carried_hover(carried: &CarriedAnalysis, rope: &Rope, at: Position) -> Option<Hover> {
+    let found = carried.hover(convert::rope_offset(rope, at))?;
+    let range = convert::rope_range(rope, found.value.range);
+    Some(lsp_hover(&found.value, range, found.in_edited_code))
+}
+
+fn lsp_hover(found: &tensorfit_ide::Hover, range: Range, in_edited_code: bool) -> Hover {
     let mut value = format!("```tensor\n{}\n```", found.text);
     if let Some(documentation) = &found.documentation {
         value.push_str(&format!("\n\n{documentation}"));
     }
-    Some(Hover {
+    if in_edited_code {
+        value.push_str("\n\n_As of the last check: your edit is being checked._");
+    }
+    Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
             value,
         }),
-        range: Some(convert::range(&analysis.line_index, found.range)),
-    })
+        range: Some(range),
+    }
 }
 
 /// `: Tensor[b, 4]` after each named binding in `range` whose shape is
@@ -29,26 +46,44 @@ pub fn inlay_hints(analysis: &FileAnalysis, range: Range) -> Vec<InlayHint> {
         .bindings
         .iter()
         .filter(|b| b.name.is_some() && b.range.start >= wanted.start && b.range.end <= wanted.end)
-        .filter(|b| !already_written(analysis, b.range.end))
-        .map(|b| InlayHint {
-            position: convert::position(&analysis.line_index, b.range.end),
-            label: InlayHintLabel::String(format!(": {}", b.shape)),
-            kind: Some(InlayHintKind::TYPE),
-            text_edits: None,
-            tooltip: None,
-            padding_left: None,
-            padding_right: Some(true),
-            data: None,
-        })
+        .filter(|b| !already_written(&analysis.text, b.range.end))
+        .map(|b| inlay_hint(convert::position(&analysis.line_index, b.range.end), b))
         .collect()
+}
+
+/// [`inlay_hints`] from the last finished analysis, in a range of the
+/// current text (`rope`); see [`CarriedAnalysis`].
+pub fn carried_inlay_hints(carried: &CarriedAnalysis, rope: &Rope, range: Range) -> Vec<InlayHint> {
+    let wanted = tensorfit_base::TextRange::new(
+        convert::rope_offset(rope, range.start) as usize,
+        convert::rope_offset(rope, range.end) as usize,
+    );
+    carried
+        .bindings_in(wanted)
+        .into_iter()
+        .map(|b| b.value)
+        .filter(|(_, b)| !already_written(&carried.analysis.text, b.range.end))
+        .map(|(now, b)| inlay_hint(convert::rope_position(rope, now.end), b))
+        .collect()
+}
+
+fn inlay_hint(position: Position, binding: &tensorfit_semantics::ShapeInfo) -> InlayHint {
+    InlayHint {
+        position,
+        label: InlayHintLabel::String(format!(": {}", binding.shape)),
+        kind: Some(InlayHintKind::TYPE),
+        text_edits: None,
+        tooltip: None,
+        padding_left: None,
+        padding_right: Some(true),
+        data: None,
+    }
 }
 
 /// A binding followed by `:` has its type written out (a parameter, an
 /// annotated `let`): a hint would repeat it.
-fn already_written(analysis: &FileAnalysis, end: u32) -> bool {
-    analysis
-        .text
-        .get(end as usize..)
+fn already_written(text: &str, end: u32) -> bool {
+    text.get(end as usize..)
         .is_some_and(|rest| rest.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 

@@ -1,18 +1,24 @@
 //! The language server: LSP over stdio with tower-lsp-server. This is the
 //! only crate that knows LSP; the features are the ide layer's, converted.
 //!
-//! Edits are applied to the database as they arrive (no `.await` between
-//! receiving a change and applying it); every read runs on a snapshot on a
-//! analysis thread, so solving never holds up typing, and an edit cancels
-//! the reads it makes stale (they answer `ContentModified`).
+//! Edits are queued for the database in the order they arrive (no
+//! `.await` between receiving a change and queueing it) and applied on a
+//! thread of their own ([`host_writes`]); every read of the database waits
+//! for the edits queued before it and runs on a snapshot on an analysis
+//! thread, so solving never holds up typing, and an edit cancels the reads
+//! it makes stale (they answer `ContentModified`). Hover and inlay hints
+//! answer from the last finished analysis, carried over the edits since,
+//! and wait for nothing.
 
 mod analysis_pool;
 mod capabilities;
 mod convert;
 mod features;
+mod host_writes;
 mod log;
 mod memory;
 mod navigation;
+mod open_text;
 mod server;
 mod settings;
 mod transport;
@@ -27,6 +33,10 @@ pub fn service() -> (LspService<Server>, ClientSocket) {
     LspService::build(Server::new)
         .custom_method("tensorfit/functionChecks", Server::function_checks_request)
         .custom_method("tensorfit/memory", Server::memory_request)
+        .custom_method(
+            "tensorfit/analysedVersion",
+            Server::analysed_version_request,
+        )
         .finish()
 }
 

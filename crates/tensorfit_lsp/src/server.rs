@@ -5,28 +5,38 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use tokio::sync::oneshot;
+
 use tensorfit_base::Position;
-use tensorfit_db::{Database, DiskChange, FsLoader, Host, SourceFile, TextChange};
-use tensorfit_ide::FileAnalysis;
+use tensorfit_db::{Database, DiskChange, FsLoader, Host, Rope, SourceFile, TextChange};
+use tensorfit_ide::{CarriedAnalysis, FileAnalysis};
 use tensorfit_semantics::{Limits, ShapeOptions};
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::host_writes::HostWrites;
 use crate::navigation::{self, SyntaxView};
+use crate::open_text::OpenText;
 use crate::settings::ServerSettings;
 use crate::{analysis_pool, convert, log, memory};
 
 pub struct Server {
     client: Client,
     state: Arc<Mutex<State>>,
+    /// Apart from the state: an edit waits for the analyses it cancels
+    /// to stop (salsa's setter) while holding the state, and hover and
+    /// inlay hints must not wait with it.
+    texts: Arc<Mutex<HashMap<Uri, OpenText>>>,
+    /// Changes to the state, applied in order on a thread of their own.
+    writes: HostWrites,
 }
 
-struct State {
+pub(crate) struct State {
     host: Host,
     /// The host's file loader, to give it the workspace's roots.
     loader: Arc<FsLoader>,
-    /// Open documents: where they are, and the version last applied.
+    /// Open documents: where they are, and the version the host has.
     documents: HashMap<Uri, (PathBuf, i32)>,
     settings: ServerSettings,
     /// The client can be asked to watch `*.tensor` files for us.
@@ -64,22 +74,29 @@ impl Server {
     pub fn new(client: Client) -> Server {
         let settings = ServerSettings::default();
         let loader = Arc::new(FsLoader::default());
+        let state = Arc::new(Mutex::new(State {
+            host: Host::new(loader.clone(), shape_options(&settings)),
+            loader,
+            documents: HashMap::new(),
+            settings,
+            can_watch_files: false,
+        }));
         Server {
             client,
-            state: Arc::new(Mutex::new(State {
-                host: Host::new(loader.clone(), shape_options(&settings)),
-                loader,
-                documents: HashMap::new(),
-                settings,
-                can_watch_files: false,
-            })),
+            writes: HostWrites::new(state.clone()),
+            state,
+            texts: Arc::default(),
         }
+    }
+
+    fn texts(&self) -> MutexGuard<'_, HashMap<Uri, OpenText>> {
+        lock(&self.texts)
     }
 
     /// The state, even if a panic poisoned the lock: the host's inputs are
     /// only changed by whole setter calls, so they stay consistent.
     fn state(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.state)
     }
 
     fn snapshot(&self, uri: &Uri) -> Option<(Database, SourceFile)> {
@@ -97,6 +114,22 @@ impl Server {
             read(&tensorfit_ide::file_analysis(db, file))
         })
         .await
+    }
+
+    /// Runs `read` on the document's last finished analysis, carried over
+    /// the edits since: it reads no database and waits for no check (a
+    /// defect is an internal error, as in [`Server::read`]). `None` when
+    /// the document has not been analysed yet.
+    fn read_carried<T>(
+        &self,
+        uri: &Uri,
+        read: impl FnOnce(&CarriedAnalysis, &Rope) -> T,
+    ) -> Option<Result<T>> {
+        let (carried, rope) = self.texts().get(uri)?.carried()?;
+        // Here rather than on an analysis thread: it is a lookup in finished
+        // results, and a thread busy checking the edit would only delay it.
+        let read = std::panic::AssertUnwindSafe(move || read(&carried, &rope));
+        Some(std::panic::catch_unwind(read).map_err(|_| Error::internal_error()))
     }
 
     /// Runs `read` on the document's syntax, as [`Server::read`] does: it
@@ -118,6 +151,7 @@ impl Server {
         uri: &Uri,
         read: impl FnOnce(&Database, SourceFile) -> T + Send + 'static,
     ) -> Result<Option<T>> {
+        self.writes.caught_up().await;
         let Some((db, file)) = self.snapshot(uri) else {
             return Ok(None);
         };
@@ -131,7 +165,8 @@ impl Server {
     }
 
     /// Checks every open document and publishes the diagnostics of the
-    /// versions they were computed for.
+    /// versions they were computed for; then keeps the whole analysis of
+    /// that version for hover and inlay hints to answer from.
     ///
     /// There is no pause for typing to stop: a check starts at once, and
     /// the next edit cancels it (salsa unwinds at its next query, and
@@ -139,17 +174,18 @@ impl Server {
     /// and a single edit is answered as soon as it is checked. Edits that
     /// arrived together are applied before the check starts (it first
     /// yields, then skips versions that are no longer current).
-    fn schedule_diagnostics(&self) {
+    fn schedule_diagnostics(&self, applied: oneshot::Receiver<()>) {
         let client = self.client.clone();
         let state = self.state.clone();
-        let documents: Vec<(Uri, i32)> = self
-            .state()
-            .documents
-            .iter()
-            .map(|(uri, (_, v))| (uri.clone(), *v))
-            .collect();
+        let texts = self.texts.clone();
         tokio::spawn(async move {
+            let _ = applied.await;
             tokio::task::yield_now().await;
+            let documents: Vec<(Uri, i32)> = lock(&state)
+                .documents
+                .iter()
+                .map(|(uri, (_, v))| (uri.clone(), *v))
+                .collect();
             for (uri, version) in documents {
                 let current = |state: &Arc<Mutex<State>>| {
                     let state = state.lock().unwrap_or_else(|e| e.into_inner());
@@ -164,18 +200,43 @@ impl Server {
                     .snapshot(&uri);
                 let Some((db, file)) = snapshot else { continue };
                 let uri_for_task = uri.clone();
+                let (send_diagnostics, diagnostics) = oneshot::channel();
+                // Until a first analysis is kept, hover has nothing to
+                // answer from without waiting for a check: that one is
+                // made, and kept, before the diagnostics are published, so
+                // that it is there when the client has them.
+                let first = lock(&texts)
+                    .get(&uri)
+                    .is_some_and(|t| t.analysed_version().is_none());
                 // The snapshot is dropped before the answer comes back and
                 // the lock is taken again: an edit waiting for snapshots
                 // must not wait on us.
-                let task = analysis_pool::run(move || {
+                let mut task = Box::pin(analysis_pool::run(move || {
+                    let early = first.then(|| tensorfit_ide::file_analysis(&db, file));
                     let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
                     let diagnostics = diagnostics
                         .iter()
                         .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
                         .collect::<Vec<_>>();
-                    (diagnostics, tensorfit_db::file_limits(&db, file))
-                });
-                let Ok((diagnostics, limits)) = task.await else {
+                    let limits = tensorfit_db::file_limits(&db, file);
+                    let _ = send_diagnostics.send((diagnostics, limits));
+                    // Then, while the snapshot is at hand (an edit coming
+                    // meanwhile would cancel it), the whole analysis, for
+                    // hover and inlay hints to answer from.
+                    early.unwrap_or_else(|| tensorfit_ide::file_analysis(&db, file))
+                }));
+                let keep = |analysis: std::thread::Result<FileAnalysis>| {
+                    let Ok(analysis) = analysis else { return false };
+                    let mut texts = lock(&texts);
+                    texts
+                        .get_mut(&uri)
+                        .is_some_and(|t| t.keep(version, analysis))
+                };
+                let mut refresh_hints = false;
+                if first {
+                    refresh_hints = keep(task.as_mut().await);
+                }
+                let Ok((diagnostics, limits)) = diagnostics.await else {
                     continue; // cancelled by an edit, which checks again
                 };
                 if current(&state) {
@@ -184,8 +245,14 @@ impl Server {
                         client.log_message(MessageType::WARNING, message).await;
                     }
                     client
-                        .publish_diagnostics(uri, diagnostics, Some(version))
+                        .publish_diagnostics(uri.clone(), diagnostics, Some(version))
                         .await;
+                }
+                if !first {
+                    refresh_hints = keep(task.await);
+                }
+                if refresh_hints {
+                    let _ = client.inlay_hint_refresh().await;
                 }
             }
             let _ = analysis_pool::run(memory::return_free_pages).await;
@@ -199,6 +266,13 @@ impl Server {
     pub(crate) fn settings(&self) -> ServerSettings {
         self.state().settings.clone()
     }
+}
+
+/// A lock, even if a panic poisoned it: what the server keeps behind its
+/// locks is only changed by whole assignments and setter calls, so it
+/// stays consistent.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn shape_options(settings: &ServerSettings) -> ShapeOptions {
@@ -284,8 +358,7 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
-        {
-            let mut state = self.state();
+        let applied = self.writes.queue(move |state| {
             for event in params.changes {
                 let change = match event.typ {
                     FileChangeType::CREATED => DiskChange::Created,
@@ -294,8 +367,8 @@ impl LanguageServer for Server {
                 };
                 state.host.disk_changed(&path_of(&event.uri), change);
             }
-        }
-        self.schedule_diagnostics();
+        });
+        self.schedule_diagnostics(applied);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -304,70 +377,101 @@ impl LanguageServer for Server {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
-        {
-            let mut state = self.state();
+        let text = OpenText::new(document.version, &document.text);
+        self.texts().insert(document.uri.clone(), text);
+        let applied = self.writes.queue(move |state| {
             let path = path_of(&document.uri);
             state.host.set_text(&path, &document.text);
             state
                 .documents
                 .insert(document.uri, (path, document.version));
-        }
-        self.schedule_diagnostics();
+        });
+        self.schedule_diagnostics(applied);
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
-        // Applied before any `.await`: edits reach the host in the order
+        // Queued before any `.await`: edits reach the host in the order
         // they were sent.
-        {
-            let mut state = self.state();
-            let uri = params.text_document.uri;
-            let Some((path, _)) = state.documents.get(&uri).cloned() else {
+        let uri = params.text_document.uri;
+        let version = params.text_document.version;
+        let changes: Vec<TextChange> = params
+            .content_changes
+            .into_iter()
+            .map(|c| TextChange {
+                range: c.range.map(|r| {
+                    let at = |p: tower_lsp_server::ls_types::Position| Position {
+                        line: p.line,
+                        character: p.character,
+                    };
+                    (at(r.start), at(r.end))
+                }),
+                text: c.text,
+            })
+            .collect();
+        // The text hover and inlay hints read, at once...
+        if let Some(text) = self.texts().get_mut(&uri) {
+            text.apply(version, &changes);
+        }
+        // ... and the database, once the analyses this edit cancels stop.
+        let applied = self.writes.queue(move |state| {
+            let State {
+                host, documents, ..
+            } = state;
+            let Some((path, applied)) = documents.get_mut(&uri) else {
                 return; // not open: nothing to edit
             };
-            let changes: Vec<TextChange> = params
-                .content_changes
-                .into_iter()
-                .map(|c| TextChange {
-                    range: c.range.map(|r| {
-                        let at = |p: tower_lsp_server::ls_types::Position| Position {
-                            line: p.line,
-                            character: p.character,
-                        };
-                        (at(r.start), at(r.end))
-                    }),
-                    text: c.text,
-                })
-                .collect();
-            state.host.apply_changes(&path, &changes);
-            state
-                .documents
-                .insert(uri, (path, params.text_document.version));
-        }
-        self.schedule_diagnostics();
+            host.apply_changes(path, &changes);
+            *applied = version;
+        });
+        self.schedule_diagnostics(applied);
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
-        {
-            let mut state = self.state();
-            if let Some((path, _)) = state.documents.remove(&uri) {
+        self.texts().remove(&uri);
+        let closed = uri.clone();
+        let applied = self.writes.queue(move |state| {
+            if let Some((path, _)) = state.documents.remove(&closed) {
                 state.host.close(&path);
             }
-        }
+        });
+        let _ = applied.await;
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
-        self.state().update_settings(&params.settings);
-        self.schedule_diagnostics();
+        // Analyses made with the old settings are not answered from.
+        for text in self.texts().values_mut() {
+            text.forget_analysis();
+        }
+        let applied = self.writes.queue(move |state| {
+            state.update_settings(&params.settings);
+        });
+        self.schedule_diagnostics(applied);
+        // Hints are asked for again under the new settings.
+        self.writes.caught_up().await;
         let _ = self.client.inlay_hint_refresh().await;
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let at = params.text_document_position_params;
+        let uri = &at.text_document.uri;
+        let position = at.position;
+        // From the last finished analysis when it has an answer there; on
+        // text typed since, only the check of that text can tell.
+        let carried = self.read_carried(uri, move |carried, rope| {
+            let hover = crate::features::carried_hover(carried, rope, position);
+            let exact = carried.edits.is_empty();
+            (hover.is_some() || exact).then_some(hover)
+        });
+        if let Some(answer) = carried {
+            if let Some(hover) = answer? {
+                return Ok(hover);
+            }
+        }
         let hover = self
-            .read_analysis(&at.text_document.uri, move |analysis| {
-                crate::features::hover(analysis, at.position)
+            .read_analysis(uri, move |analysis| {
+                crate::features::hover(analysis, position)
             })
             .await?;
         Ok(hover.flatten())
@@ -377,8 +481,20 @@ impl LanguageServer for Server {
         if !self.settings().inlay_hints {
             return Ok(Some(Vec::new()));
         }
-        self.read_analysis(&params.text_document.uri, move |analysis| {
-            crate::features::inlay_hints(analysis, params.range)
+        let uri = &params.text_document.uri;
+        let range = params.range;
+        let carried = self.read_carried(uri, move |carried, rope| {
+            crate::features::carried_inlay_hints(carried, rope, range)
+        });
+        if let Some(hints) = carried {
+            let hints = hints?;
+            if let Some(text) = self.texts().get_mut(uri) {
+                text.hints_answered();
+            }
+            return Ok(Some(hints));
+        }
+        self.read_analysis(uri, move |analysis| {
+            crate::features::inlay_hints(analysis, range)
         })
         .await
     }
@@ -459,6 +575,19 @@ impl Server {
     /// has run (not taken from the cache), for tests of incrementality.
     pub async fn function_checks_request(&self) -> Result<u64> {
         Ok(self.function_checks())
+    }
+
+    /// `tensorfit/analysedVersion`: the version of the document whose
+    /// analysis hover and inlay hints answer from (`null` before the first
+    /// is ready), for tests that must know which one that is.
+    pub async fn analysed_version_request(
+        &self,
+        params: TextDocumentIdentifier,
+    ) -> Result<Option<i32>> {
+        Ok(self
+            .texts()
+            .get(&params.uri)
+            .and_then(OpenText::analysed_version))
     }
 
     /// `tensorfit/memory`: what the server holds, for memory tests.

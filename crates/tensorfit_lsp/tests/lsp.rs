@@ -434,3 +434,95 @@ async fn definition_of_an_imported_name_is_in_the_imported_file() {
     assert_eq!(missing, Value::Null);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Waits until hover and inlay hints answer from the analysis of `version`.
+async fn analysed(client: &mut Client, version: i64) {
+    let started = Instant::now();
+    loop {
+        let answer = client
+            .request("tensorfit/analysedVersion", json!({"uri": URI}))
+            .await
+            .unwrap();
+        if answer == json!(version) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "still {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Right after an edit, hover and inlay hints answer from the last
+/// finished analysis at once, at the places its text moved to, and say so
+/// in the function being edited; what the edit replaced waits for the
+/// check of the new text; once that is done, the client is asked for its
+/// inlay hints again.
+#[tokio::test]
+async fn after_an_edit_hover_answers_from_the_last_check_without_waiting() {
+    let mut client = Client::start().await;
+    client.open(MODEL).await;
+    client.diagnostics(1).await;
+    analysed(&mut client, 1).await;
+    let hover = |line: u32, character: u32| json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}});
+    // A comment typed at the end of `let p = project(x)` (line 6), in
+    // `head`; `p` is hovered on the next line.
+    client
+        .change(
+            2,
+            json!([{"range": {"start": {"line": 6, "character": 22}, "end": {"line": 6, "character": 22}},
+                    "text": "  // typed"}]),
+        )
+        .await;
+    let in_function = client
+        .request("textDocument/hover", hover(7, 11))
+        .await
+        .unwrap();
+    let text = in_function["contents"]["value"].as_str().unwrap();
+    assert!(text.starts_with("```tensor\nTensor[b, 4]"), "{text}");
+    assert!(text.contains("As of the last check"), "{text}");
+    let in_script = client
+        .request("textDocument/hover", hover(15, 5))
+        .await
+        .unwrap();
+    let text = in_script["contents"]["value"].as_str().unwrap();
+    assert!(text.starts_with("```tensor\nout: Tensor[16, 2]"), "{text}");
+    assert!(!text.contains("As of the last check"), "{text}");
+    // The edit's own text: the new check answers (nothing to show there).
+    let typed = client.request("textDocument/hover", hover(6, 28)).await;
+    assert_eq!(typed, Ok(Value::Null));
+
+    // Inlay hints meanwhile come from the last check too; when the new
+    // one is ready the client is asked for them again.
+    let all = json!({"textDocument": {"uri": URI},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 18, "character": 0}}});
+    client.change(3, json!([{"range": {"start": {"line": 6, "character": 22}, "end": {"line": 6, "character": 32}}, "text": ""}])).await;
+    let hints = client
+        .request("textDocument/inlayHint", all.clone())
+        .await
+        .unwrap();
+    let labels: Vec<&str> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert!(labels.contains(&": Tensor[b, 4]"), "{labels:?}");
+    client.diagnostics(3).await;
+    if client
+        .request("tensorfit/analysedVersion", json!({"uri": URI}))
+        .await
+        != Ok(json!(3))
+    {
+        // The hints were answered before the check of version 3 finished.
+        client.wait_for("workspace/inlayHint/refresh").await;
+    }
+    analysed(&mut client, 3).await;
+    let fresh = client
+        .request("textDocument/hover", hover(7, 11))
+        .await
+        .unwrap();
+    let text = fresh["contents"]["value"].as_str().unwrap();
+    assert!(!text.contains("As of the last check"), "{text}");
+}
