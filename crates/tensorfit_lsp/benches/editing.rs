@@ -13,8 +13,9 @@
 //! - hover round trips on a warm database (median, p99);
 //! - the process's resident memory after the file is checked;
 //! - typing into U-Net's `forward` (examples/models/unet.tensor) at one key
-//!   per 80 ms, a hover sent right after each key: the hover's time, and
-//!   each version's time from its key to its diagnostics.
+//!   per 80 ms, a comment and then a new statement, a hover sent right
+//!   after each key: the hover's time, and each version's time from its key
+//!   to its diagnostics (`-- unet` runs this part only).
 //!
 //! `-- database` runs the database part only; `-- stages [N]` times each
 //! query after edits of kind N (0, 1, 2; default 1, a comment): where the
@@ -363,15 +364,18 @@ fn apply(text: &str, from: Position, to: Position, new_text: &str) -> String {
     result
 }
 
-/// Keys typed into U-Net's `forward`: a comment typed at the end of a line
-/// and then deleted, three times.
+/// How often each kind of typing is done, forth and back.
 const UNET_ROUNDS: usize = 3;
-const UNET_COMMENT: &str = "  // skip";
 /// The typist's pace.
 const KEY_EVERY: Duration = Duration::from_millis(80);
 
-async fn typing_into_unet() {
-    println!("\n## Typing into U-Net's forward (examples/models/unet.tensor)\n");
+/// Typing into U-Net's `forward`, at the end of `let x2 = self.down1(x1)`:
+/// `text` typed one key at a time and deleted again, `UNET_ROUNDS` times.
+/// A comment leaves the method's meaning as it was; a new statement
+/// (`let t = x2`, typed on a line of its own) passes through texts with
+/// syntax errors and changes what the method binds.
+async fn typing_into_unet(what: &str, typed: &str) {
+    println!("\n## Typing {what} into U-Net's forward (examples/models/unet.tensor)\n");
     let text = include_str!("../../../examples/models/unet.tensor");
     let lines: Vec<&str> = text.lines().collect();
     let typed_line = lines
@@ -379,8 +383,6 @@ async fn typing_into_unet() {
         .position(|l| l.trim_start().starts_with("let x2 = self.down1"))
         .expect("UNet.forward's second line") as u32;
     let end = lines[typed_line as usize].len() as u32;
-    // Hover on `x3`, the binding on the line after.
-    let hover_at = json!({"line": typed_line + 1, "character": 8});
     let mut client = Client::start().await;
     let started = Instant::now();
     client.open(text).await;
@@ -389,31 +391,47 @@ async fn typing_into_unet() {
     let mut version = 1;
     let (mut hovers, mut diagnostics) = (Vec::new(), Vec::new());
     let mut answered = 0;
+    // Each key's place: the first key is typed at the line's end, and a
+    // line break moves the next keys to the new line's start.
+    let keys: Vec<&str> = typed.split_inclusive(|_: char| true).collect();
+    let mut typing = Vec::new();
+    let mut place = (typed_line, end);
+    for key in &keys {
+        let after = if *key == "\n" {
+            (place.0 + 1, 0)
+        } else {
+            (place.0, place.1 + key.len() as u32)
+        };
+        typing.push((place, place, (*key).to_owned(), after));
+        place = after;
+    }
+    // Deleting it again, key by key from the end.
+    let deleting: Vec<_> = typing
+        .iter()
+        .rev()
+        .map(|(from, _, _, after)| (*from, *after, String::new(), *from))
+        .collect();
     for _ in 0..UNET_ROUNDS {
-        let typed = UNET_COMMENT.len() as u32;
-        let keys = (0..typed)
-            .map(|k| (end + k, end + k, UNET_COMMENT[k as usize..][..1].to_owned()))
-            .chain(
-                (0..typed)
-                    .rev()
-                    .map(|k| (end + k, end + k + 1, String::new())),
-            );
-        for (from, to, new_text) in keys {
+        for (from, to, new_text, _) in typing.iter().chain(&deleting) {
             version += 1;
             let key = Instant::now();
             client
                 .change(
                     version,
-                    json!([{"range": {"start": {"line": typed_line, "character": from},
-                                      "end": {"line": typed_line, "character": to}},
+                    json!([{"range": {"start": {"line": from.0, "character": from.1},
+                                      "end": {"line": to.0, "character": to.1}},
                             "text": new_text}]),
                 )
                 .await;
+            // `x3` is a line further down while a typed line break is there.
+            let line_break = new_text == "\n" || from.0 > typed_line;
+            let x3_line = typed_line + 1 + u32::from(line_break);
             let asked = Instant::now();
             let hover = client
                 .request(
                     "textDocument/hover",
-                    json!({"textDocument": {"uri": URI}, "position": hover_at}),
+                    json!({"textDocument": {"uri": URI},
+                           "position": {"line": x3_line, "character": 8}}),
                 )
                 .await;
             hovers.push(asked.elapsed());
@@ -455,13 +473,17 @@ fn main() {
         stages(&text);
         return;
     }
+    let unet = || {
+        runtime.block_on(typing_into_unet("a comment", "  // skip"));
+        runtime.block_on(typing_into_unet("a statement", "\n    let t = x2"));
+    };
     if std::env::args().any(|a| a == "unet") {
-        runtime.block_on(typing_into_unet());
+        unet();
         return;
     }
     if !std::env::args().any(|a| a == "database") {
         runtime.block_on(through_the_server(&text));
-        runtime.block_on(typing_into_unet());
+        unet();
     }
     database_only(&text);
 }
