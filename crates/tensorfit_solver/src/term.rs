@@ -6,6 +6,7 @@
 //! most facts about concrete shapes never need the solver.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// A symbolic integer, a boolean variable, or an opaque shape (a tensor of
 /// unknown rank), depending on where it is used.
@@ -18,16 +19,16 @@ pub enum Term {
     /// The rank of the opaque shape `VarId`.
     Rank(VarId),
     /// Dimension `index` (0-based, from the front) of the opaque shape.
-    Dim(VarId, Box<Term>),
+    Dim(VarId, Arc<Term>),
     /// A sum, in canonical form: atoms scaled by `Mul(Const, atom)`, sorted,
     /// with the constant (if any) last.
     Add(Vec<Term>),
-    Mul(Box<Term>, Box<Term>),
+    Mul(Arc<Term>, Arc<Term>),
     /// Floor division (rounds towards negative infinity).
-    Div(Box<Term>, Box<Term>),
+    Div(Arc<Term>, Arc<Term>),
     /// The remainder of floor division (the sign of the divisor).
-    Rem(Box<Term>, Box<Term>),
-    Ite(Box<Formula>, Box<Term>, Box<Term>),
+    Rem(Arc<Term>, Arc<Term>),
+    Ite(Arc<Formula>, Arc<Term>, Arc<Term>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,7 +39,7 @@ pub enum Formula {
     IsZero(Term),
     /// `term <= 0`
     NonPositive(Term),
-    Not(Box<Formula>),
+    Not(Arc<Formula>),
     And(Vec<Formula>),
     Or(Vec<Formula>),
 }
@@ -93,7 +94,7 @@ impl Linear {
                 if c == 1 {
                     atom
                 } else {
-                    Term::Mul(Box::new(Term::Const(c)), Box::new(atom))
+                    Term::Mul(Arc::new(Term::Const(c)), Arc::new(atom))
                 }
             })
             .collect();
@@ -155,7 +156,7 @@ impl Term {
     }
 
     pub fn dim(shape: VarId, index: Term) -> Term {
-        Term::Dim(shape, Box::new(index))
+        Term::Dim(shape, Arc::new(index))
     }
 
     pub fn as_const(&self) -> Option<i64> {
@@ -178,7 +179,7 @@ impl Term {
                 if b_factor == 1 {
                     b.clone()
                 } else {
-                    Term::Mul(Box::new(Term::Const(b_factor)), Box::new(b.clone()))
+                    Term::Mul(Arc::new(Term::Const(b_factor)), Arc::new(b.clone()))
                 },
             ]),
         }
@@ -204,11 +205,11 @@ impl Term {
         };
         match (a, b) {
             (Term::Const(c), t) | (t, Term::Const(c)) => {
-                scaled(*c, t).unwrap_or_else(|| Term::Mul(Box::new(a.clone()), Box::new(b.clone())))
+                scaled(*c, t).unwrap_or_else(|| Term::Mul(Arc::new(a.clone()), Arc::new(b.clone())))
             }
             _ => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
-                Term::Mul(Box::new(x.clone()), Box::new(y.clone()))
+                Term::Mul(Arc::new(x.clone()), Arc::new(y.clone()))
             }
         }
     }
@@ -228,7 +229,7 @@ impl Term {
         match (a, b) {
             (Term::Const(x), Term::Const(y)) => match floor_div(*x, *y) {
                 Some(q) => Term::Const(q),
-                None => Term::Div(Box::new(a.clone()), Box::new(b.clone())),
+                None => Term::Div(Arc::new(a.clone()), Arc::new(b.clone())),
             },
             (_, Term::Const(1)) => a.clone(),
             (_, Term::Const(c)) if *c > 1 => {
@@ -252,13 +253,13 @@ impl Term {
                     if q != 0 {
                         let mut rest = linear.clone();
                         rest.constant -= q * c;
-                        let inner = Term::Div(Box::new(rest.into_term()), Box::new(b.clone()));
+                        let inner = Term::Div(Arc::new(rest.into_term()), Arc::new(b.clone()));
                         return Term::add(&inner, &Term::Const(q));
                     }
                 }
-                Term::Div(Box::new(a.clone()), Box::new(b.clone()))
+                Term::Div(Arc::new(a.clone()), Arc::new(b.clone()))
             }
-            _ => Term::Div(Box::new(a.clone()), Box::new(b.clone())),
+            _ => Term::Div(Arc::new(a.clone()), Arc::new(b.clone())),
         }
     }
 
@@ -291,10 +292,10 @@ impl Term {
         match (a, b) {
             (Term::Const(x), Term::Const(y)) => match floor_div(*x, *y) {
                 Some(q) => Term::Const(x - q * y),
-                None => Term::Rem(Box::new(a.clone()), Box::new(b.clone())),
+                None => Term::Rem(Arc::new(a.clone()), Arc::new(b.clone())),
             },
             (_, Term::Const(1)) => Term::Const(0),
-            _ => Term::Rem(Box::new(a.clone()), Box::new(b.clone())),
+            _ => Term::Rem(Arc::new(a.clone()), Arc::new(b.clone())),
         }
     }
 
@@ -304,9 +305,9 @@ impl Term {
             Formula::Const(false) => otherwise.clone(),
             _ if then == otherwise => then.clone(),
             _ => Term::Ite(
-                Box::new(condition.clone()),
-                Box::new(then.clone()),
-                Box::new(otherwise.clone()),
+                Arc::new(condition.clone()),
+                Arc::new(then.clone()),
+                Arc::new(otherwise.clone()),
             ),
         }
     }
@@ -319,7 +320,7 @@ impl Term {
             Term::Const(_) => self.clone(),
             Term::Var(_) | Term::Rank(_) => f(self).unwrap_or_else(|| self.clone()),
             Term::Dim(shape, index) => {
-                let rebuilt = Term::Dim(*shape, Box::new(index.rewrite(f)));
+                let rebuilt = Term::Dim(*shape, Arc::new(index.rewrite(f)));
                 f(&rebuilt).unwrap_or(rebuilt)
             }
             Term::Add(parts) => parts.iter().fold(Term::Const(0), |sum, part| {
@@ -352,7 +353,7 @@ impl Term {
     pub fn rewrite_bools(&self, f: &mut dyn FnMut(VarId) -> Option<Formula>) -> Term {
         match self {
             Term::Const(_) | Term::Var(_) | Term::Rank(_) => self.clone(),
-            Term::Dim(shape, index) => Term::Dim(*shape, Box::new(index.rewrite_bools(f))),
+            Term::Dim(shape, index) => Term::Dim(*shape, Arc::new(index.rewrite_bools(f))),
             Term::Add(parts) => parts.iter().fold(Term::Const(0), |sum, p| {
                 Term::add(&sum, &p.rewrite_bools(f))
             }),
@@ -487,7 +488,7 @@ impl Formula {
         match a {
             Formula::Const(v) => Formula::Const(!v),
             Formula::Not(inner) => (**inner).clone(),
-            _ => Formula::Not(Box::new(a.clone())),
+            _ => Formula::Not(Arc::new(a.clone())),
         }
     }
 
@@ -799,7 +800,7 @@ impl Term {
             Term::Mul(a, b) => Term::mul(&a.decide(condition, holds), &b.decide(condition, holds)),
             Term::Div(a, b) => Term::div(&a.decide(condition, holds), &b.decide(condition, holds)),
             Term::Rem(a, b) => Term::rem(&a.decide(condition, holds), &b.decide(condition, holds)),
-            Term::Dim(shape, index) => Term::Dim(*shape, Box::new(index.decide(condition, holds))),
+            Term::Dim(shape, index) => Term::Dim(*shape, Arc::new(index.decide(condition, holds))),
             Term::Const(_) | Term::Var(_) | Term::Rank(_) => self.clone(),
         }
     }
