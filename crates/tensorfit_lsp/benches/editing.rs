@@ -17,7 +17,7 @@
 //!   after each key: the hover's time, and each version's time from its key
 //!   to its diagnostics (`-- unet` runs this part only).
 //!
-//! `-- database` runs the database part only; `-- stages [N]` times each
+//! `-- database` runs the database part only, `-- server` the server part; `-- stages [N]` times each
 //! query after edits of kind N (0, 1, 2; default 1, a comment): where the
 //! time of an edit goes.
 
@@ -38,6 +38,8 @@ const ENTRIES: usize = 20;
 const CHAIN: usize = 10;
 const EDITS: usize = 40;
 const HOVERS: usize = 1000;
+/// Completion requests on the warm database.
+const COMPLETIONS: usize = 200;
 
 /// The widths of the blocks: block `i` maps `Tensor[b, w]` to itself with
 /// `w = WIDTHS[i % 4]`.
@@ -330,6 +332,42 @@ async fn through_the_server(text: &str) {
         ms(median(&mut times)),
         ms(percentile(&mut times, 0.99))
     );
+    // Completions, in turn: in a call's arguments (`relu(` in a block's
+    // body: locals, parameters, items) and after the last line of the file
+    // (the script: every `let` above it).
+    let mut positions: Vec<(u32, u32)> = Vec::new();
+    for (i, line) in current.lines().enumerate() {
+        if let Some(c) = line.find("relu(") {
+            positions.push((i as u32, (c + "relu(".len()) as u32));
+        }
+    }
+    positions.push((current.lines().count() as u32, 0));
+    let mut times = Vec::new();
+    let mut items = 0;
+    for k in 0..COMPLETIONS {
+        // Every fifth request at the end of the file: the longest prefix.
+        let (line, character) = if k % 5 == 0 {
+            *positions.last().expect("the end")
+        } else {
+            positions[k * 37 % positions.len()]
+        };
+        let started = Instant::now();
+        let completion = client
+            .request(
+                "textDocument/completion",
+                json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}}),
+            )
+            .await
+            .expect("completion answers");
+        times.push(started.elapsed());
+        items += completion.as_array().map_or(0, Vec::len);
+    }
+    println!(
+        "completion on a warm database ({COMPLETIONS} requests in calls' arguments and at the end of the file, {:.0} items on average): median {}, p99 {}",
+        items as f64 / COMPLETIONS as f64,
+        ms(median(&mut times)),
+        ms(percentile(&mut times, 0.99))
+    );
     if let Some(after) = resident_mib() {
         println!("resident memory at the end: {after:.0} MiB");
     }
@@ -479,6 +517,10 @@ fn main() {
     };
     if std::env::args().any(|a| a == "unet") {
         unet();
+        return;
+    }
+    if std::env::args().any(|a| a == "server") {
+        runtime.block_on(through_the_server(&text));
         return;
     }
     if !std::env::args().any(|a| a == "database") {

@@ -43,6 +43,11 @@ pub(crate) struct State {
     can_watch_files: bool,
 }
 
+/// How long after a version's diagnostics, with no edit meanwhile, its
+/// whole analysis is made for hover and inlay hints (see
+/// [`Server::keep_analysis_later`]).
+const KEEP_ANALYSIS_AFTER: std::time::Duration = std::time::Duration::from_millis(30);
+
 impl State {
     /// Takes the settings `options` sets; a new solver time limit applies to
     /// every check from now on (so everything is checked again).
@@ -200,7 +205,6 @@ impl Server {
                     .snapshot(&uri);
                 let Some((db, file)) = snapshot else { continue };
                 let uri_for_task = uri.clone();
-                let (send_diagnostics, diagnostics) = oneshot::channel();
                 // Until a first analysis is kept, hover has nothing to
                 // answer from without waiting for a check: that one is
                 // made, and kept, before the diagnostics are published, so
@@ -211,34 +215,24 @@ impl Server {
                 // The snapshot is dropped before the answer comes back and
                 // the lock is taken again: an edit waiting for snapshots
                 // must not wait on us.
-                let mut task = Box::pin(analysis_pool::run(move || {
-                    let early = first.then(|| tensorfit_ide::file_analysis(&db, file));
+                let task = analysis_pool::run(move || {
+                    let first_analysis = first.then(|| tensorfit_ide::file_analysis(&db, file));
                     let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
                     let diagnostics = diagnostics
                         .iter()
                         .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
                         .collect::<Vec<_>>();
                     let limits = tensorfit_db::file_limits(&db, file);
-                    let _ = send_diagnostics.send((diagnostics, limits));
-                    // Then, while the snapshot is at hand (an edit coming
-                    // meanwhile would cancel it), the whole analysis, for
-                    // hover and inlay hints to answer from.
-                    early.unwrap_or_else(|| tensorfit_ide::file_analysis(&db, file))
-                }));
-                let keep = |analysis: std::thread::Result<FileAnalysis>| {
-                    let Ok(analysis) = analysis else { return false };
-                    let mut texts = lock(&texts);
-                    texts
-                        .get_mut(&uri)
-                        .is_some_and(|t| t.keep(version, analysis))
-                };
-                let mut refresh_hints = false;
-                if first {
-                    refresh_hints = keep(task.as_mut().await);
-                }
-                let Ok((diagnostics, limits)) = diagnostics.await else {
+                    (diagnostics, limits, first_analysis)
+                });
+                let Ok((diagnostics, limits, first_analysis)) = task.await else {
                     continue; // cancelled by an edit, which checks again
                 };
+                if let Some(analysis) = first_analysis {
+                    if let Some(text) = lock(&texts).get_mut(&uri) {
+                        text.keep(version, analysis);
+                    }
+                }
                 if current(&state) {
                     for limit in limits {
                         let message = log::limit_reached(uri.as_str(), version, &limit);
@@ -247,16 +241,49 @@ impl Server {
                     client
                         .publish_diagnostics(uri.clone(), diagnostics, Some(version))
                         .await;
-                }
-                if !first {
-                    refresh_hints = keep(task.await);
-                }
-                if refresh_hints {
-                    let _ = client.inlay_hint_refresh().await;
+                    if !first {
+                        let keep = Self::keep_analysis_later(&client, &state, &texts, uri, version);
+                        tokio::spawn(keep);
+                    }
                 }
             }
             let _ = analysis_pool::run(memory::return_free_pages).await;
         });
+    }
+
+    /// Makes the whole analysis of `version` (shapes, holes, migrations)
+    /// the one hover and inlay hints answer from, if the user has not
+    /// edited the document again [`KEEP_ANALYSIS_AFTER`] after its
+    /// diagnostics: while typing goes on, every key would cancel that work
+    /// (and the edit would wait for it to stop), and the analysis kept
+    /// before serves, carried over the keys.
+    fn keep_analysis_later(
+        client: &Client,
+        state: &Arc<Mutex<State>>,
+        texts: &Arc<Mutex<HashMap<Uri, OpenText>>>,
+        uri: Uri,
+        version: i32,
+    ) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let (client, state, texts) = (client.clone(), state.clone(), texts.clone());
+        async move {
+            tokio::time::sleep(KEEP_ANALYSIS_AFTER).await;
+            let snapshot = {
+                let state = lock(&state);
+                let current = state.documents.get(&uri).map(|(_, v)| *v) == Some(version);
+                current.then(|| state.snapshot(&uri)).flatten()
+            };
+            let Some((db, file)) = snapshot else { return };
+            let task = analysis_pool::run(move || tensorfit_ide::file_analysis(&db, file));
+            let Ok(analysis) = task.await else {
+                return; // cancelled by an edit
+            };
+            let refresh_hints = lock(&texts)
+                .get_mut(&uri)
+                .is_some_and(|t| t.keep(version, analysis));
+            if refresh_hints {
+                let _ = client.inlay_hint_refresh().await;
+            }
+        }
     }
 
     pub(crate) fn function_checks(&self) -> u64 {
