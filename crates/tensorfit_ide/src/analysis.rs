@@ -145,6 +145,8 @@ pub fn file_diagnostics(
 /// database: no shapes, so they answer without waiting for the solver.
 pub struct FileSyntax<'db> {
     pub tree: &'db tensorfit_syntax::ast::SourceFile,
+    /// Where the tree's first syntax error starts.
+    pub first_error: Option<usize>,
     pub text: &'db str,
     pub imports: &'db [tensorfit_semantics::ResolvedImport],
     pub prelude: Arc<Prelude>,
@@ -159,8 +161,10 @@ impl FileSyntax<'_> {
 }
 
 pub fn file_syntax(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile) -> FileSyntax<'_> {
+    let parse = tensorfit_db::queries::parse(db, file);
     FileSyntax {
-        tree: &tensorfit_db::queries::parse(db, file).file,
+        tree: &parse.file,
+        first_error: parse.first_syntax_error(),
         text: file.text(db),
         imports: tensorfit_db::resolved_imports(db, file),
         prelude: tensorfit_db::prelude(db),

@@ -68,18 +68,21 @@ pub enum CompletionKind {
 const BUILTIN_TYPES: &[&str] = &["Int", "Bool", "Float", "Shape", "Tensor"];
 
 /// The completions at byte `offset` of `text` (which `file` was parsed
-/// from). `environment` is the file's prelude and resolved imports.
+/// from). `environment` is the file's prelude and resolved imports;
+/// `first_error` where the parse's first syntax error starts
+/// ([`tensorfit_syntax::Parse::first_syntax_error`]).
 pub fn completions(
     file: &ast::SourceFile,
     text: &str,
     offset: usize,
     environment: Environment<'_>,
+    first_error: Option<usize>,
 ) -> Vec<CompletionItem> {
     let cursor = CursorText::new(text, offset);
     if cursor.in_comment_or_string || cursor.declares_a_name() {
         return Vec::new();
     }
-    let tree = CursorTree::new(file, &cursor, environment.imports);
+    let tree = CursorTree::new(file, &cursor, environment.imports, first_error);
     let resolution = tree.resolve(&cursor, environment.prelude);
     let probe = resolution.probe.clone().unwrap_or_default();
     let mut items = Vec::new();

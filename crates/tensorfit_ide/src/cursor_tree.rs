@@ -34,10 +34,13 @@ pub(crate) struct CursorTree {
 }
 
 impl CursorTree {
+    /// `first_error` is where the file's first syntax error starts: the
+    /// file's tree is taken as it is before it.
     pub fn new(
         file: &ast::SourceFile,
         cursor: &CursorText<'_>,
         imports: &[ResolvedImport],
+        first_error: Option<usize>,
     ) -> CursorTree {
         let mut text = String::with_capacity(cursor.offset + MARKER.len() + cursor.open.len());
         text.push_str(&cursor.text[..cursor.offset]);
@@ -49,7 +52,36 @@ impl CursorTree {
                 _ => '}',
             });
         }
-        let mut completed = std::sync::Arc::unwrap_or_clone(tensorfit_syntax::parse(&text).file);
+        // Only the text from the start of the top-level item or statement
+        // around the cursor is parsed again (parsing the whole prefix took
+        // tens of milliseconds at the end of a long file); what comes
+        // before it is the file's tree's.
+        let cut = resume_point(file, cursor.offset.min(first_error.unwrap_or(usize::MAX)));
+        let reparsed = tensorfit_syntax::lower_piece(&text[cut..], cut, &[]).file;
+        let before = |range: tensorfit_base::TextRange| (range.end as usize) <= cut;
+        let mut completed = ast::SourceFile {
+            items: file
+                .items
+                .iter()
+                .filter(|item| before(item.range()))
+                .cloned()
+                .chain(reparsed.items)
+                .collect(),
+            script: file
+                .script
+                .iter()
+                .filter(|statement| before(statement.range))
+                .cloned()
+                .chain(reparsed.script)
+                .collect(),
+            holes: file
+                .holes
+                .iter()
+                .copied()
+                .filter(|&hole| before(hole))
+                .chain(reparsed.holes)
+                .collect(),
+        };
         let completed_items = completed.items.len();
         let cursor_offset = cursor.offset as u64;
         completed.items.extend(
@@ -114,4 +146,20 @@ impl CursorTree {
             })
             .max_by_key(|call| call.callee_range.end)
     }
+}
+
+/// Where parsing the text before the cursor may start: the start of the
+/// last top-level item or statement of the file's tree that starts at or
+/// before `limit` (the cursor, or the first syntax error if that comes
+/// first: past it, the tree's pieces may be fragments of the broken code
+/// around the cursor); the start of the file when there is none.
+fn resume_point(file: &ast::SourceFile, limit: usize) -> usize {
+    let items = file.items.iter().map(|item| item.range());
+    let statements = file.script.iter().map(|statement| statement.range);
+    items
+        .chain(statements)
+        .map(|range| range.start as usize)
+        .filter(|&start| start <= limit)
+        .max()
+        .unwrap_or(0)
 }

@@ -30,12 +30,14 @@ pub struct SignatureHelp {
 }
 
 /// The signature of the call whose arguments contain byte `offset` of
-/// `text` (which `file` was parsed from).
+/// `text` (which `file` was parsed from; `first_error` as for
+/// [`crate::completions`]).
 pub fn signature_help(
     file: &ast::SourceFile,
     text: &str,
     offset: usize,
     environment: Environment<'_>,
+    first_error: Option<usize>,
 ) -> Option<SignatureHelp> {
     let cursor = CursorText::new(text, offset);
     if cursor.in_comment_or_string {
@@ -43,7 +45,7 @@ pub fn signature_help(
     }
     // The tree is only built once an open parenthesis is found.
     cursor.open.iter().rev().find(|o| o.bracket == '(')?;
-    let tree = CursorTree::new(file, &cursor, environment.imports);
+    let tree = CursorTree::new(file, &cursor, environment.imports, first_error);
     let resolution = tree.resolve(&cursor, environment.prelude);
     for open in cursor.open.iter().rev() {
         match open.bracket {

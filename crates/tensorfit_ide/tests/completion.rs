@@ -12,8 +12,15 @@ use tensorfit_semantics::{ImportOutcome, ResolvedImport};
 fn complete(fixture: &str, imports: &[ResolvedImport]) -> Vec<CompletionItem> {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor");
     let text = fixture.replace("$0", "");
-    let file = tensorfit_syntax::parse(&text).file;
-    completions(&file, &text, offset, Environment::builtin(imports))
+    let parse = tensorfit_syntax::parse(&text);
+    let (file, first_error) = (&parse.file, parse.first_syntax_error());
+    completions(
+        file,
+        &text,
+        offset,
+        Environment::builtin(imports),
+        first_error,
+    )
 }
 
 fn render(items: &[CompletionItem]) -> String {

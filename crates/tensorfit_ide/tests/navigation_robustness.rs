@@ -1,6 +1,7 @@
 //! Property test: the editor features (definition, references, symbols,
 //! semantic tokens, completion, signature help) never panic and answer with
-//! ranges inside the text, for every offset (0, every byte including the
+//! ranges inside the text, completion and signature help as if the whole
+//! text before the cursor were parsed again, for every offset (0, every byte including the
 //! middle of multi-byte characters, past the end) of the corpus files, of
 //! truncated prefixes of them, and of garbage and half-typed texts.
 //! Each text runs on a thread with the 2 MiB stack language-server workers
@@ -65,9 +66,10 @@ fn check_symbols(symbols: &[Symbol], text: &str) {
 /// Runs every feature at every offset of `text` (every `stride`-th offset
 /// for large texts), checking what the answers promise.
 fn exercise(text: &str, stride: usize) {
-    let file = tensorfit_syntax::parse(text).file;
-    check_symbols(&document_symbols(&file), text);
-    let tokens = semantic_tokens(&file, Prelude::builtin());
+    let parse = tensorfit_syntax::parse(text);
+    let (file, first_error) = (&parse.file, parse.first_syntax_error());
+    check_symbols(&document_symbols(file), text);
+    let tokens = semantic_tokens(file, Prelude::builtin());
     for pair in tokens.windows(2) {
         assert!(pair[0].range.end <= pair[1].range.start, "{pair:?}");
     }
@@ -78,16 +80,33 @@ fn exercise(text: &str, stride: usize) {
         .step_by(stride)
         .chain([usize::MAX, u32::MAX as usize + 5]);
     for offset in offsets {
-        if let Some(target) = goto_definition(&file, Prelude::builtin(), offset) {
+        if let Some(target) = goto_definition(file, Prelude::builtin(), offset) {
             assert!(in_text(target.name_range, text) && in_text(target.full_range, text));
         }
         for include in [true, false] {
-            let ranges = references(&file, Prelude::builtin(), offset, include);
+            let ranges = references(file, Prelude::builtin(), offset, include);
             assert!(ranges.iter().all(|r| in_text(*r, text)));
             assert!(ranges.windows(2).all(|w| w[0] < w[1]));
         }
-        completions(&file, text, offset, Environment::builtin(&[]));
-        if let Some(help) = signature_help(&file, text, offset, Environment::builtin(&[])) {
+        // Reparsing from the item or statement around the cursor answers
+        // as reparsing the whole text before it (a first error at 0 makes
+        // the whole prefix be parsed again).
+        let complete =
+            |first_error| completions(file, text, offset, Environment::builtin(&[]), first_error);
+        assert_eq!(
+            complete(first_error),
+            complete(Some(0)),
+            "completion at {offset}"
+        );
+        let help = |first_error| {
+            signature_help(file, text, offset, Environment::builtin(&[]), first_error)
+        };
+        assert_eq!(
+            help(first_error),
+            help(Some(0)),
+            "signature help at {offset}"
+        );
+        if let Some(help) = help(first_error) {
             for &(start, end) in &help.parameters {
                 assert!(start <= end && end <= help.label.len());
             }

@@ -11,8 +11,15 @@ use tensorfit_semantics::{ImportOutcome, ResolvedImport};
 fn help(fixture: &str, imports: &[ResolvedImport]) -> String {
     let offset = fixture.find("$0").expect("fixture has a $0 cursor");
     let text = fixture.replace("$0", "");
-    let file = tensorfit_syntax::parse(&text).file;
-    let Some(help) = signature_help(&file, &text, offset, Environment::builtin(imports)) else {
+    let parse = tensorfit_syntax::parse(&text);
+    let (file, first_error) = (&parse.file, parse.first_syntax_error());
+    let Some(help) = signature_help(
+        file,
+        &text,
+        offset,
+        Environment::builtin(imports),
+        first_error,
+    ) else {
         return "no signature help\n".to_owned();
     };
     for &(start, end) in &help.parameters {

@@ -185,6 +185,7 @@ pub fn completions(view: &SyntaxView, at: Position) -> Vec<CompletionItem> {
         view.syntax.text,
         view.offset(at),
         view.syntax.environment(),
+        view.syntax.first_error,
     )
     .into_iter()
     .map(|item| {
@@ -220,6 +221,7 @@ pub fn signature_help(view: &SyntaxView, at: Position) -> Option<SignatureHelp> 
         view.syntax.text,
         view.offset(at),
         view.syntax.environment(),
+        view.syntax.first_error,
     )?;
     // Parameter spans are bytes of the label; LSP counts UTF-16 units.
     let utf16 = |byte: usize| help.label[..byte].encode_utf16().count() as u32;

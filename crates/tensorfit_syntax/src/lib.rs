@@ -29,6 +29,18 @@ pub struct Parse {
     pub names_in_errors: BTreeSet<String>,
 }
 
+impl Parse {
+    /// Where the first syntax error starts: before it, the tree is the
+    /// text's as written.
+    pub fn first_syntax_error(&self) -> Option<usize> {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.code == tensorfit_base::Code::SyntaxError)
+            .map(|d| d.range.start as usize)
+            .min()
+    }
+}
+
 /// Parses a Tensor source text.
 pub fn parse(text: &str) -> Parse {
     lower_tree(&parse_tree(text, None), text)
