@@ -22,10 +22,12 @@ const MARKER: &str = "tensorfitCursor";
 pub(crate) struct CursorTree {
     /// The completed text: the text before the cursor, the marker, closers.
     pub text: String,
-    /// The completed text's items and script, then the items after the
-    /// cursor, then the imported items.
+    /// The items of the text parsed again (from the item or statement
+    /// around the cursor), the file's items before them and after the
+    /// cursor, then the imported items; the file's script before the text
+    /// parsed again, then that text's.
     pub file: ast::SourceFile,
-    /// Items of the completed text (walked).
+    /// Items of the text parsed again (walked).
     pub completed_items: usize,
     /// Items of this file (the completed text's and those after the cursor).
     pub own_items: usize,
@@ -59,14 +61,11 @@ impl CursorTree {
         let cut = resume_point(file, cursor.offset.min(first_error.unwrap_or(usize::MAX)));
         let reparsed = tensorfit_syntax::lower_piece(&text[cut..], cut, &[]).file;
         let before = |range: tensorfit_base::TextRange| (range.end as usize) <= cut;
+        // The reparsed items are walked (the cursor is in one of them);
+        // the items before them, like those after the cursor, are only
+        // declared: their bodies' scopes do not reach the cursor.
         let mut completed = ast::SourceFile {
-            items: file
-                .items
-                .iter()
-                .filter(|item| before(item.range()))
-                .cloned()
-                .chain(reparsed.items)
-                .collect(),
+            items: reparsed.items,
             script: file
                 .script
                 .iter()
@@ -84,6 +83,12 @@ impl CursorTree {
         };
         let completed_items = completed.items.len();
         let cursor_offset = cursor.offset as u64;
+        completed.items.extend(
+            file.items
+                .iter()
+                .filter(|item| before(item.range()))
+                .cloned(),
+        );
         completed.items.extend(
             file.items
                 .iter()
