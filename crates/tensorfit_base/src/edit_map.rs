@@ -202,6 +202,12 @@ mod tests {
         (current, map)
     }
 
+    /// Where the old range `start..end` is now, as a pair.
+    fn now(map: &EditMap, start: usize, end: usize) -> Option<(u32, u32)> {
+        let range = map.to_current(TextRange::new(start, end))?;
+        Some((range.start, range.end))
+    }
+
     #[test]
     fn typing_a_word_is_one_region() {
         let (current, map) = check(
@@ -213,15 +219,9 @@ mod tests {
         assert_eq!(map.to_old(13), Some(9));
         assert_eq!(map.to_old(11), None);
         // `y` moved by four.
-        assert_eq!(
-            map.to_current(TextRange::new(14, 15)),
-            Some(TextRange::new(18, 19))
-        );
+        assert_eq!(now(&map, 14, 15), Some((18, 19)));
         // The range just before the typing keeps its end.
-        assert_eq!(
-            map.to_current(TextRange::new(8, 9)),
-            Some(TextRange::new(8, 9))
-        );
+        assert_eq!(now(&map, 8, 9), Some((8, 9)));
     }
 
     #[test]
@@ -232,10 +232,7 @@ mod tests {
         );
         assert_eq!(current, "abc def");
         assert!(map.is_empty());
-        assert_eq!(
-            map.to_current(TextRange::new(0, 7)),
-            Some(TextRange::new(0, 7))
-        );
+        assert_eq!(now(&map, 0, 7), Some((0, 7)));
         // Typed over with something else: touched, even at its ends.
         let (_, map) = check("abc def", &[(3, 4, "_")]);
         assert!(map.touches(TextRange::new(0, 3)));
@@ -245,12 +242,9 @@ mod tests {
     #[test]
     fn a_range_whose_text_changed_has_no_current_place() {
         let (_, map) = check("f(a, b)\ng(c)\n", &[(2, 3, "alpha"), (14, 15, "")]);
-        assert_eq!(map.to_current(TextRange::new(0, 7)), None);
-        assert_eq!(map.to_current(TextRange::new(2, 3)), None);
-        assert_eq!(
-            map.to_current(TextRange::new(5, 6)),
-            Some(TextRange::new(9, 10))
-        );
+        assert_eq!(now(&map, 0, 7), None);
+        assert_eq!(now(&map, 2, 3), None);
+        assert_eq!(now(&map, 5, 6), Some((9, 10)));
         assert_eq!(map.regions(), 2);
     }
 
@@ -262,10 +256,7 @@ mod tests {
             &[(10, 12, "X"), (2, 3, "YY"), (3, 12, "Z"), (0, 0, "<")],
         );
         assert_eq!(current, "<01YZcdef");
-        assert_eq!(
-            map.to_current(TextRange::new(12, 16)),
-            Some(TextRange::new(5, 9))
-        );
+        assert_eq!(now(&map, 12, 16), Some((5, 9)));
         assert_eq!(map.to_old(5), Some(12));
     }
 

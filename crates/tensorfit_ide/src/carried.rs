@@ -129,23 +129,22 @@ fn block(x: Tensor[b, 4]) -> Tensor[b, 8] {
 let out = block(randn([2, 4]))
 ";
 
+    /// Hovers on bindings after an edit in `block`: the old shape at the
+    /// name's new place, marked when the binding is in the edited function.
     #[test]
-    fn hover_below_an_edit_reads_the_old_shape_at_its_new_place() {
+    fn hovers_read_the_old_shapes_at_their_new_places() {
         let (after, carried) = carried(MODEL);
-        let at = after.find("let y").unwrap() as u32 + 4;
-        let hover = carried.hover(at).expect("a hover on y");
-        assert_eq!(hover.value.text.lines().next(), Some("y: Tensor[b, 8]"));
-        assert_eq!(&after[hover.value.range.as_usize()], "y");
-        assert!(hover.in_edited_code, "y is in the edited function");
-    }
-
-    #[test]
-    fn code_outside_the_edited_function_is_not_marked() {
-        let (after, carried) = carried(MODEL);
-        let at = after.find("let out").unwrap() as u32 + 4;
-        let hover = carried.hover(at).expect("a hover on out");
-        assert_eq!(hover.value.text.lines().next(), Some("out: Tensor[2, 8]"));
-        assert!(!hover.in_edited_code);
+        let cases = [
+            ("let y", "y: Tensor[b, 8]", true),
+            ("let out", "out: Tensor[2, 8]", false),
+        ];
+        for (binding, shape, in_edited_code) in cases {
+            let at = after.find(binding).unwrap() as u32 + 4;
+            let hover = carried.hover(at).expect(binding);
+            assert_eq!(hover.value.text.lines().next(), Some(shape));
+            assert_eq!(&after[hover.value.range.as_usize()], &binding[4..]);
+            assert_eq!(hover.in_edited_code, in_edited_code, "{binding}");
+        }
     }
 
     #[test]

@@ -258,6 +258,31 @@ fn database_only(text: &str) {
     }
 }
 
+/// Sends the edit that makes `version`: `from..to` replaced by `text`.
+async fn replace(client: &mut Client, version: i64, from: Position, to: Position, text: &str) {
+    let change = json!([{"range": {"start": {"line": from.line, "character": from.character},
+                                   "end": {"line": to.line, "character": to.character}},
+                         "text": text}]);
+    client.change(version, change).await;
+}
+
+/// A request at a position of the document, and how long its answer took.
+async fn timed_at(
+    client: &mut Client,
+    method: &str,
+    line: u32,
+    character: u32,
+) -> (Duration, serde_json::Value) {
+    let at =
+        json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}});
+    let started = Instant::now();
+    let answer = client
+        .request(method, at)
+        .await
+        .expect("the server answers");
+    (started.elapsed(), answer)
+}
+
 async fn through_the_server(text: &str) {
     println!("\n## Through the server (JSON-RPC in process)\n");
     let memory_before = resident_mib();
@@ -289,14 +314,7 @@ async fn through_the_server(text: &str) {
             current = apply(&current, from, to, &new_text);
             version += 1;
             let started = Instant::now();
-            client
-                .change(
-                    version,
-                    json!([{"range": {"start": {"line": from.line, "character": from.character},
-                                      "end": {"line": to.line, "character": to.character}},
-                            "text": new_text}]),
-                )
-                .await;
+            replace(&mut client, version, from, to, &new_text).await;
             diagnostics[n % 2] += client.diagnostics(version).await.len();
             times.push(started.elapsed());
         }
@@ -328,14 +346,7 @@ async fn through_the_server(text: &str) {
         let (from, to, new_text) = (edit_kinds()[0].change)(&current, n);
         current = apply(&current, from, to, &new_text);
         version += 1;
-        client
-            .change(
-                version,
-                json!([{"range": {"start": {"line": from.line, "character": from.character},
-                                  "end": {"line": to.line, "character": to.character}},
-                        "text": new_text}]),
-            )
-            .await;
+        replace(&mut client, version, from, to, &new_text).await;
         let started = Instant::now();
         let answer = client
             .request("textDocument/inlayHint", whole.clone())
@@ -374,15 +385,8 @@ async fn through_the_server(text: &str) {
     let mut answered = 0;
     for k in 0..HOVERS {
         let (line, character) = positions[k * 31 % positions.len()];
-        let started = Instant::now();
-        let hover = client
-            .request(
-                "textDocument/hover",
-                json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}}),
-            )
-            .await
-            .expect("hover answers");
-        times.push(started.elapsed());
+        let (took, hover) = timed_at(&mut client, "textDocument/hover", line, character).await;
+        times.push(took);
         answered += usize::from(!hover.is_null());
     }
     println!(
@@ -409,15 +413,9 @@ async fn through_the_server(text: &str) {
         } else {
             positions[k * 37 % positions.len()]
         };
-        let started = Instant::now();
-        let completion = client
-            .request(
-                "textDocument/completion",
-                json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}}),
-            )
-            .await
-            .expect("completion answers");
-        times.push(started.elapsed());
+        let (took, completion) =
+            timed_at(&mut client, "textDocument/completion", line, character).await;
+        times.push(took);
         items += completion.as_array().map_or(0, Vec::len);
     }
     println!(

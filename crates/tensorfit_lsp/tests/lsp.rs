@@ -435,6 +435,17 @@ async fn definition_of_an_imported_name_is_in_the_imported_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The hover's Markdown at a position of the document, `null` for none.
+async fn hover_text(client: &mut Client, line: u32, character: u32) -> String {
+    let at =
+        json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}});
+    let hover = client.request("textDocument/hover", at).await.unwrap();
+    hover["contents"]["value"]
+        .as_str()
+        .unwrap_or("null")
+        .to_owned()
+}
+
 /// Waits until hover and inlay hints answer from the analysis of `version`.
 async fn analysed(client: &mut Client, version: i64) {
     let started = Instant::now();
@@ -465,7 +476,6 @@ async fn after_an_edit_hover_answers_from_the_last_check_without_waiting() {
     client.open(MODEL).await;
     client.diagnostics(1).await;
     analysed(&mut client, 1).await;
-    let hover = |line: u32, character: u32| json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}});
     // A comment typed at the end of `let p = project(x)` (line 6), in
     // `head`; `p` is hovered on the next line.
     client
@@ -475,23 +485,14 @@ async fn after_an_edit_hover_answers_from_the_last_check_without_waiting() {
                     "text": "  // typed"}]),
         )
         .await;
-    let in_function = client
-        .request("textDocument/hover", hover(7, 11))
-        .await
-        .unwrap();
-    let text = in_function["contents"]["value"].as_str().unwrap();
+    let text = hover_text(&mut client, 7, 11).await;
     assert!(text.starts_with("```tensor\nTensor[b, 4]"), "{text}");
     assert!(text.contains("As of the last check"), "{text}");
-    let in_script = client
-        .request("textDocument/hover", hover(15, 5))
-        .await
-        .unwrap();
-    let text = in_script["contents"]["value"].as_str().unwrap();
+    let text = hover_text(&mut client, 15, 5).await;
     assert!(text.starts_with("```tensor\nout: Tensor[16, 2]"), "{text}");
     assert!(!text.contains("As of the last check"), "{text}");
     // The edit's own text: the new check answers (nothing to show there).
-    let typed = client.request("textDocument/hover", hover(6, 28)).await;
-    assert_eq!(typed, Ok(Value::Null));
+    assert_eq!(hover_text(&mut client, 6, 28).await, "null");
 
     // Inlay hints meanwhile come from the last check too; when the new
     // one is ready the client is asked for them again.
@@ -519,10 +520,6 @@ async fn after_an_edit_hover_answers_from_the_last_check_without_waiting() {
         client.wait_for("workspace/inlayHint/refresh").await;
     }
     analysed(&mut client, 3).await;
-    let fresh = client
-        .request("textDocument/hover", hover(7, 11))
-        .await
-        .unwrap();
-    let text = fresh["contents"]["value"].as_str().unwrap();
+    let text = hover_text(&mut client, 7, 11).await;
     assert!(!text.contains("As of the last check"), "{text}");
 }
