@@ -17,7 +17,8 @@
 //!   after each key: the hover's time, and each version's time from its key
 //!   to its diagnostics (`-- unet` runs this part only).
 //!
-//! `-- database` runs the database part only, `-- server` the server part; `-- stages [N]` times each
+//! `-- database` runs the database part only, `-- server` the server part,
+//! `-- session [MINUTES]` a long editing session of U-Net (memory); `-- stages [N]` times each
 //! query after edits of kind N (0, 1, 2; default 1, a comment): where the
 //! time of an edit goes.
 
@@ -550,6 +551,97 @@ async fn typing_into_unet(what: &str, typed: &str) {
     );
 }
 
+/// A long editing session on U-Net (`-- session [MINUTES]`, default 5):
+/// the statement of the U-Net bench typed and deleted over and over at one
+/// key per 80 ms, without waiting for diagnostics (a typist does not), a
+/// hover after every key, the hints of the lines in view every tenth key,
+/// and a second's pause after each statement typed or deleted (the check
+/// then finishes). Prints the process's resident memory each minute: the
+/// server, which runs in this process, must not grow.
+async fn editing_session(minutes: u64) {
+    println!("\n## Editing U-Net for {minutes} minutes\n");
+    let text = include_str!("../../../examples/models/unet.tensor");
+    let typed_line = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("let x2 = self.down1"))
+        .expect("UNet.forward's second line") as u32;
+    let end = text.lines().nth(typed_line as usize).map_or(0, str::len) as u32;
+    let statement = "let t = x2";
+    let mut client = Client::start().await;
+    client.open(text).await;
+    client.diagnostics(1).await;
+    println!("after opening: {:.0} MiB", resident_mib().unwrap_or(0.0));
+    let started = Instant::now();
+    let mut version = 1;
+    let mut minute = 1;
+    let mut keys = 0u64;
+    while started.elapsed() < Duration::from_secs(60 * minutes) {
+        // The line break, the statement key by key, then deleting it all.
+        let mut edits = vec![((typed_line, end), (typed_line, end), "\n    ".to_owned())];
+        for (k, key) in statement.char_indices() {
+            let at = (typed_line + 1, 4 + k as u32);
+            edits.push((at, at, key.to_string()));
+        }
+        for k in (0..statement.len()).rev() {
+            let at = (typed_line + 1, 4 + k as u32);
+            edits.push((at, (at.0, at.1 + 1), String::new()));
+        }
+        edits.push(((typed_line, end), (typed_line + 1, 4), String::new()));
+        let last = edits.len() - 1;
+        for (i, (from, to, new_text)) in edits.into_iter().enumerate() {
+            version += 1;
+            keys += 1;
+            let key = Instant::now();
+            let from = Position {
+                line: from.0,
+                character: from.1,
+            };
+            let to = Position {
+                line: to.0,
+                character: to.1,
+            };
+            replace(&mut client, version, from, to, &new_text).await;
+            let x3_line =
+                typed_line + 1 + u32::from(from.line > typed_line || new_text.starts_with('\n'));
+            timed_at(&mut client, "textDocument/hover", x3_line, 8).await;
+            if keys.is_multiple_of(10) {
+                let view = json!({"textDocument": {"uri": URI},
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 100, "character": 0}}});
+                client
+                    .request("textDocument/inlayHint", view)
+                    .await
+                    .expect("hints");
+            }
+            // Messages the server sent meanwhile (diagnostics) are dropped.
+            while client
+                .take_received("textDocument/publishDiagnostics")
+                .is_some()
+            {}
+            // A second's pause once the statement is typed, and once it is gone.
+            let pause = if i == statement.len() || i == last {
+                Duration::from_secs(1)
+            } else {
+                KEY_EVERY
+            };
+            if let Some(rest) = pause.checked_sub(key.elapsed()) {
+                tokio::time::sleep(rest).await;
+            }
+        }
+        if started.elapsed() >= Duration::from_secs(60 * minute) {
+            println!(
+                "after {minute} min ({keys} keys, version {version}): {:.0} MiB",
+                resident_mib().unwrap_or(0.0)
+            );
+            minute += 1;
+        }
+    }
+    client.diagnostics(version).await;
+    println!(
+        "at the end ({keys} keys): {:.0} MiB",
+        resident_mib().unwrap_or(0.0)
+    );
+}
+
 fn main() {
     let text = generated_file();
     println!(
@@ -574,6 +666,15 @@ fn main() {
     };
     if std::env::args().any(|a| a == "unet") {
         unet();
+        return;
+    }
+    if std::env::args().any(|a| a == "session") {
+        let minutes = std::env::args()
+            .skip_while(|a| a != "session")
+            .nth(1)
+            .and_then(|m| m.parse::<u64>().ok())
+            .unwrap_or(5);
+        runtime.block_on(editing_session(minutes));
         return;
     }
     if std::env::args().any(|a| a == "server") {
