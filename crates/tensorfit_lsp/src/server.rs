@@ -192,17 +192,13 @@ impl Server {
                 .map(|(uri, (_, v))| (uri.clone(), *v))
                 .collect();
             for (uri, version) in documents {
-                let current = |state: &Arc<Mutex<State>>| {
-                    let state = state.lock().unwrap_or_else(|e| e.into_inner());
-                    state.documents.get(&uri).map(|(_, v)| *v) == Some(version)
+                let current = |state: &Mutex<State>| {
+                    lock(state).documents.get(&uri).map(|(_, v)| *v) == Some(version)
                 };
                 if !current(&state) {
                     return; // a newer edit scheduled its own check
                 }
-                let snapshot = state
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .snapshot(&uri);
+                let snapshot = lock(&state).snapshot(&uri);
                 let Some((db, file)) = snapshot else { continue };
                 let uri_for_task = uri.clone();
                 // Until a first analysis is kept, hover has nothing to
