@@ -33,6 +33,14 @@ pub struct Carried<T> {
 }
 
 impl CarriedAnalysis {
+    /// An analysis of the current text itself: nothing to carry it over.
+    pub fn exact(analysis: FileAnalysis) -> CarriedAnalysis {
+        CarriedAnalysis {
+            analysis,
+            edits: EditMap::default(),
+        }
+    }
+
     /// The hover at `offset` of the current text, if the analysis has one
     /// for that place and the place's text is unchanged.
     pub fn hover(&self, offset: u32) -> Option<Carried<Hover>> {
@@ -47,8 +55,9 @@ impl CarriedAnalysis {
     }
 
     /// The named bindings whose current range lies in `wanted`, with their
-    /// ranges now.
-    pub fn bindings_in(&self, wanted: TextRange) -> Vec<Carried<(TextRange, &ShapeInfo)>> {
+    /// ranges now (inlay hints, which are asked for again when a newer
+    /// analysis is kept, so they are not marked).
+    pub fn bindings_in(&self, wanted: TextRange) -> Vec<(TextRange, &ShapeInfo)> {
         self.analysis
             .shapes()
             .bindings
@@ -56,10 +65,7 @@ impl CarriedAnalysis {
             .filter(|b| b.name.is_some())
             .filter_map(|b| {
                 let now = self.edits.to_current(b.range)?;
-                (wanted.start <= now.start && now.end <= wanted.end).then(|| Carried {
-                    value: (now, b),
-                    in_edited_code: self.in_edited_code(b.range.start),
-                })
+                (wanted.start <= now.start && now.end <= wanted.end).then_some((now, b))
             })
             .collect()
     }
@@ -67,7 +73,8 @@ impl CarriedAnalysis {
     /// Whether the function, method or script statement around an offset
     /// of the analysed text was edited since.
     fn in_edited_code(&self, old: u32) -> bool {
-        innermost_unit(&self.analysis.tree, old).is_some_and(|unit| self.edits.touches(unit))
+        !self.edits.is_empty()
+            && innermost_unit(&self.analysis.tree, old).is_some_and(|unit| self.edits.touches(unit))
     }
 }
 
@@ -159,7 +166,7 @@ let out = block(randn([2, 4]))
         let names: Vec<&str> = carried
             .bindings_in(all)
             .iter()
-            .map(|b| &after[b.value.0.as_usize()])
+            .map(|(now, _)| &after[now.as_usize()])
             .collect();
         assert!(names.contains(&"y") && names.contains(&"out"), "{names:?}");
         assert!(

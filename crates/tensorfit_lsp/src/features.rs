@@ -6,15 +6,9 @@ use tower_lsp_server::ls_types::*;
 
 use crate::convert;
 
-pub fn hover(analysis: &FileAnalysis, at: Position) -> Option<Hover> {
-    let found = tensorfit_ide::hover(analysis, convert::offset(analysis, at))?;
-    let range = convert::range(&analysis.line_index, found.range);
-    Some(lsp_hover(&found, range, false))
-}
-
-/// The hover from the last finished analysis, at a position of the current
-/// text (`rope`); see [`CarriedAnalysis`].
-pub fn carried_hover(carried: &CarriedAnalysis, rope: &Rope, at: Position) -> Option<Hover> {
+/// The hover at a position of the current text (`rope`), from an analysis
+/// carried over the edits since (see [`CarriedAnalysis`]).
+pub fn hover(carried: &CarriedAnalysis, rope: &Rope, at: Position) -> Option<Hover> {
     let found = carried.hover(convert::rope_offset(rope, at))?;
     let range = convert::rope_range(rope, found.value.range);
     Some(lsp_hover(&found.value, range, found.in_edited_code))
@@ -37,23 +31,10 @@ fn lsp_hover(found: &tensorfit_ide::Hover, range: Range, in_edited_code: bool) -
     }
 }
 
-/// `: Tensor[b, 4]` after each named binding in `range` whose shape is
-/// known.
-pub fn inlay_hints(analysis: &FileAnalysis, range: Range) -> Vec<InlayHint> {
-    let wanted = convert::text_range(analysis, range);
-    analysis
-        .shapes()
-        .bindings
-        .iter()
-        .filter(|b| b.name.is_some() && b.range.start >= wanted.start && b.range.end <= wanted.end)
-        .filter(|b| !already_written(&analysis.text, b.range.end))
-        .map(|b| inlay_hint(convert::position(&analysis.line_index, b.range.end), b))
-        .collect()
-}
-
-/// [`inlay_hints`] from the last finished analysis, in a range of the
-/// current text (`rope`); see [`CarriedAnalysis`].
-pub fn carried_inlay_hints(carried: &CarriedAnalysis, rope: &Rope, range: Range) -> Vec<InlayHint> {
+/// `: Tensor[b, 4]` after each named binding in `range` (of the current
+/// text, `rope`) whose shape is known, from an analysis carried over the
+/// edits since (see [`CarriedAnalysis`]).
+pub fn inlay_hints(carried: &CarriedAnalysis, rope: &Rope, range: Range) -> Vec<InlayHint> {
     let wanted = tensorfit_base::TextRange::new(
         convert::rope_offset(rope, range.start) as usize,
         convert::rope_offset(rope, range.end) as usize,
@@ -61,7 +42,6 @@ pub fn carried_inlay_hints(carried: &CarriedAnalysis, rope: &Rope, range: Range)
     carried
         .bindings_in(wanted)
         .into_iter()
-        .map(|b| b.value)
         .filter(|(_, b)| !already_written(&carried.analysis.text, b.range.end))
         .map(|(now, b)| inlay_hint(convert::rope_position(rope, now.end), b))
         .collect()

@@ -21,9 +21,9 @@ const MAX_LOGGED_EDITS: usize = 4096;
 
 pub(crate) struct OpenText {
     /// The version last applied.
-    pub(crate) version: i32,
+    version: i32,
     /// Its text (the same as the host's, edited apart).
-    pub(crate) rope: Rope,
+    rope: Rope,
     /// The last finished analysis and its version.
     carried: Option<(i32, CarriedAnalysis)>,
     /// The edits made after the carried analysis's version (all of them

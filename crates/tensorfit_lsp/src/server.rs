@@ -121,6 +121,23 @@ impl Server {
         .await
     }
 
+    /// Runs `read` as [`Server::read_carried`] does, on the analysis of the
+    /// current text, waiting for it (before the first analysis is kept, or
+    /// where the kept one has no answer).
+    async fn read_exact<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        read: impl FnOnce(&CarriedAnalysis, &Rope) -> T + Send + 'static,
+    ) -> Result<Option<T>> {
+        self.read_analysis(uri, move |analysis| {
+            // The analysis's own text, not the document's rope, which a
+            // later edit may already have changed.
+            let rope = Rope::from_str(&analysis.text);
+            read(&CarriedAnalysis::exact(analysis.clone()), &rope)
+        })
+        .await
+    }
+
     /// Runs `read` on the document's last finished analysis, carried over
     /// the edits since: it reads no database and waits for no check (a
     /// defect is an internal error, as in [`Server::read`]). `None` when
@@ -483,7 +500,7 @@ impl LanguageServer for Server {
         // From the last finished analysis when it has an answer there; on
         // text typed since, only the check of that text can tell.
         let carried = self.read_carried(uri, move |carried, rope| {
-            let hover = crate::features::carried_hover(carried, rope, position);
+            let hover = crate::features::hover(carried, rope, position);
             let exact = carried.edits.is_empty();
             (hover.is_some() || exact).then_some(hover)
         });
@@ -493,8 +510,8 @@ impl LanguageServer for Server {
             }
         }
         let hover = self
-            .read_analysis(uri, move |analysis| {
-                crate::features::hover(analysis, position)
+            .read_exact(uri, move |carried, rope| {
+                crate::features::hover(carried, rope, position)
             })
             .await?;
         Ok(hover.flatten())
@@ -507,7 +524,7 @@ impl LanguageServer for Server {
         let uri = &params.text_document.uri;
         let range = params.range;
         let carried = self.read_carried(uri, move |carried, rope| {
-            crate::features::carried_inlay_hints(carried, rope, range)
+            crate::features::inlay_hints(carried, rope, range)
         });
         if let Some(hints) = carried {
             let hints = hints?;
@@ -516,8 +533,8 @@ impl LanguageServer for Server {
             }
             return Ok(Some(hints));
         }
-        self.read_analysis(uri, move |analysis| {
-            crate::features::inlay_hints(analysis, range)
+        self.read_exact(uri, move |carried, rope| {
+            crate::features::inlay_hints(carried, rope, range)
         })
         .await
     }
