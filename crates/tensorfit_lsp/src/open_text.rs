@@ -34,6 +34,10 @@ pub(crate) struct OpenText {
     /// Inlay hints were answered from an analysis older than the text:
     /// the client is asked for them again when a newer one is kept.
     hints_outdated: bool,
+    /// The last version whose diagnostics were published: once the
+    /// current one's are, its whole analysis is only an assembly of cached
+    /// results away, and answers must agree with those diagnostics.
+    diagnosed: Option<i32>,
 }
 
 impl OpenText {
@@ -45,6 +49,7 @@ impl OpenText {
             log: VecDeque::new(),
             log_covers_from: version,
             hints_outdated: false,
+            diagnosed: None,
         }
     }
 
@@ -97,10 +102,21 @@ impl OpenText {
         std::mem::take(&mut self.hints_outdated)
     }
 
-    /// The analysis to answer from, with the current text.
+    /// The analysis to answer from, with the current text; `None` when
+    /// there is none yet, or when the current version's diagnostics are
+    /// out and the kept analysis is older (the current one is then read:
+    /// what is shown must not contradict the diagnostics on screen).
     pub(crate) fn carried(&self) -> Option<(CarriedAnalysis, Rope)> {
-        let (_, carried) = self.carried.as_ref()?;
+        let (kept, carried) = self.carried.as_ref()?;
+        if *kept < self.version && self.diagnosed == Some(self.version) {
+            return None;
+        }
         Some((carried.clone(), self.rope.clone()))
+    }
+
+    /// The diagnostics of `version` are about to be published.
+    pub(crate) fn diagnosed(&mut self, version: i32) {
+        self.diagnosed = Some(version);
     }
 
     /// The version of the analysis answered from.

@@ -122,8 +122,9 @@ impl Server {
     }
 
     /// Runs `read` as [`Server::read_carried`] does, on the analysis of the
-    /// current text, waiting for it (before the first analysis is kept, or
-    /// where the kept one has no answer).
+    /// current text, waiting for it (before the first analysis is kept,
+    /// where the kept one has no answer, and once the current version's
+    /// diagnostics are out: see [`OpenText::carried`]).
     async fn read_exact<T: Send + 'static>(
         &self,
         uri: &Uri,
@@ -247,6 +248,9 @@ impl Server {
                     }
                 }
                 if current(&state) {
+                    if let Some(text) = lock(&texts).get_mut(&uri) {
+                        text.diagnosed(version);
+                    }
                     for limit in limits {
                         let message = log::limit_reached(uri.as_str(), version, &limit);
                         client.log_message(MessageType::WARNING, message).await;
