@@ -13,6 +13,49 @@ use crate::term::{Formula, Term, VarId};
 /// The uniform values tried, in order.
 const CANDIDATES: &[i64] = &[1, 2, 3, 4, 8, 64];
 
+/// The ranks tried with each of [`CANDIDATES`] for the other atoms, when
+/// no uniform value fits and only satisfiability is asked: a tensor of a
+/// rank fixed by the program (3 or 4) whose dimensions must be at least 5
+/// has no uniform model, and such sets sent every convolutional model's
+/// check to Z3 (making a context for it costs more than the rest of the
+/// check).
+const RANKS: &[i64] = &[0, 1, 2, 3, 4, 5, 6];
+
+/// The values atoms take: every rank one, every dimension and variable
+/// another. Equal positions of a dimension function still get equal
+/// values, so a satisfying valuation is a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Valuation {
+    rank: i64,
+    other: i64,
+}
+
+impl Valuation {
+    fn uniform(value: i64) -> Valuation {
+        Valuation {
+            rank: value,
+            other: value,
+        }
+    }
+}
+
+/// The valuations tried, in order: the uniform ones, then (for a question
+/// of satisfiability alone) ranks apart from the rest. Values of `wanted`
+/// terms reach messages and examples, so those questions keep the uniform
+/// valuations their answers have always come from (or Z3's).
+fn valuations(satisfiability_only: bool) -> impl Iterator<Item = Valuation> {
+    let uniform = CANDIDATES.iter().map(|&v| Valuation::uniform(v));
+    let apart = RANKS
+        .iter()
+        .flat_map(|&rank| {
+            CANDIDATES
+                .iter()
+                .map(move |&other| Valuation { rank, other })
+        })
+        .filter(move |v| satisfiability_only && v.rank != v.other);
+    uniform.chain(apart)
+}
+
 fn floor_div(a: i64, b: i64) -> Option<i64> {
     if b == 0 {
         return None;
@@ -20,11 +63,12 @@ fn floor_div(a: i64, b: i64) -> Option<i64> {
     Some(a.div_euclid(b) - i64::from(b < 0 && a.rem_euclid(b) != 0))
 }
 
-fn eval_term(term: &Term, value: i64, bools: &HashMap<VarId, bool>) -> Option<i64> {
+fn eval_term(term: &Term, value: Valuation, bools: &HashMap<VarId, bool>) -> Option<i64> {
     crate::work::charge(1);
     Some(match term {
         Term::Const(c) => *c,
-        Term::Var(_) | Term::Rank(_) | Term::Dim(..) => value,
+        Term::Rank(_) => value.rank,
+        Term::Var(_) | Term::Dim(..) => value.other,
         Term::Add(parts) => parts
             .iter()
             .try_fold(0i64, |sum, p| sum.checked_add(eval_term(p, value, bools)?))?,
@@ -44,7 +88,7 @@ fn eval_term(term: &Term, value: i64, bools: &HashMap<VarId, bool>) -> Option<i6
     })
 }
 
-fn eval_formula(formula: &Formula, value: i64, bools: &HashMap<VarId, bool>) -> Option<bool> {
+fn eval_formula(formula: &Formula, value: Valuation, bools: &HashMap<VarId, bool>) -> Option<bool> {
     crate::work::charge(1);
     Some(match formula {
         Formula::Const(v) => *v,
@@ -71,8 +115,8 @@ fn eval_formula(formula: &Formula, value: i64, bools: &HashMap<VarId, bool>) -> 
     })
 }
 
-/// A uniform value under which every formula holds, and the values of
-/// `wanted` under it. A boolean variable that a formula states alone (`b`
+/// A valuation (see [`valuations`]) under which every formula holds, and
+/// the values of `wanted` under it. A boolean variable that a formula states alone (`b`
 /// or `not b`: a branch taken) gets that value; the others are all false,
 /// then all true.
 pub(crate) fn find_model(formulas: &[&Formula], wanted: &[Term]) -> Option<Vec<i64>> {
@@ -96,7 +140,7 @@ pub(crate) fn find_model(formulas: &[&Formula], wanted: &[Term]) -> Option<Vec<i
             .iter()
             .map(|v| (*v, stated.get(v).copied().unwrap_or(truth)))
             .collect();
-        for &value in CANDIDATES {
+        for value in valuations(wanted.is_empty()) {
             if formulas
                 .iter()
                 .all(|f| eval_formula(f, value, &bools) == Some(true))
@@ -128,6 +172,25 @@ mod tests {
         // A contradiction about the same variable still has no model.
         let not_b = Formula::not(&Formula::Var(1));
         assert!(find_model(&[&b, &not_b], &[]).is_none());
+    }
+
+    #[test]
+    fn ranks_may_differ_from_dimensions() {
+        // A rank of 3 or 4 and a last dimension of at least 5: no uniform
+        // value fits both.
+        let rank = Term::rank(2);
+        let last = Term::dim(2, Term::add(&rank, &Term::int(-1)));
+        let facts = [
+            Formula::or([
+                Formula::eq(&rank, &Term::int(3)),
+                Formula::eq(&rank, &Term::int(4)),
+            ]),
+            Formula::ge(&last, &Term::int(5)),
+        ];
+        let facts: Vec<&Formula> = facts.iter().collect();
+        assert!(find_model(&facts, &[]).is_some());
+        // Values asked for keep to the uniform valuations.
+        assert!(find_model(&facts, std::slice::from_ref(&last)).is_none());
     }
 
     #[test]
