@@ -140,6 +140,15 @@ impl Host {
         }
     }
 
+    /// Makes diagnostics come before the shapes shown (see
+    /// [`crate::Settings::diagnostics_first`]).
+    pub fn set_diagnostics_first(&mut self, first: bool) {
+        let settings = self.db.settings();
+        if settings.diagnostics_first(&self.db) != first {
+            self.write(|db| settings.set_diagnostics_first(db).to(first));
+        }
+    }
+
     /// Replaces the prelude every file sees (the built-in one to begin
     /// with). Only a different prelude is applied: everything that reads
     /// it (name checks, every analysis) runs again.

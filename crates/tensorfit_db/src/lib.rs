@@ -127,6 +127,13 @@ pub struct PythonPaths {
 pub struct Settings {
     #[returns(copy)]
     pub options: ShapeOptions,
+    /// Diagnostics and callers' summaries come from analyses that work out
+    /// checks alone ([`tensorfit_semantics::Depth::Checks`]), and the shapes
+    /// shown from a second analysis made when they are asked for: the
+    /// language server publishes diagnostics sooner after an edit. Off,
+    /// each function is analysed once, for everything (the command line).
+    #[returns(copy)]
+    pub diagnostics_first: bool,
 }
 
 #[salsa::db]
@@ -204,7 +211,7 @@ impl Database {
             name_resolutions: Arc::default(),
             interrupts: Arc::default(),
         };
-        db.settings = Some(Settings::new(&db, options));
+        db.settings = Some(Settings::new(&db, options, false));
         db.prelude = Some(PreludeInput::new(&db, Prelude::builtin_shared().clone()));
         db.file_system = Some(FileSystem::new(&db, 0));
         db.python_paths = Some(PythonPaths::new(&db, Vec::new()));

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{
-    CalleeSummary, ClaimPart, CycleView, Environment, FunctionOutcome, ItemIndex, LimitKind,
+    CalleeSummary, ClaimPart, CycleView, Depth, Environment, FunctionOutcome, ItemIndex, LimitKind,
     RecursiveGroups, Summary, SummarySource,
 };
 use tensorfit_syntax::{ast, Parse};
@@ -175,7 +175,25 @@ pub fn imported_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>>
 /// file-wide questions need, in placed offsets.
 #[salsa::tracked(returns(ref), cycle_result = function_outcome_in_cycle)]
 pub fn function_outcome(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
-    analyse(db, id, false, &[])
+    analyse(db, id, false, &[], Depth::Everything)
+}
+
+/// One function's checks (see [`Depth::Checks`]): its summary and
+/// diagnostics without the shapes it shows, for a database that publishes
+/// diagnostics first ([`crate::Settings::diagnostics_first`]).
+#[salsa::tracked(returns(ref), cycle_result = function_outcome_in_cycle)]
+fn function_checks_only(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
+    analyse(db, id, false, &[], Depth::Checks)
+}
+
+/// What diagnostics and callers read of a function: its checks alone when
+/// diagnostics come first, else its whole outcome (the command line asks
+/// for everything at once: analysing twice would cost it time).
+pub fn function_checks<'db>(db: &'db dyn Db, id: FunctionId<'db>) -> &'db FunctionOutcome {
+    match db.settings().diagnostics_first(db) {
+        true => function_checks_only(db, id),
+        false => function_outcome(db, id),
+    }
 }
 
 /// What the function's own report is made of (its diagnostics, shapes,
@@ -190,9 +208,27 @@ pub fn own_view<'db>(db: &'db dyn Db, id: FunctionId<'db>) -> &'db FunctionOutco
     }
 }
 
+/// [`own_view`] as far as its diagnostics go: its checks when diagnostics
+/// come first.
+pub fn own_checked_view<'db>(db: &'db dyn Db, id: FunctionId<'db>) -> &'db FunctionOutcome {
+    match (
+        refuted_claims(db, id).is_empty(),
+        db.settings().diagnostics_first(db),
+    ) {
+        (true, _) => function_checks(db, id),
+        (false, true) => function_view_checks(db, id),
+        (false, false) => function_view(db, id),
+    }
+}
+
 #[salsa::tracked(returns(ref))]
 fn function_view(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
-    analyse(db, id, false, refuted_claims(db, id))
+    analyse(db, id, false, refuted_claims(db, id), Depth::Everything)
+}
+
+#[salsa::tracked(returns(ref))]
+fn function_view_checks(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
+    analyse(db, id, false, refuted_claims(db, id), Depth::Checks)
 }
 
 /// The function's claims that fail for a call made anywhere in its file,
@@ -215,12 +251,12 @@ fn refuted_claims_in(db: &dyn Db, file: SourceFile) -> Vec<FunctionOutcome> {
     };
     let mut parts: Vec<FunctionOutcome> = entry_keys(db, file)
         .iter()
-        .map(|key| part(function_outcome(db, FunctionId::new(db, file, key.clone()))))
+        .map(|key| part(function_checks(db, FunctionId::new(db, file, key.clone()))))
         .collect();
     parts.extend(
         script_groups(db, file)
             .iter()
-            .map(|group| part(script_outcome(db, *group))),
+            .map(|group| part(script_checks(db, *group))),
     );
     parts
         .into_iter()
@@ -235,7 +271,8 @@ fn refuted_claims_in(db: &dyn Db, file: SourceFile) -> Vec<FunctionOutcome> {
 /// not anchored: typing in it re-solves the few others of its cycle.
 #[salsa::tracked(returns(clone))]
 fn cycle_base_summary(db: &dyn Db, id: FunctionId<'_>) -> Option<Arc<Summary>> {
-    analyse(db, id, true, &[]).summary
+    // Only the summary is read: the checks give it.
+    analyse(db, id, true, &[], Depth::Checks).summary
 }
 
 fn analyse(
@@ -243,6 +280,7 @@ fn analyse(
     id: FunctionId<'_>,
     base: bool,
     not_assumed: &[ClaimPart],
+    depth: Depth,
 ) -> FunctionOutcome {
     let file = id.file(db);
     let key = id.key(db);
@@ -266,7 +304,7 @@ fn analyse(
                 item_index(db, file),
                 (key, definition),
                 Environment::new(&prelude, imports),
-                options,
+                (options, depth),
                 &source,
                 not_assumed,
             )
@@ -303,7 +341,7 @@ fn summary_anchoring(db: &dyn Db, id: FunctionId<'_>) -> Anchored {
     let own = function_definition(db, id)
         .as_ref()
         .map_or(TextRange::empty(0), |f| f.range);
-    anchors::anchor(function_outcome(db, id).summary.clone(), own)
+    anchors::anchor(function_checks(db, id).summary.clone(), own)
 }
 
 /// What callers of the function need. Its own equality is what keeps an
@@ -365,6 +403,24 @@ pub fn script_groups(db: &dyn Db, file: SourceFile) -> Vec<ScriptGroup<'_>> {
 /// change, or when a summary it uses changes.
 #[salsa::tracked(returns(ref))]
 pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> FunctionOutcome {
+    analyse_script(db, group, Depth::Everything)
+}
+
+/// A group of the script's checks (see [`function_checks`]).
+#[salsa::tracked(returns(ref))]
+fn script_checks_only<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> FunctionOutcome {
+    analyse_script(db, group, Depth::Checks)
+}
+
+/// What diagnostics read of a group of the script (see [`function_checks`]).
+pub fn script_checks<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> &'db FunctionOutcome {
+    match db.settings().diagnostics_first(db) {
+        true => script_checks_only(db, group),
+        false => script_outcome(db, group),
+    }
+}
+
+fn analyse_script<'db>(db: &'db dyn Db, group: ScriptGroup<'db>, depth: Depth) -> FunctionOutcome {
     let file = group.file(db);
     let statements = group.statements(db);
     db.count_script_check();
@@ -384,7 +440,7 @@ pub fn script_outcome<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> Function
                 item_index(db, file),
                 statements,
                 Environment::new(&prelude, imports),
-                options,
+                (options, depth),
                 &source,
             )
         })

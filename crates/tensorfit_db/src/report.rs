@@ -15,7 +15,8 @@ use tensorfit_syntax::ast;
 
 use crate::items::{self, interface, layout};
 use crate::queries::{
-    decoded, entry_keys, own_view, script_groups, script_outcome, solving, FunctionId, ScriptGroup,
+    decoded, entry_keys, own_checked_view, own_view, script_checks, script_groups, script_outcome,
+    solving, FunctionId, ScriptGroup,
 };
 use crate::{relocate, Db, SourceFile};
 
@@ -98,10 +99,10 @@ fn entries<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<FunctionId<'db>> {
 pub fn file_limits(db: &dyn Db, file: SourceFile) -> Vec<LimitHit> {
     let mut limits: Vec<LimitHit> = entries(db, file)
         .into_iter()
-        .flat_map(|id| own_view(db, id).limits.iter().cloned())
+        .flat_map(|id| own_checked_view(db, id).limits.iter().cloned())
         .collect();
     for group in script_groups(db, file).iter() {
-        limits.extend(script_outcome(db, *group).limits.iter().cloned());
+        limits.extend(script_checks(db, *group).limits.iter().cloned());
     }
     limits.sort();
     limits.dedup();
@@ -119,7 +120,7 @@ fn diagnostics_part(outcome: &FunctionOutcome) -> FunctionOutcome {
 
 #[salsa::tracked(returns(ref))]
 fn placed_diagnostics_of(db: &dyn Db, id: FunctionId<'_>) -> FunctionOutcome {
-    decoded(db, id.file(db), diagnostics_part(own_view(db, id)))
+    decoded(db, id.file(db), diagnostics_part(own_checked_view(db, id)))
 }
 
 #[salsa::tracked(returns(ref))]
@@ -127,7 +128,7 @@ fn placed_script_diagnostics<'db>(db: &'db dyn Db, group: ScriptGroup<'db>) -> F
     decoded(
         db,
         group.file(db),
-        diagnostics_part(script_outcome(db, group)),
+        diagnostics_part(script_checks(db, group)),
     )
 }
 

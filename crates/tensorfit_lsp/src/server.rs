@@ -46,7 +46,7 @@ pub(crate) struct State {
 /// How long after a version's diagnostics, with no edit meanwhile, its
 /// whole analysis is made for hover and inlay hints (see
 /// [`Server::keep_analysis_later`]).
-const KEEP_ANALYSIS_AFTER: std::time::Duration = std::time::Duration::from_millis(30);
+const KEEP_ANALYSIS_AFTER: std::time::Duration = std::time::Duration::from_millis(150);
 
 impl State {
     /// Takes the settings `options` sets; a new solver time limit applies to
@@ -79,8 +79,12 @@ impl Server {
     pub fn new(client: Client) -> Server {
         let settings = ServerSettings::default();
         let loader = Arc::new(FsLoader::default());
+        let mut host = Host::new(loader.clone(), shape_options(&settings));
+        // Diagnostics are published after an edit without waiting for the
+        // shapes hover shows, which are worked out after them.
+        host.set_diagnostics_first(true);
         let state = Arc::new(Mutex::new(State {
-            host: Host::new(loader.clone(), shape_options(&settings)),
+            host,
             loader,
             documents: HashMap::new(),
             settings,

@@ -31,7 +31,7 @@ pub use script_groups::independent_groups;
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,
     assemble_diagnostics, assemble_findings, check_shapes, check_shapes_whole_script,
-    claims_refuted_at_calls, entry_keys, file_time, CallShape, ClaimPart, DecidedCondition,
+    claims_refuted_at_calls, entry_keys, file_time, CallShape, ClaimPart, DecidedCondition, Depth,
     EntryReport, FunctionOutcome, HolePath, HoleSolution, ItemIndex, LimitHit, LimitKind,
     MapRanges, Migration, Place, RangeMap, Requirement, ShapeFindings, ShapeInfo, ShapeOptions,
     ShapeReport, Summary, SummarySource, Writing,

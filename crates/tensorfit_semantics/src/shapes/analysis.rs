@@ -114,6 +114,8 @@ pub struct Analysis<'a> {
     pub limits: Limits,
     /// Holes, migrations and decided conditions are wanted.
     pub questions: bool,
+    /// Whether shapes shown and migrations are worked out.
+    pub depth: super::Depth,
     pub language: tensorfit_base::Language,
     /// The variables that stand for a condition or a loop count computed
     /// from a value nothing is known of: a path they decide may never be
@@ -164,6 +166,7 @@ impl<'a> Analysis<'a> {
             vars: VarGen::default(),
             limits: options.limits,
             questions: options.questions,
+            depth: super::Depth::Everything,
             language: options.language,
             opaque_vars: RefCell::new(BTreeSet::new()),
             source,
@@ -504,9 +507,7 @@ impl<'a> Analysis<'a> {
             let records = std::mem::take(&mut frame.records);
             let mut hidden = outcome.set_aside.clone();
             hidden.extend(unproven);
-            let shapes = self
-                .question(|| shown::show(self, &facts, &hidden, &records))
-                .unwrap_or_default();
+            let shapes = self.shown(&facts, &hidden, &records);
             let conditions = match self.questions {
                 true => self
                     .question(|| {
@@ -519,6 +520,7 @@ impl<'a> Analysis<'a> {
                 .function
                 .params
                 .iter()
+                .filter(|_| self.depth == super::Depth::Everything)
                 .filter(|p| self.questions && !p.is_self && migration::is_gradual(p.ty.as_ref()))
                 .filter_map(|p| {
                     let (_, value) = params.iter().find(|(n, _)| *n == p.name.text)?;
@@ -623,6 +625,22 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// The shapes shown of an entry point's bindings and expressions, when
+    /// its analysis goes that deep.
+    fn shown(
+        &self,
+        facts: &[Fact],
+        hidden: &HashSet<usize>,
+        records: &[ShapeRecord],
+    ) -> Vec<ShownShape> {
+        match self.depth {
+            super::Depth::Checks => Vec::new(),
+            super::Depth::Everything => self
+                .question(|| shown::show(self, facts, hidden, records))
+                .unwrap_or_default(),
+        }
+    }
+
     /// Checks the script body (top-level statements).
     pub fn check_script(&self, script: &[ast::Stmt]) {
         let mut frame = Frame::new(self, None);
@@ -644,9 +662,7 @@ impl<'a> Analysis<'a> {
             .extend(std::mem::take(&mut frame.argument_problems));
         let mut hidden = outcome.set_aside.clone();
         hidden.extend(unproven);
-        let shapes = self
-            .question(|| shown::show(self, &facts, &hidden, &frame.records))
-            .unwrap_or_default();
+        let shapes = self.shown(&facts, &hidden, &frame.records);
         let conditions = match self.questions {
             true => self
                 .question(|| {
