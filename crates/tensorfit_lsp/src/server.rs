@@ -208,6 +208,7 @@ impl Server {
         tokio::spawn(async move {
             let _ = applied.await;
             tokio::task::yield_now().await;
+            let round = memory::round_started();
             let documents: Vec<(Uri, i32)> = lock(&state)
                 .documents
                 .iter()
@@ -268,7 +269,7 @@ impl Server {
                     }
                 }
             }
-            let _ = analysis_pool::run(memory::return_free_pages).await;
+            memory::return_free_pages_after(round).await;
         });
     }
 
