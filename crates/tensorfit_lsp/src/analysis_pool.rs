@@ -179,5 +179,34 @@ mod tests {
             threads.insert(thread);
         }
         assert!(threads.len() <= THREADS, "{threads:?}");
+        // (One test: the pool is the process's, and another test's work
+        // would take the threads this one watches.)
+        every_job_is_done_and_sequential_work_keeps_its_thread().await;
+    }
+
+    /// Work submitted from many tasks at once, some of it finding every
+    /// thread busy, all gets done; work that comes one job at a time, each
+    /// after the last is over, stays on one thread.
+    async fn every_job_is_done_and_sequential_work_keeps_its_thread() {
+        for round in 0..20 {
+            let tasks: Vec<_> = (0..3 * THREADS)
+                .map(|i| {
+                    tokio::spawn(run(move || {
+                        std::thread::sleep(std::time::Duration::from_micros(200 * (i % 3) as u64));
+                        i + round
+                    }))
+                })
+                .collect();
+            for (i, task) in tasks.into_iter().enumerate() {
+                assert_eq!(task.await.unwrap().expect("no panic"), i + round);
+            }
+        }
+        let mut threads = std::collections::BTreeSet::new();
+        for _ in 0..20 {
+            threads.insert(run(thread_name).await.expect("no panic"));
+            // The answer is sent just before its thread is idle again.
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        assert_eq!(threads.len(), 1, "{threads:?}");
     }
 }
