@@ -504,6 +504,10 @@ fn view_of(
                 _ => None,
             })
             .map_err(|_| Trouble::Silent(format!("no diagnostics for {name} version {version}")))?;
+        // Hover and hints answer from the last whole analysis kept, which
+        // comes after the diagnostics: they are compared once it is this
+        // version's.
+        analysed(server, &uri, version, limit)?;
         let document = json!({"uri": uri});
         let text = editor.open[name].0.clone();
         let mut asked = vec![
@@ -536,6 +540,26 @@ fn view_of(
         views.insert(name.clone(), Value::Array(answers));
     }
     Ok(Value::Object(views))
+}
+
+/// Waits until hover and inlay hints of `uri` answer from the analysis of
+/// `version` (`tensorfit/analysedVersion`).
+fn analysed(server: &mut Server, uri: &str, version: i64, limit: Duration) -> Result<(), Trouble> {
+    let deadline = std::time::Instant::now() + limit;
+    loop {
+        let id = server.request("tensorfit/analysedVersion", json!({"uri": uri}))?;
+        let answer = server.answer(id, limit)?;
+        if answer["result"] == json!(version) {
+            return Ok(());
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(Trouble::Silent(format!(
+                "the analysis of {uri} version {version} was never kept (still {})",
+                answer["result"]
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// The session's final view against a fresh server's view of the same

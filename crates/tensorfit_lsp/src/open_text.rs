@@ -34,10 +34,6 @@ pub(crate) struct OpenText {
     /// Inlay hints were answered from an analysis older than the text:
     /// the client is asked for them again when a newer one is kept.
     hints_outdated: bool,
-    /// The last version whose diagnostics were published: once the
-    /// current one's are, its whole analysis is only an assembly of cached
-    /// results away, and answers must agree with those diagnostics.
-    diagnosed: Option<i32>,
 }
 
 impl OpenText {
@@ -49,7 +45,6 @@ impl OpenText {
             log: VecDeque::new(),
             log_covers_from: version,
             hints_outdated: false,
-            diagnosed: None,
         }
     }
 
@@ -103,20 +98,18 @@ impl OpenText {
     }
 
     /// The analysis to answer from, with the current text; `None` when
-    /// there is none yet, or when the current version's diagnostics are
-    /// out and the kept analysis is older (the current one is then read:
-    /// what is shown must not contradict the diagnostics on screen).
+    /// there is none yet.
+    ///
+    /// Also after the current version's diagnostics are published, until
+    /// its whole analysis is kept: diagnostics come from the checks alone
+    /// (`Settings::diagnostics_first`), so reading the current analysis
+    /// then would mean solving the edited function's shapes while the
+    /// hover waits (60 ms in U-Net's `forward`). The answer is marked in
+    /// the edited function, and inlay hints are asked for again when the
+    /// newer analysis is kept.
     pub(crate) fn carried(&self) -> Option<(CarriedAnalysis, Rope)> {
-        let (kept, carried) = self.carried.as_ref()?;
-        if *kept < self.version && self.diagnosed == Some(self.version) {
-            return None;
-        }
+        let (_, carried) = self.carried.as_ref()?;
         Some((carried.clone(), self.rope.clone()))
-    }
-
-    /// The diagnostics of `version` are about to be published.
-    pub(crate) fn diagnosed(&mut self, version: i32) {
-        self.diagnosed = Some(version);
     }
 
     /// The version of the analysis answered from.

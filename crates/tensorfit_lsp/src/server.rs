@@ -253,9 +253,6 @@ impl Server {
                     }
                 }
                 if current(&state) {
-                    if let Some(text) = lock(&texts).get_mut(&uri) {
-                        text.diagnosed(version);
-                    }
                     for limit in limits {
                         let message = log::limit_reached(uri.as_str(), version, &limit);
                         client.log_message(MessageType::WARNING, message).await;
