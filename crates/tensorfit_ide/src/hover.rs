@@ -11,7 +11,7 @@ use tensorfit_syntax::ast;
 use crate::callable::{callable, prelude_callable};
 use crate::cursor_text::word_around;
 use crate::FileAnalysis;
-use tensorfit_semantics::resolve::{resolve, Callee, DefKind, Target};
+use tensorfit_semantics::resolve::{resolve, resolve_around, Callee, DefKind, Resolution, Target};
 
 /// Calls listed before the rest are summarised as "and N more".
 const MAX_CALLS_SHOWN: usize = 8;
@@ -57,10 +57,10 @@ pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
         }
         return Some(hover);
     }
-    if let Some(function) = function_hover(analysis, offset) {
+    if let Some(function) = function_hover(analysis, offset, Names::AroundOffset) {
         return Some(function);
     }
-    if let Some(index) = crate::index_hover::index_hover(analysis, offset) {
+    if let Some(index) = crate::index_hover::index_hover(analysis, offset, Names::AroundOffset) {
         return Some(index);
     }
     if let Some(unknown) = crate::unknown_hover::unknown_hover(analysis, offset) {
@@ -75,16 +75,34 @@ pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
         .map(shape_hover)
 }
 
+/// How much of the file a hover resolves names in: the item around the
+/// offset, or (to test that this answers the same) the whole file.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Names {
+    AroundOffset,
+    #[cfg_attr(not(test), allow(dead_code))]
+    WholeFile,
+}
+
+impl Names {
+    pub(crate) fn resolve<'a>(self, analysis: &'a FileAnalysis, offset: u32) -> Resolution<'a> {
+        match self {
+            Names::AroundOffset => resolve_around(&analysis.tree, &analysis.prelude, offset),
+            Names::WholeFile => resolve(&analysis.tree, &analysis.prelude),
+        }
+    }
+}
+
 /// On the name of a function or method (declared or called), or of a
 /// prelude operation: its signature, then what it asks of its callers
 /// beyond the signature (its summary's preconditions).
-fn function_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
-    // Resolving names walks the whole file: only done for a word that
-    // names a function, a method or a prelude operation somewhere.
+fn function_hover(analysis: &FileAnalysis, offset: u32, names: Names) -> Option<Hover> {
+    // Only done for a word that names a function, a method or a prelude
+    // operation somewhere.
     if !names_a_function(analysis, word_around(&analysis.text, offset as usize)?) {
         return None;
     }
-    let resolution = resolve(&analysis.tree, &analysis.prelude);
+    let resolution = names.resolve(analysis, offset);
     let occurrence = resolution.occurrence_at(offset as usize)?;
     let (callable, key) = match &occurrence.target {
         Target::Def(id) => {
@@ -179,5 +197,71 @@ pub fn hole_text(values: &ValueRange) -> String {
         }
         ValueRange::Empty => "no value fits every path that uses it".to_owned(),
         ValueRange::Unknown => "cannot be determined within the time limit".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::{analyze_file, AnalysisOptions, NoImports};
+
+    /// The papers' programs, every example model, and names that a body
+    /// shadows, defined after their use, in structs and the script.
+    fn texts() -> Vec<(String, String)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut texts: Vec<(String, String)> = ["tests/programs/papers", "examples/models"]
+            .iter()
+            .flat_map(|dir| std::fs::read_dir(root.join(dir)).expect("the repository's programs"))
+            .map(|entry| entry.expect("a directory entry").path())
+            .filter(|path| path.extension().is_some_and(|e| e == "tensor"))
+            .map(|path| {
+                let text = std::fs::read_to_string(&path).expect("a program");
+                (path.display().to_string(), text)
+            })
+            .collect();
+        texts.push((
+            "shadowing".to_owned(),
+            "fn g(x: Tensor[n]) -> Tensor[n] { let f = x\n  return f }\n\
+             fn f(x: Tensor[n]) -> Tensor[n] { return g(x) }\n\
+             struct S(k: Int) { w = Linear(k, k)\n  fn forward(self, x: Tensor) -> Tensor { return self.w(f(x)) } }\n\
+             let y = f(randn([3]))\nlet s = S(3)\nlet z = s(randn([2, 3]))\n\
+             fn k(x: Tensor[a, b]) -> Tensor[a] { return sum(j in 0..b) x[i, j] }\n"
+                .to_owned(),
+        ));
+        assert!(texts.len() >= 12, "found {} programs", texts.len());
+        texts
+    }
+
+    /// Hover resolves names only in the item around the cursor: at every
+    /// offset of every program, it answers as when the whole file's names
+    /// are resolved.
+    #[test]
+    fn hovers_resolving_one_item_answer_as_resolving_the_whole_file() {
+        let (mut answered, mut indices) = (0, 0);
+        for (name, text) in texts() {
+            let analysis = analyze_file(
+                Path::new("hover.tensor"),
+                text.as_bytes(),
+                Arc::new(NoImports),
+                AnalysisOptions::default(),
+            );
+            for offset in (0..=text.len() as u32).filter(|&o| text.is_char_boundary(o as usize)) {
+                let around = function_hover(&analysis, offset, Names::AroundOffset);
+                let whole = function_hover(&analysis, offset, Names::WholeFile);
+                assert_eq!(around, whole, "{name} at {offset}");
+                answered += usize::from(whole.is_some());
+                let around =
+                    crate::index_hover::index_hover(&analysis, offset, Names::AroundOffset);
+                let whole = crate::index_hover::index_hover(&analysis, offset, Names::WholeFile);
+                assert_eq!(around, whole, "{name} at {offset}");
+                indices += usize::from(whole.is_some());
+            }
+        }
+        // Not vacuous: function and index hovers were found.
+        assert!(answered > 1_000, "{answered} hovers");
+        assert!(indices > 0, "no index hover");
     }
 }

@@ -7,10 +7,10 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::{self, ElseBranch, Expr, ExprKind, Stmt, StmtKind};
 
 use crate::analysis::FileAnalysis;
-use crate::hover::Hover;
-use tensorfit_semantics::resolve::{resolve, DefKind, Target};
+use crate::hover::{Hover, Names};
+use tensorfit_semantics::resolve::{DefKind, Target};
 
-pub(crate) fn index_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
+pub(crate) fn index_hover(analysis: &FileAnalysis, offset: u32, names: Names) -> Option<Hover> {
     // Resolving walks the whole file: only inside an index statement.
     let stmt = statement_at(&analysis.tree, offset)?;
     let mut exprs = Vec::new();
@@ -36,7 +36,7 @@ pub(crate) fn index_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover>
     if !is_kernel {
         return None;
     }
-    let resolution = resolve(&analysis.tree, &analysis.prelude);
+    let resolution = names.resolve(analysis, offset);
     let occurrence = resolution.occurrence_at(offset as usize)?;
     let Target::Def(id) = occurrence.target else {
         return None;
