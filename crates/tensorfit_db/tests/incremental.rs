@@ -666,3 +666,59 @@ logits = Head()(Encoder(Config())(torch.randn(2, 8)))
         );
     }
 }
+
+/// With diagnostics first (the server), diagnostics cost one analysis of
+/// each function's checks and nothing more; the report then analyses each
+/// for everything. An edit in one function checks that one again.
+#[test]
+fn diagnostics_first_analyse_only_the_checks_before_the_report() {
+    let (mut host, file) = open(PROGRAM);
+    host.set_diagnostics_first(true);
+    let diagnostics = tensorfit_db::file_diagnostics(host.db(), file);
+    assert_eq!(
+        host.db().function_checks(),
+        5,
+        "the checks of five functions"
+    );
+    let report = report(&host, file);
+    assert_eq!(
+        host.db().function_checks(),
+        10,
+        "and then their whole analyses"
+    );
+    assert_eq!(&*diagnostics, &report.diagnostics[..]);
+    edit(&mut host, "fn broken", "ones(4, 5)", "ones(5, 5)");
+    let before = host.db().function_checks();
+    assert!(tensorfit_db::file_diagnostics(host.db(), file).is_empty());
+    assert_eq!(host.db().function_checks() - before, 1, "`broken`'s checks");
+}
+
+/// Diagnostics from the checks alone are the diagnostics of the whole
+/// analysis (what the command line reports), for every example model and
+/// program of the papers.
+#[test]
+fn diagnostics_first_report_what_the_whole_analysis_reports() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut compared = 0;
+    for dir in [
+        "examples/models",
+        "tests/programs/papers",
+        "tests/programs/migration",
+    ] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("the repository's programs") {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_none_or(|e| e != "tensor") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("a program");
+            let (whole_host, whole_file) = open(&text);
+            let whole = report(&whole_host, whole_file);
+            let (mut host, file) = open(&text);
+            host.set_diagnostics_first(true);
+            let first = tensorfit_db::file_diagnostics(host.db(), file);
+            assert_eq!(&*first, &whole.diagnostics[..], "{}", path.display());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 15, "{compared} programs");
+}
