@@ -83,18 +83,20 @@ impl CursorTree {
         };
         let completed_items = completed.items.len();
         let cursor_offset = cursor.offset as u64;
+        // Declared only: their bodies are not copied (on a file of 1,000
+        // functions, copying and dropping them was half of a completion).
         completed.items.extend(
             file.items
                 .iter()
                 .filter(|item| before(item.range()))
-                .cloned(),
+                .map(ast::Item::declaration),
         );
         completed.items.extend(
             file.items
                 .iter()
                 .filter(|item| u64::from(item.range().start) >= cursor_offset)
                 .filter(|item| !matches!(item, ast::Item::Import(_)))
-                .cloned(),
+                .map(ast::Item::declaration),
         );
         let own_items = completed.items.len();
         let mut imported_from = Vec::new();
@@ -102,7 +104,7 @@ impl CursorTree {
             if let ImportOutcome::Loaded(imported) = &import.outcome {
                 for item in &imported.items {
                     if !matches!(item, ast::Item::Import(_)) {
-                        completed.items.push(item.clone());
+                        completed.items.push(item.declaration());
                         imported_from.push(import.display_path.clone());
                     }
                 }

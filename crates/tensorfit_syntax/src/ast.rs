@@ -79,6 +79,24 @@ impl Item {
         }
     }
 
+    /// The item as far as declaring its names goes: functions and methods
+    /// without their bodies (cloned without copying them).
+    pub fn declaration(&self) -> Item {
+        match self {
+            Item::Function(f) => Item::Function(f.without_body()),
+            Item::Struct(s) => Item::Struct(Struct {
+                name: s.name.clone(),
+                params: s.params.clone(),
+                class_fields: s.class_fields.clone(),
+                init: s.init.clone(),
+                fields: s.fields.clone(),
+                methods: s.methods.iter().map(Function::without_body).collect(),
+                range: s.range,
+            }),
+            other => other.clone(),
+        }
+    }
+
     pub fn range(&self) -> TextRange {
         match self {
             Item::Const(c) => c.range,
@@ -118,6 +136,19 @@ pub struct Function {
 }
 
 impl Function {
+    /// The function without its body (cloned without copying the body).
+    pub fn without_body(&self) -> Function {
+        Function {
+            name: self.name.clone(),
+            is_extern: self.is_extern,
+            params: self.params.clone(),
+            return_type: self.return_type.clone(),
+            where_clauses: self.where_clauses.clone(),
+            body: None,
+            range: self.range,
+        }
+    }
+
     /// Whether the first parameter is `self` (a method).
     pub fn has_self(&self) -> bool {
         self.params.first().is_some_and(|p| p.is_self)
