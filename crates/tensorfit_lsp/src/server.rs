@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use tokio::sync::oneshot;
 
@@ -46,7 +47,7 @@ pub(crate) struct State {
 /// How long after a version's diagnostics, with no edit meanwhile, its
 /// whole analysis is made for hover and inlay hints (see
 /// [`Server::keep_analysis_later`]).
-const KEEP_ANALYSIS_AFTER: std::time::Duration = std::time::Duration::from_millis(150);
+const KEEP_ANALYSIS_AFTER: Duration = Duration::from_millis(150);
 
 impl State {
     /// Takes the settings `options` sets; a new solver time limit applies to
@@ -224,34 +225,21 @@ impl Server {
                 let snapshot = lock(&state).snapshot(&uri);
                 let Some((db, file)) = snapshot else { continue };
                 let uri_for_task = uri.clone();
-                // Until a first analysis is kept, hover has nothing to
-                // answer from without waiting for a check: that one is
-                // made, and kept, before the diagnostics are published, so
-                // that it is there when the client has them.
-                let first = lock(&texts)
-                    .get(&uri)
-                    .is_some_and(|t| t.analysed_version().is_none());
                 // The snapshot is dropped before the answer comes back and
                 // the lock is taken again: an edit waiting for snapshots
                 // must not wait on us.
                 let task = analysis_pool::run(move || {
-                    let first_analysis = first.then(|| tensorfit_ide::file_analysis(&db, file));
                     let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
                     let diagnostics = diagnostics
                         .iter()
                         .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
                         .collect::<Vec<_>>();
                     let limits = tensorfit_db::file_limits(&db, file);
-                    (diagnostics, limits, first_analysis)
+                    (diagnostics, limits)
                 });
-                let Ok((diagnostics, limits, first_analysis)) = task.await else {
+                let Ok((diagnostics, limits)) = task.await else {
                     continue; // cancelled by an edit, which checks again
                 };
-                if let Some(analysis) = first_analysis {
-                    if let Some(text) = lock(&texts).get_mut(&uri) {
-                        text.keep(version, analysis);
-                    }
-                }
                 if current(&state) {
                     for limit in limits {
                         let message = log::limit_reached(uri.as_str(), version, &limit);
@@ -260,10 +248,21 @@ impl Server {
                     client
                         .publish_diagnostics(uri.clone(), diagnostics, Some(version))
                         .await;
-                    if !first {
-                        let keep = Self::keep_analysis_later(&client, &state, &texts, uri, version);
-                        tokio::spawn(keep);
-                    }
+                    // Until a first analysis is kept, hover has nothing to
+                    // answer from without waiting: that one is made at
+                    // once, after the diagnostics (which it would delay:
+                    // U-Net's by 60 ms), not after a pause.
+                    let first = lock(&texts)
+                        .get(&uri)
+                        .is_some_and(|t| t.analysed_version().is_none());
+                    let after = if first {
+                        Duration::ZERO
+                    } else {
+                        KEEP_ANALYSIS_AFTER
+                    };
+                    let keep =
+                        Self::keep_analysis_later(&client, &state, &texts, uri, version, after);
+                    tokio::spawn(keep);
                 }
             }
             memory::return_free_pages_after(round).await;
@@ -272,7 +271,8 @@ impl Server {
 
     /// Makes the whole analysis of `version` (shapes, holes, migrations)
     /// the one hover and inlay hints answer from, if the user has not
-    /// edited the document again [`KEEP_ANALYSIS_AFTER`] after its
+    /// edited the document again `after` (for a document analysed before,
+    /// [`KEEP_ANALYSIS_AFTER`]) its
     /// diagnostics: while typing goes on, every key would cancel that work
     /// (and the edit would wait for it to stop), and the analysis kept
     /// before serves, carried over the keys.
@@ -282,10 +282,11 @@ impl Server {
         texts: &Arc<Mutex<HashMap<Uri, OpenText>>>,
         uri: Uri,
         version: i32,
+        after: Duration,
     ) -> impl std::future::Future<Output = ()> + Send + 'static {
         let (client, state, texts) = (client.clone(), state.clone(), texts.clone());
         async move {
-            tokio::time::sleep(KEEP_ANALYSIS_AFTER).await;
+            tokio::time::sleep(after).await;
             let snapshot = {
                 let state = lock(&state);
                 let current = state.documents.get(&uri).map(|(_, v)| *v) == Some(version);

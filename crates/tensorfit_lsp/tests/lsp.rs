@@ -174,6 +174,7 @@ async fn edits_re_solve_only_what_they_touch() {
     let mut client = Client::start().await;
     client.open(MODEL).await;
     client.diagnostics(1).await;
+    analysed(&mut client, 1).await;
     let cold = client.function_checks().await;
     assert_eq!(cold, 2 * 3, "three functions, checks and everything");
     // Fix `wrong`: only it is analysed again, for its diagnostics...
