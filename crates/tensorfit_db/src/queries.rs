@@ -211,13 +211,12 @@ pub fn own_view<'db>(db: &'db dyn Db, id: FunctionId<'db>) -> &'db FunctionOutco
 /// [`own_view`] as far as its diagnostics go: its checks when diagnostics
 /// come first.
 pub fn own_checked_view<'db>(db: &'db dyn Db, id: FunctionId<'db>) -> &'db FunctionOutcome {
-    match (
-        refuted_claims(db, id).is_empty(),
-        db.settings().diagnostics_first(db),
-    ) {
-        (true, _) => function_checks(db, id),
-        (false, true) => function_view_checks(db, id),
-        (false, false) => function_view(db, id),
+    if !db.settings().diagnostics_first(db) {
+        own_view(db, id)
+    } else if refuted_claims(db, id).is_empty() {
+        function_checks_only(db, id)
+    } else {
+        function_view_checks(db, id)
     }
 }
 

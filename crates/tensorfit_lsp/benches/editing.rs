@@ -292,7 +292,8 @@ async fn through_the_server(text: &str) {
     client.open(text).await;
     let diagnostics = client.diagnostics(1).await;
     let mut colds = vec![started.elapsed()];
-    first_analysis_kept(&mut client).await;
+    // Edits and requests are measured in an analysed file.
+    client.analysed(1).await;
     println!(
         "cold (open to diagnostics): {} ({} diagnostics); to the first analysis kept: {} ({} function checks)",
         ms(colds[0]),
@@ -471,20 +472,6 @@ const KEY_EVERY: Duration = Duration::from_millis(80);
 /// A comment leaves the method's meaning as it was; a new statement
 /// (`let t = x2`, typed on a line of its own) passes through texts with
 /// syntax errors and changes what the method binds.
-/// Waits until hover answers from the analysis of the opened version: the
-/// typing measured is typing into an analysed file (the first analysis is
-/// made right after the first diagnostics).
-async fn first_analysis_kept(client: &mut Client) {
-    while client
-        .request("tensorfit/analysedVersion", json!({"uri": URI}))
-        .await
-        .ok()
-        != Some(json!(1))
-    {
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
-}
-
 async fn typing_into_unet(what: &str, typed: &str) {
     println!("\n## Typing {what} into U-Net's forward (examples/models/unet.tensor)\n");
     let text = include_str!("../../../examples/models/unet.tensor");
@@ -499,7 +486,8 @@ async fn typing_into_unet(what: &str, typed: &str) {
     client.open(text).await;
     client.diagnostics(1).await;
     println!("cold (open to diagnostics): {}", ms(started.elapsed()));
-    first_analysis_kept(&mut client).await;
+    // Typing is measured in an analysed file.
+    client.analysed(1).await;
     println!(
         "open to the first analysis kept for hover: {}",
         ms(started.elapsed())
@@ -591,7 +579,8 @@ async fn editing_session(minutes: u64) {
     let mut client = Client::start().await;
     client.open(text).await;
     client.diagnostics(1).await;
-    first_analysis_kept(&mut client).await;
+    // Typing is measured in an analysed file.
+    client.analysed(1).await;
     println!("after opening: {:.0} MiB", resident_mib().unwrap_or(0.0));
     let started = Instant::now();
     let mut version = 1;

@@ -174,7 +174,7 @@ async fn edits_re_solve_only_what_they_touch() {
     let mut client = Client::start().await;
     client.open(MODEL).await;
     client.diagnostics(1).await;
-    analysed(&mut client, 1).await;
+    client.analysed(1).await;
     let cold = client.function_checks().await;
     assert_eq!(cold, 2 * 3, "three functions, checks and everything");
     // Fix `wrong`: only it is analysed again, for its diagnostics...
@@ -188,7 +188,7 @@ async fn edits_re_solve_only_what_they_touch() {
     let diagnostics = client.diagnostics(2).await;
     assert!(diagnostics.is_empty(), "{}", summary(&diagnostics));
     // ... and, once the edit has rested, for hover.
-    analysed(&mut client, 2).await;
+    client.analysed(2).await;
     assert_eq!(client.function_checks().await - cold, 2);
 }
 
@@ -452,25 +452,6 @@ async fn hover_text(client: &mut Client, line: u32, character: u32) -> String {
         .to_owned()
 }
 
-/// Waits until hover and inlay hints answer from the analysis of `version`.
-async fn analysed(client: &mut Client, version: i64) {
-    let started = Instant::now();
-    loop {
-        let answer = client
-            .request("tensorfit/analysedVersion", json!({"uri": URI}))
-            .await
-            .unwrap();
-        if answer == json!(version) {
-            return;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "still {answer}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
 /// Right after an edit, hover and inlay hints answer from the last
 /// finished analysis at once, at the places its text moved to, and say so
 /// in the function being edited; what the edit replaced waits for the
@@ -481,7 +462,7 @@ async fn after_an_edit_hover_answers_from_the_last_check_without_waiting() {
     let mut client = Client::start().await;
     client.open(MODEL).await;
     client.diagnostics(1).await;
-    analysed(&mut client, 1).await;
+    client.analysed(1).await;
     // A comment typed at the end of `let p = project(x)` (line 6), in
     // `head`; `p` is hovered on the next line.
     client
@@ -520,7 +501,7 @@ async fn after_an_edit_hover_answers_from_the_last_check_without_waiting() {
     // is made 30 ms after that version's diagnostics), so the server asks
     // for them again once it is.
     client.wait_for("workspace/inlayHint/refresh").await;
-    analysed(&mut client, 3).await;
+    client.analysed(3).await;
     let text = hover_text(&mut client, 7, 11).await;
     assert!(!text.contains("As of the last check"), "{text}");
 }

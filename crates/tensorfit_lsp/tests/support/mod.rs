@@ -210,6 +210,26 @@ impl Client {
         .await;
     }
 
+    /// Waits until hover and inlay hints answer from the analysis of
+    /// `version` of [`URI`] (`tensorfit/analysedVersion`).
+    pub async fn analysed(&mut self, version: i64) {
+        let started = std::time::Instant::now();
+        loop {
+            let answer = self
+                .request("tensorfit/analysedVersion", json!({"uri": URI}))
+                .await
+                .unwrap();
+            if answer == json!(version) {
+                return;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "still {answer}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+    }
+
     pub async fn function_checks(&mut self) -> u64 {
         self.request("tensorfit/functionChecks", json!(null))
             .await
