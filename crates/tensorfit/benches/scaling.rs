@@ -111,7 +111,7 @@ fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let wanted = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
     if wanted("struct chain") {
-        family("struct chain", &[10, 20, 50, 100], struct_chain);
+        family("struct chain", &[10, 20, 50, 100, 200, 400], struct_chain);
     }
     if wanted("functions") {
         family("functions", &[50, 500, 5000], functions);

@@ -55,7 +55,7 @@ pub fn anchor(summary: Option<Arc<Summary>>, own: TextRange) -> Anchored {
     let is_own = |offset: u32| own.start <= offset && offset <= own.end;
     let mut anchored = Summary::clone(&summary);
     let mut offsets = Vec::new();
-    anchored.map_ranges(&mut RangeMap::new(&mut |range| {
+    anchored.map_ranges(&mut RangeMap::within(own, &mut |range| {
         offsets.extend([range.start, range.end].into_iter().filter(|&o| is_own(o)));
         range
     }));
@@ -68,7 +68,7 @@ pub fn anchor(summary: Option<Arc<Summary>>, own: TextRange) -> Anchored {
         Ok(rank) if is_own(offset) => base + rank as u32,
         _ => offset,
     };
-    anchored.map_ranges(&mut RangeMap::new(&mut |range| TextRange {
+    anchored.map_ranges(&mut RangeMap::within(own, &mut |range| TextRange {
         start: to_anchor(range.start),
         end: to_anchor(range.end),
     }));

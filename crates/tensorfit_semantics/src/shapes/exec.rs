@@ -78,6 +78,14 @@ const MAX_RECORD_DEPTH: usize = 8;
 /// analysed in groups (`script_groups.rs`) shows what the whole one does.
 const MAX_PATHS_PER_PLACE: usize = 8;
 
+/// How many structs deep a method's `self` is built (its fields, their
+/// fields, ...). Each method of a chain of N structs, each holding the one
+/// before, built all the structs below it: N² constructions, and as many
+/// fields kept in the summaries. Past this depth an instance keeps its
+/// parameters (all that calling its methods needs) and no fields: a read
+/// of one is unknown. Real models read a few levels (`self.encoder.layers`).
+pub(super) const MAX_ASSUMED_SELF_DEPTH: usize = 8;
+
 /// How many records one call takes over in all: enough for ResNet-50's
 /// `forward` (about 350), a bound on memory for a file of thousands of
 /// functions each calling the one before twice.
@@ -186,6 +194,14 @@ pub struct Frame<'f, 'a> {
     /// at the first. (Two parts of one claim may have the same formula at a
     /// call, `8 == 16`, and are refuted one by one.)
     required: HashSet<(FactKind, Guard, Formula, TextRange, u32)>,
+    /// Where each precondition stated so far is in `facts`, by path and
+    /// formula: a callee's precondition equal to one of them fails exactly
+    /// when that earlier one does, and PyTorch raises at the earlier. Taken
+    /// over anyway, a chain of N modules each applying a layer to its input
+    /// (`rank(x) >= 1` at every level) would carry N copies up to the top,
+    /// N² in all. An entry is checked against `facts` before it is used, as
+    /// a rolled-back loop body or a refused call truncates them.
+    preconditions: HashMap<(Guard, Formula), usize>,
     /// Steps taken: expressions evaluated, facts and shapes taken over from
     /// callees (bounded by [`limits::STEP_BUDGET`]).
     steps: u64,
@@ -278,6 +294,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             building: Vec::new(),
             assumed: HashSet::new(),
             required: HashSet::new(),
+            preconditions: HashMap::new(),
             steps: 0,
             argument_problems: Vec::new(),
             layer_site: None,
@@ -379,6 +396,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 .cloned();
             let Some(Merge { condition, origin }) = merge else {
                 self.learn(&fact);
+                if fact.kind == FactKind::Precondition && fact.formula.as_const().is_none() {
+                    self.preconditions
+                        .insert((fact.guard.clone(), fact.formula.clone()), self.facts.len());
+                }
                 self.facts.push(fact);
                 continue;
             };
@@ -433,6 +454,19 @@ impl<'f, 'a> Frame<'f, 'a> {
                 .required
                 .insert((kind, guard.clone(), formula.clone(), at.0, at.1)),
         }
+    }
+
+    /// Whether a precondition with this path and formula is already stated
+    /// (see `preconditions`).
+    fn states_precondition(&self, guard: &Guard, formula: &Formula) -> bool {
+        let key = (guard.clone(), formula.clone());
+        self.preconditions.get(&key).is_some_and(|&at| {
+            self.facts.get(at).is_some_and(|fact| {
+                fact.kind == FactKind::Precondition
+                    && fact.guard == *guard
+                    && fact.formula == *formula
+            })
+        })
     }
 
     /// The construction of the layer being applied, when one side of the

@@ -21,6 +21,8 @@ mod ranges;
 mod rules;
 mod shown;
 mod substitution;
+#[cfg(test)]
+mod summary_size_tests;
 mod value;
 mod vars;
 

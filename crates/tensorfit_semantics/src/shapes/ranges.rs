@@ -23,6 +23,10 @@ use super::FunctionOutcome;
 /// their paths' nodes; each is rewritten once and stays shared).
 pub struct RangeMap<'m> {
     map: &'m mut dyn FnMut(TextRange) -> TextRange,
+    /// Offsets outside this span are left as they are by `map` (which
+    /// also notes nothing about them): call paths lying there are kept
+    /// without being walked.
+    changes_within: Option<TextRange>,
     paths: RewrittenPaths,
 }
 
@@ -30,7 +34,17 @@ impl<'m> RangeMap<'m> {
     pub fn new(map: &'m mut dyn FnMut(TextRange) -> TextRange) -> RangeMap<'m> {
         RangeMap {
             map,
+            changes_within: None,
             paths: RewrittenPaths::default(),
+        }
+    }
+
+    /// A walk whose `map` changes (and looks at) only the offsets in
+    /// `span`, both ends included.
+    pub fn within(span: TextRange, map: &'m mut dyn FnMut(TextRange) -> TextRange) -> RangeMap<'m> {
+        RangeMap {
+            changes_within: Some(span),
+            ..RangeMap::new(map)
         }
     }
 
@@ -52,12 +66,17 @@ impl MapRanges for TextRange {
 
 impl MapRanges for CallPath {
     fn map_ranges(&mut self, map: &mut RangeMap<'_>) {
-        let RangeMap { map, paths } = map;
+        let RangeMap {
+            map,
+            changes_within,
+            paths,
+        } = map;
         *self = self.rewritten(
             &mut |site| CallSite {
                 range: map(site.range),
                 ..site.clone()
             },
+            *changes_within,
             paths,
         );
     }

@@ -387,6 +387,10 @@ pub struct Instance {
     pub struct_name: String,
     pub params: Vec<(String, Value)>,
     pub fields: Vec<(String, Value)>,
+    /// Built too deep inside a method's `self` to evaluate its fields
+    /// (`MAX_ASSUMED_SELF_DEPTH`): it has none, and stands for an instance
+    /// of its struct with these parameters whatever fields that one has.
+    pub fields_unknown: bool,
 }
 
 /// The position Python's index `k` names in a sequence of `len` items
@@ -407,6 +411,7 @@ impl Instance {
             struct_name: DICT.to_owned(),
             params: Vec::new(),
             fields,
+            fields_unknown: false,
         }))
     }
 
@@ -640,6 +645,7 @@ impl Value {
                     .iter()
                     .map(|(n, v)| (n.clone(), v.map_terms(f, g, h)))
                     .collect(),
+                fields_unknown: instance.fields_unknown,
             })),
             Value::Partial(partial) => Value::Partial(Arc::new(Partial {
                 callee: partial.callee.clone(),

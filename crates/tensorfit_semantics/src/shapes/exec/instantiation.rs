@@ -11,8 +11,8 @@ use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self};
 
 use super::{
-    Frame, ShapeRecord, Slot, MAX_PATHS_PER_PLACE, MAX_RECORDS, MAX_RECORDS_PER_CALL,
-    MAX_RECORD_DEPTH,
+    Frame, ShapeRecord, Slot, MAX_ASSUMED_SELF_DEPTH, MAX_PATHS_PER_PLACE, MAX_RECORDS,
+    MAX_RECORDS_PER_CALL, MAX_RECORD_DEPTH,
 };
 use crate::shapes::analysis::Summary;
 use crate::shapes::call_path::CallPath;
@@ -52,6 +52,16 @@ impl<'f, 'a> Frame<'f, 'a> {
             .iter()
             .map(|(n, v, _)| (n.clone(), v.clone()))
             .collect();
+        if self.assume_only && self.constructing >= MAX_ASSUMED_SELF_DEPTH {
+            // Deep inside a method's `self`: its parameters are what a call
+            // of its methods needs; a field read from here is unknown.
+            return Value::Instance(Arc::new(Instance {
+                struct_name: name,
+                params,
+                fields: Vec::new(),
+                fields_unknown: true,
+            }));
+        }
         self.scopes.push(
             params
                 .iter()
@@ -96,6 +106,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             struct_name: name,
             params,
             fields,
+            fields_unknown: false,
         }))
     }
 
@@ -230,6 +241,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             let via = CallPath::through(call_site.clone(), &fact.via);
             if formula == Formula::truth(true)
                 || !self.is_new(kind, &guard, &formula, (fact.range, fact.part))
+                || (kind == FactKind::Precondition
+                    && formula.as_const().is_none()
+                    && self.states_precondition(&guard, &formula))
             {
                 continue;
             }

@@ -60,6 +60,7 @@ pub fn with_training(value: &Value, mode: &Value) -> Value {
                 struct_name: instance.struct_name.clone(),
                 params: instance.params.clone(),
                 fields,
+                fields_unknown: instance.fields_unknown,
             }))
         }
         Value::Layer(layer) => Value::Layer(Arc::new(Layer {

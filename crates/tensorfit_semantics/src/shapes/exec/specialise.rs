@@ -138,6 +138,13 @@ fn less_known(assumed: &Value, actual: &Value) -> bool {
     match (assumed, actual) {
         (Value::Unknown, Value::Unknown) => false,
         (Value::Unknown, _) => true,
+        (Value::Instance(a), Value::Instance(b)) if a.fields_unknown => {
+            a.struct_name != b.struct_name
+                || b.params.iter().any(|(name, value)| {
+                    a.member(name)
+                        .is_none_or(|assumed| less_known(assumed, value))
+                })
+        }
         (Value::Instance(a), Value::Instance(b)) => {
             a.struct_name != b.struct_name
                 || b.fields.iter().chain(&b.params).any(|(name, value)| {
