@@ -3,7 +3,7 @@
 //! each step from text to lowered pieces goes to that language's crate.
 //! Everything after lowering is the same for both.
 
-use tensorfit_base::{Diagnostic, Language};
+use tensorfit_base::{Diagnostic, Language, TextRange};
 use tensorfit_python::ModuleContext;
 use tensorfit_syntax::{LoweredPiece, Outline, Parse};
 
@@ -54,6 +54,28 @@ pub fn lower_piece(
     }
 }
 
+/// [`lower_piece`] read from the file's tree, where the piece at `range`
+/// is a clean child of its root; `None` otherwise (the piece is then
+/// lowered from its own text). Both give the same lowering (tested), so
+/// the file is parsed once per version.
+pub fn lower_piece_in(
+    tree: &tree_sitter::Tree,
+    text: &str,
+    range: TextRange,
+    base: usize,
+    places: &[(usize, usize)],
+    context: Option<&ModuleContext>,
+) -> Option<LoweredPiece> {
+    match context {
+        None => {
+            let clean =
+                tensorfit_syntax::root_child_at(tree, range).is_some_and(|n| !n.has_error());
+            clean.then(|| tensorfit_syntax::lower_piece_in(tree, text, range, base, places))
+        }
+        Some(context) => tensorfit_python::lower_piece_in(tree, text, range, base, places, context),
+    }
+}
+
 /// The syntax errors to report: Python's are the Python language server's
 /// (PYTHON.md §1), so none.
 pub fn syntax_errors(language: Language, tree: &tree_sitter::Tree, text: &str) -> Vec<Diagnostic> {
@@ -68,5 +90,122 @@ pub fn lower_tree(language: Language, tree: &tree_sitter::Tree, text: &str) -> P
     match language {
         Language::Tensor => tensorfit_syntax::lower_tree(tree, text),
         Language::Python => tensorfit_python::lower_tree(tree, text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+
+    fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                sources(&path, found);
+            } else if path.extension().is_some_and(|e| e == "tensor" || e == "py") {
+                found.push(path);
+            }
+        }
+    }
+
+    /// Lowering a piece from the file's tree (one parse per version) gives
+    /// what parsing the piece's own text gives, on every program of the
+    /// test suite, the examples and the shared corpus when present, each
+    /// at a place of its own (methods moved too) to exercise the offsets.
+    #[test]
+    fn a_piece_lowered_from_the_files_tree_is_the_piece_parsed_alone() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        for dir in [
+            "tests/programs",
+            "tests/python",
+            "examples",
+            "../shared/corpus",
+        ] {
+            sources(&root.join(dir), &mut files);
+        }
+        files.sort();
+        let (mut compared, mut from_text) = (0, 0);
+        for path in &files {
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let language = Language::of_path(path);
+            let tree = parse_tree(language, &text, None);
+            let context = module_context(language, &tree, &text);
+            for (n, piece) in outline(&tree, &text, context.as_ref())
+                .pieces
+                .iter()
+                .enumerate()
+            {
+                if piece.broken {
+                    continue;
+                }
+                let start = piece.range.start as usize;
+                let base = 1_000_000 + 10_000 * n;
+                let places: Vec<(usize, usize)> = piece
+                    .item
+                    .iter()
+                    .flat_map(|head| &head.methods)
+                    .enumerate()
+                    .map(|(k, (_, method))| (method.start as usize - start, 5_000_000 + 1_000 * k))
+                    .collect();
+                let alone = lower_piece(
+                    &text[piece.range.as_usize()],
+                    base,
+                    &places,
+                    context.as_ref(),
+                );
+                match lower_piece_in(&tree, &text, piece.range, base, &places, context.as_ref()) {
+                    Some(in_tree) => {
+                        assert_eq!(
+                            in_tree,
+                            alone,
+                            "{}: the piece at {:?}",
+                            path.display(),
+                            piece.range
+                        );
+                        compared += 1;
+                    }
+                    None => from_text += 1,
+                }
+            }
+        }
+        assert!(
+            files.len() >= 60,
+            "the programs were not found: {}",
+            files.len()
+        );
+        assert!(compared >= 500, "{compared} pieces compared");
+        // Only pieces with a syntax error (Python's, lowered from their
+        // own text) are not read from the tree.
+        assert!(
+            from_text * 20 < compared,
+            "{from_text} of {compared} not read from the tree"
+        );
+    }
+
+    /// A Python piece holding a syntax error is lowered from its own text
+    /// (its parse recovers on the piece alone), not from the file's tree.
+    #[test]
+    fn a_broken_python_piece_is_not_read_from_the_tree() {
+        let text = "import torch\n\ndef f(x):\n    return x +\n\ny = 1\n";
+        let tree = parse_tree(Language::Python, text, None);
+        let context = module_context(Language::Python, &tree, text);
+        let pieces = outline(&tree, text, context.as_ref()).pieces;
+        let read = |range| lower_piece_in(&tree, text, range, 0, &[], context.as_ref()).is_some();
+        let broken = pieces
+            .iter()
+            .find(|p| text[p.range.as_usize()].starts_with("def"));
+        assert!(!read(broken.expect("the def's piece").range));
+        let clean = pieces
+            .iter()
+            .find(|p| text[p.range.as_usize()].starts_with("y ="));
+        assert!(read(clean.expect("the assignment's piece").range));
     }
 }

@@ -162,10 +162,40 @@ pub enum PieceSource {
         places: Vec<(usize, usize)>,
         /// For a Python piece, what it needs from the rest of the file.
         context: Option<Arc<ModuleContext>>,
+        /// The file's tree the piece was cut from, to lower it without
+        /// parsing its text again.
+        cut_from: CutFrom,
     },
     /// A piece with a syntax error, lowered from the file's tree at once
     /// (see [`tensorfit_syntax::lower_piece`] for why).
     Broken(Arc<LoweredPiece>),
+}
+
+/// The file's tree and text at the version a piece was cut from, and the
+/// piece's range in them. Always equal: a piece's lowering depends on its
+/// text, base, places and context alone (the tree only spares a parse), so
+/// a piece whose text did not change keeps its lowering. The tree and text
+/// kept are those of the version where the piece's text last changed (at
+/// most one version per piece; versions share their unchanged subtrees).
+#[derive(Clone)]
+pub struct CutFrom {
+    pub tree: crate::SyntaxTree,
+    pub text: Arc<str>,
+    pub range: TextRange,
+}
+
+impl PartialEq for CutFrom {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for CutFrom {}
+
+impl std::fmt::Debug for CutFrom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CutFrom({:?})", self.range)
+    }
 }
 
 /// The file's pieces, in source order.
@@ -173,7 +203,8 @@ pub enum PieceSource {
 pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
     let layout = layout(db, file);
     let text = file.text(db);
-    let tree = &file.tree(db).0;
+    let syntax_tree = file.tree(db);
+    let tree = &syntax_tree.0;
     let context = module_context(db, file);
     let place = |at: usize| layout.place(at).unwrap_or(at);
     outline(db, file)
@@ -207,6 +238,11 @@ pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
                     base,
                     places,
                     context: context.clone(),
+                    cut_from: CutFrom {
+                        tree: syntax_tree.clone(),
+                        text: text.clone(),
+                        range: piece.range,
+                    },
                 }
             };
             let key = piece.item.as_ref().map_or("", |head| &head.key);
@@ -224,7 +260,16 @@ pub fn lowered<'db>(db: &'db dyn Db, piece: Piece<'db>) -> LoweredPiece {
             base,
             places,
             context,
-        } => crate::front_end::lower_piece(text, *base, places, context.as_deref()),
+            cut_from,
+        } => crate::front_end::lower_piece_in(
+            &cut_from.tree.0,
+            &cut_from.text,
+            cut_from.range,
+            *base,
+            places,
+            context.as_deref(),
+        )
+        .unwrap_or_else(|| crate::front_end::lower_piece(text, *base, places, context.as_deref())),
         PieceSource::Broken(lowered) => LoweredPiece::clone(lowered),
     }
 }

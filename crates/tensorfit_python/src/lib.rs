@@ -26,6 +26,7 @@ mod torch_names;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use tensorfit_base::TextRange;
 use tensorfit_syntax::{ast, LoweredPiece, Parse};
 
 pub use annotation_style::{annotation_style, AnnotationStyle};
@@ -94,6 +95,42 @@ pub fn lower_piece(
 
 /// Lowers a whole parsed Python file at its own offsets (for the
 /// database's whole-file view and for tools that do not cut it in pieces).
+/// What [`lower_piece`] gives for the piece of the file's tree at `range`
+/// (a child of the root), read from that tree instead of parsing the
+/// piece's text again; `text` is the file's. `None` when no child is at
+/// `range`, or when it holds a syntax error: a broken piece is lowered
+/// from its own text, whose parse recovers on the piece alone.
+pub fn lower_piece_in(
+    tree: &tree_sitter::Tree,
+    text: &str,
+    range: TextRange,
+    base: usize,
+    places: &[(usize, usize)],
+    context: &ModuleContext,
+) -> Option<LoweredPiece> {
+    let node = tensorfit_syntax::root_child_at(tree, range)?;
+    if node.has_error() {
+        return None;
+    }
+    let start = range.start as usize;
+    let placement = |at: usize| {
+        places
+            .iter()
+            .find(|(offset, _)| offset + start == at)
+            .map(|(_, place)| *place)
+    };
+    let mut file = ast::SourceFile::default();
+    let shift = base as isize - start as isize;
+    let mut lowerer = lower::Lowerer::new(text, context, &placement, shift);
+    lowerer.top_level(node, &mut file);
+    file.holes = lowerer.finish();
+    Some(LoweredPiece {
+        file,
+        diagnostics: Vec::new(),
+        names_in_errors: BTreeSet::new(),
+    })
+}
+
 pub fn lower_tree(tree: &tree_sitter::Tree, text: &str) -> Parse {
     let context = module_context(tree, text);
     let mut file = ast::SourceFile::default();

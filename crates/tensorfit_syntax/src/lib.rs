@@ -88,12 +88,7 @@ pub fn lower_piece_in(
     base: usize,
     places: &[(usize, usize)],
 ) -> LoweredPiece {
-    let root = tree.root_node();
-    let mut cursor = root.walk();
-    let Some(child) = root
-        .named_children(&mut cursor)
-        .find(|c| c.start_byte() == range.start as usize && c.end_byte() == range.end as usize)
-    else {
+    let Some(child) = root_child_at(tree, range) else {
         return LoweredPiece::default();
     };
     let start = range.start as usize;
@@ -105,6 +100,18 @@ pub fn lower_piece_in(
     };
     let shift = base as isize - start as isize;
     lowered_piece(lower::lower_child(child, text, Some(&placement), shift))
+}
+
+/// The named child of the root that spans exactly `range`. Found by
+/// descending through the hidden nodes tree-sitter balances a repetition
+/// into, not by walking the root's children: lowering each piece of a file
+/// of 10,000 from its tree that way was quadratic.
+pub fn root_child_at(tree: &tree_sitter::Tree, range: TextRange) -> Option<tree_sitter::Node<'_>> {
+    let child = tree
+        .root_node()
+        .first_named_child_for_byte(range.start as usize)?;
+    (child.start_byte() == range.start as usize && child.end_byte() == range.end as usize)
+        .then_some(child)
 }
 
 fn lowered_piece(lowered: lower::Lowered) -> LoweredPiece {
