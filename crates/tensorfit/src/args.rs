@@ -73,7 +73,10 @@ pub enum Command {
 
 pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> {
     let command = match args.next().as_deref() {
-        None | Some("-h" | "--help" | "help") => return Ok(Command::Help),
+        // A bare `tensorfit` asked for nothing: a usage problem (exit 2, the
+        // usage on stderr), as for git or cargo; `--help` asked for it.
+        None => return Err("no command given".to_owned()),
+        Some("-h" | "--help" | "help") => return Ok(Command::Help),
         Some("-V" | "--version") => return Ok(Command::Version),
         Some("check") => "check",
         // Editors pass `--stdio`; stdio is the only transport.
@@ -291,6 +294,8 @@ mod tests {
         assert!(parse_args(&["check", "--timeout-ms", "0", "a"]).is_err());
         assert!(parse_args(&["check", "--frobnicate", "a"]).is_err());
         assert!(parse_args(&["frobnicate"]).is_err());
+        assert!(parse_args(&[]).is_err());
+        assert_eq!(parse_args(&["--help"]), Ok(Command::Help));
         assert_eq!(parse_args(&["--version"]), Ok(Command::Version));
     }
 }

@@ -59,6 +59,15 @@ fn exit_codes_follow_the_contract() {
         Some(2)
     );
     assert_eq!(tensorfit(&["lint", &clean]).status.code(), Some(2));
+    // A bare `tensorfit`: the usage, on stderr, as a usage problem; asked
+    // for with `--help`, on stdout.
+    let bare = tensorfit(&[]);
+    assert_eq!(bare.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bare.stderr).contains("usage: tensorfit check"));
+    assert!(bare.stdout.is_empty());
+    let help = tensorfit(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("usage: tensorfit check"));
 }
 
 #[test]
