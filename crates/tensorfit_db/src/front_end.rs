@@ -95,23 +95,11 @@ pub fn lower_tree(language: Language, tree: &tree_sitter::Tree, text: &str) -> P
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
+
+    use tensorfit_fuzz::programs;
 
     use super::*;
-
-    fn sources(dir: &Path, found: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                sources(&path, found);
-            } else if path.extension().is_some_and(|e| e == "tensor" || e == "py") {
-                found.push(path);
-            }
-        }
-    }
 
     /// Lowering a piece from the file's tree (one parse per version) gives
     /// what parsing the piece's own text gives, on every program of the
@@ -120,25 +108,16 @@ mod tests {
     #[test]
     fn a_piece_lowered_from_the_files_tree_is_the_piece_parsed_alone() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut files = Vec::new();
-        for dir in [
-            "tests/programs",
-            "tests/python",
-            "examples",
-            "../shared/corpus",
-        ] {
-            sources(&root.join(dir), &mut files);
-        }
-        files.sort();
+        let files = programs::collect(&programs::default_directories(&root)).unwrap();
         let (mut compared, mut from_text) = (0, 0);
-        for path in &files {
-            let Ok(text) = std::fs::read_to_string(path) else {
+        for program in &files {
+            let Ok(text) = std::str::from_utf8(&program.bytes) else {
                 continue;
             };
-            let language = Language::of_path(path);
-            let tree = parse_tree(language, &text, None);
-            let context = module_context(language, &tree, &text);
-            for (n, piece) in outline(&tree, &text, context.as_ref())
+            let (path, language) = (&program.path, program.language());
+            let tree = parse_tree(language, text, None);
+            let context = module_context(language, &tree, text);
+            for (n, piece) in outline(&tree, text, context.as_ref())
                 .pieces
                 .iter()
                 .enumerate()
@@ -161,7 +140,7 @@ mod tests {
                     &places,
                     context.as_ref(),
                 );
-                match lower_piece_in(&tree, &text, piece.range, base, &places, context.as_ref()) {
+                match lower_piece_in(&tree, text, piece.range, base, &places, context.as_ref()) {
                     Some(in_tree) => {
                         assert_eq!(
                             in_tree,
