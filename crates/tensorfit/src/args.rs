@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 pub const USAGE: &str = "\
-usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-ms N]
-                       [--python-path DIR]... PATH...
+usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--migrations]
+                       [--timeout-ms N] [--python-path DIR]... PATH...
        tensorfit run FILE [--entry NAME] [--input NAME=2x3x4]... [--seed N]
                      [--max-steps N] [--max-elements N]
        tensorfit lsp
@@ -17,6 +17,8 @@ usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--timeout-
   --format     human (default): rustc-style report; json: see docs/cli.md;
                sarif: SARIF 2.1.0; github: GitHub Actions annotations
   --shapes     human format: also list the shape of every tensor binding
+  --migrations human format: also list what each parameter written with `?`
+               (or a jaxtyping `_`) can be annotated with (JSON always has it)
   --timeout-ms solver time limit per query in milliseconds (default 2000)
   --python-path a directory of installed Python packages that imports are
                followed into (repeatable; default: the site-packages of
@@ -43,6 +45,8 @@ pub struct CheckOptions {
     pub format: Format,
     /// List binding shapes in the human report (JSON always has them).
     pub shapes: bool,
+    /// List migrations in the human report (JSON always has them).
+    pub migrations: bool,
     /// The solver's time limit per query.
     pub timeout_ms: u64,
     /// `--python-path` directories, in order; `None` when none is given
@@ -88,6 +92,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
     let mut options = CheckOptions {
         format: Format::Human,
         shapes: false,
+        migrations: false,
         timeout_ms: 2000,
         python_paths: None,
         paths: Vec::new(),
@@ -123,6 +128,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
                 }
             }
             "--shapes" => options.shapes = true,
+            "--migrations" => options.migrations = true,
             "-h" | "--help" => return Ok(Command::Help),
             "--" => {
                 options.paths.extend(args.by_ref().map(PathBuf::from));
@@ -273,6 +279,7 @@ mod tests {
             "json",
             "--timeout-ms=50",
             "--shapes",
+            "--migrations",
             "a.tensor",
             "dir",
         ]) else {
@@ -281,6 +288,7 @@ mod tests {
         assert_eq!(options.format, Format::Json);
         assert_eq!(options.timeout_ms, 50);
         assert!(options.shapes);
+        assert!(options.migrations);
         assert_eq!(
             options.paths,
             [PathBuf::from("a.tensor"), PathBuf::from("dir")]

@@ -50,6 +50,7 @@ pub fn run(options: &CheckOptions) -> ExitCode {
             output::human::HumanOptions {
                 color: output::human::use_color(),
                 shapes: options.shapes,
+                migrations: options.migrations,
             },
         ),
         Format::Json => output::json::write(&mut out, &files),

@@ -52,6 +52,9 @@ pub struct HumanOptions {
     pub color: bool,
     /// List the shape of every tensor binding after the diagnostics.
     pub shapes: bool,
+    /// List the migrations (`--migrations`): an answer to a question the
+    /// user asks, not something to read after every check.
+    pub migrations: bool,
 }
 
 pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions) -> io::Result<()> {
@@ -71,7 +74,9 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
             write_diagnostic(out, &style, file, diagnostic)?;
         }
         write_holes(out, &style, file)?;
-        write_migrations(out, &style, file)?;
+        if options.migrations {
+            write_migrations(out, &style, file)?;
+        }
         if options.shapes {
             write_shapes(out, &style, file)?;
         }
@@ -83,7 +88,12 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
         1 => "checked 1 file".to_owned(),
         n => format!("checked {n} files"),
     };
-    let mut counts = vec![count(errors, "error"), count(warnings, "warning")];
+    let mut counts = match (errors, warnings) {
+        // The one line a clean check prints: what was checked, and that
+        // nothing was found.
+        (0, 0) => vec!["no errors, no warnings".to_owned()],
+        _ => vec![count(errors, "error"), count(warnings, "warning")],
+    };
     if others > 0 {
         counts.push(count(others, "note"));
     }
