@@ -3,7 +3,9 @@
 //!
 //! Without the CLI these checks say so and pass, so that a plain
 //! `cargo test` works anywhere; CI sets `TENSORFIT_REQUIRE_TREE_SITTER=1`
-//! (and installs the pinned CLI) so that there they always run.
+//! (and installs the pinned CLI) so that there they always run, as does
+//! `scripts/test.sh` wherever grammar.js changed since `src/` was
+//! generated (its recorded SHA-256, which the first test checks).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -75,6 +77,17 @@ fn committed_parser_matches_grammar_js() {
             "src/{file} is out of date: run `tree-sitter generate` in tree-sitter-tensor/ and commit"
         );
     }
+    // The recorded hash is what lets a clone skip the CLI while grammar.js
+    // is unchanged (scripts/grammar-unchanged.sh): it must name this
+    // grammar.js, whose parser was just found current.
+    let unchanged = Command::new("bash")
+        .arg(grammar_dir().join("../scripts/grammar-unchanged.sh"))
+        .status()
+        .unwrap();
+    assert!(
+        unchanged.success(),
+        "GRAMMAR_JS_SHA256 does not name grammar.js: run `sha256sum grammar.js | cut -d' ' -f1 > GRAMMAR_JS_SHA256` in tree-sitter-tensor/ and commit"
+    );
 }
 
 #[test]
