@@ -158,6 +158,19 @@ mod tests {
         std::thread::current().name().unwrap_or("").to_owned()
     }
 
+    /// Waits until every thread is idle again (its answer is sent just
+    /// before that: a fixed sleep was too short on a loaded machine).
+    async fn all_idle() {
+        let pool = pool().expect("the pool's threads started");
+        for _ in 0..5_000 {
+            if pool.lock().idle.len() == THREADS {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        panic!("the pool's threads stayed busy for 5 s");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn work_runs_on_a_few_threads_and_a_panic_costs_only_that_work() {
         for _ in 0..THREADS {
@@ -203,9 +216,8 @@ mod tests {
         }
         let mut threads = std::collections::BTreeSet::new();
         for _ in 0..20 {
+            all_idle().await;
             threads.insert(run(thread_name).await.expect("no panic"));
-            // The answer is sent just before its thread is idle again.
-            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
         }
         assert_eq!(threads.len(), 1, "{threads:?}");
     }
