@@ -335,6 +335,10 @@ module.exports = grammar({
       choice(
         field('value', $._expression),
         seq(field('name', $.identifier), ':', field('value', $._expression)),
+        // PyTorch's `kernel_size=3`: parsed as the named argument it is
+        // meant to be, so that the error says how to write it (`:`) and
+        // offers the fix, instead of a syntax error and an undeclared name.
+        seq(field('name', $.identifier), field('python_equals', '='), field('value', $._expression)),
       ),
 
     subscript: ($) =>
