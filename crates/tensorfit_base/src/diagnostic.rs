@@ -30,6 +30,19 @@ pub struct Diagnostic {
     pub code: Code,
     pub message: String,
     pub related: Vec<Related>,
+    /// The edit that repairs what is reported, when there is one obvious
+    /// one (a misspelt name, PyTorch's spelling of an argument): offered as
+    /// a quick fix.
+    pub suggestion: Option<Box<Suggestion>>,
+}
+
+/// Replace the text at `range` with `new_text`: `title` says what that
+/// does ("Change to `softmax`").
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Suggestion {
+    pub title: String,
+    pub range: TextRange,
+    pub new_text: String,
 }
 
 /// A secondary location of a diagnostic in the same file, e.g. the earlier
@@ -49,7 +62,22 @@ impl Diagnostic {
             code,
             message: message.into(),
             related: Vec::new(),
+            suggestion: None,
         }
+    }
+
+    pub fn with_suggestion(
+        mut self,
+        title: impl Into<String>,
+        range: TextRange,
+        new_text: impl Into<String>,
+    ) -> Diagnostic {
+        self.suggestion = Some(Box::new(Suggestion {
+            title: title.into(),
+            range,
+            new_text: new_text.into(),
+        }));
+        self
     }
 
     pub fn with_related(mut self, range: TextRange, message: impl Into<String>) -> Diagnostic {

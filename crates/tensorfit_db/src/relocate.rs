@@ -11,6 +11,9 @@ pub fn diagnostic(mut diagnostic: Diagnostic, layout: &Layout) -> Diagnostic {
     for related in &mut diagnostic.related {
         related.range = layout.range_to_text(related.range);
     }
+    if let Some(suggestion) = &mut diagnostic.suggestion {
+        suggestion.range = layout.range_to_text(suggestion.range);
+    }
     diagnostic
 }
 

@@ -1,6 +1,7 @@
 //! The fixes the analysis can offer, as plain text edits: fill a hole,
 //! annotate a gradual parameter, remove a branch that never runs, state an
-//! inferred shape as a `|->` claim. The language server turns them into
+//! inferred shape as a `|->` claim, and the edit a diagnostic suggests (a
+//! misspelt name, PyTorch's spelling of something). The language server turns them into
 //! code actions; tests apply them to text.
 
 use tensorfit_base::TextRange;
@@ -75,6 +76,20 @@ pub fn fixes(analysis: &FileAnalysis) -> Vec<Fix> {
         fixes.push(remove_dead_branch(&analysis.text, condition));
     }
     fixes.extend(crate::claims::claim_fixes(analysis));
+    for diagnostic in analysis.diagnostics() {
+        if let Some(suggestion) = &diagnostic.suggestion {
+            fixes.push(Fix {
+                title: suggestion.title.clone(),
+                target: diagnostic.range,
+                edits: vec![TextEdit {
+                    range: suggestion.range,
+                    new_text: suggestion.new_text.clone(),
+                }],
+                preferred: true,
+                kind: FixKind::QuickFix,
+            });
+        }
+    }
     // Repairs before rewrites: an editor lists them in this order.
     fixes.sort_by_key(|f| (f.kind != FixKind::QuickFix, f.target.start));
     fixes

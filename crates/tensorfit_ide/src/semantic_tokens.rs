@@ -144,7 +144,7 @@ fn classify(resolution: &Resolution<'_>, occurrence: &Occurrence) -> Option<Sema
             Role::NamedArg => TokenKind::Parameter,
             Role::TypeName => TokenKind::Struct,
             Role::Dimension => TokenKind::DimensionName,
-            Role::Plain | Role::Assigned => return None,
+            Role::Plain | Role::Assigned | Role::TorchPrefix { .. } => return None,
         },
     };
     Some(SemanticToken {

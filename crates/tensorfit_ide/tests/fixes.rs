@@ -506,6 +506,44 @@ fn claims_hold_once_written() {
     assert!(claimed >= 50, "only {claimed} claims were written");
 }
 
+#[test]
+fn write_a_named_argument_with_a_colon() {
+    check(
+        "let conv = Conv2d(3, 16, kernel_size$0=3)\n",
+        "Change `=`",
+        expect![[r#"
+            Change `=` to `:`
+            ---let conv = Conv2d(3, 16, kernel_size: 3)
+        "#]],
+    );
+}
+
+#[test]
+fn drop_a_pytorch_prefix() {
+    check(
+        "let x = randn([2, 3])\nlet y = torch.nn.func$0tional.softmax(x, dim: 1)\n",
+        "Remove",
+        expect![[r#"
+            Remove `torch.nn.functional.`
+            ---let x = randn([2, 3])
+            let y = softmax(x, dim: 1)
+        "#]],
+    );
+}
+
+#[test]
+fn take_the_name_a_misspelling_meant() {
+    check(
+        "let x = randn([2, 3])\nlet y = sof$0max(x, dim: 1)\n",
+        "Change to",
+        expect![[r#"
+            Change to `softmax`
+            ---let x = randn([2, 3])
+            let y = softmax(x, dim: 1)
+        "#]],
+    );
+}
+
 /// The property of issue 22: applying any offered fix (quick fix or
 /// rewrite) to any program of the suite, the examples or the corpus never
 /// adds an error. Each fix is applied alone to the original text and the

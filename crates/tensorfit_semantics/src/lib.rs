@@ -10,6 +10,7 @@ mod environment;
 mod module_scope;
 mod name_check;
 mod prelude;
+mod pytorch_names;
 mod recursion;
 pub mod registry;
 pub mod resolve;

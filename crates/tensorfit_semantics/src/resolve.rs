@@ -127,7 +127,20 @@ pub enum Role {
     TypeName,
     /// A name inside `Tensor[...]`.
     Dimension,
+    /// PyTorch's module before one of its operations: `F` in
+    /// `F.softmax(x)`, `torch.nn` in `torch.nn.Linear(3, 4)`, when the
+    /// program declares no such name. The unresolved name is the whole
+    /// `F.softmax`; its range runs from the prefix to the operation's name.
+    /// `modelled`: the prelude has the operation.
+    TorchPrefix {
+        modelled: bool,
+    },
 }
+
+/// How PyTorch code names the modules its operations live in: written
+/// before a prelude operation in a Tensor file, they are a habit, reported
+/// with the operation's own name (`softmax`, not `F.softmax`).
+const TORCH_PREFIXES: &[&str] = &["torch", "nn", "F", "functional"];
 
 /// A name that resolves to nothing.
 #[derive(Clone, Debug)]
@@ -471,6 +484,18 @@ struct Walker<'a, 'o> {
     exact_snapshot: Option<ProbeScope>,
 }
 
+/// `torch.nn.functional` as written (see `Walker::is_torch_prefix`).
+fn prefix_text(value: &ast::Expr) -> String {
+    match &value.kind {
+        ExprKind::Name(name) => name.clone(),
+        ExprKind::Field {
+            value: inner,
+            field: FieldName::Named(field),
+        } => format!("{}.{}", prefix_text(inner), field.text),
+        _ => String::new(),
+    }
+}
+
 fn contains(range: TextRange, offset: u32) -> bool {
     range.start <= offset && offset <= range.end
 }
@@ -696,6 +721,22 @@ impl<'a> Walker<'a, '_> {
             .iter()
             .rev()
             .find_map(|scope| scope.names.get(name).copied())
+    }
+
+    /// Whether `value` is PyTorch's name for a module of operations (`F`,
+    /// `torch.nn.functional`) that the program does not declare.
+    fn is_torch_prefix(&self, value: &ast::Expr) -> bool {
+        match &value.kind {
+            ExprKind::Name(name) => {
+                TORCH_PREFIXES.contains(&name.as_str())
+                    && self.resolve_name(name) == Target::Unresolved
+            }
+            ExprKind::Field {
+                value: inner,
+                field: FieldName::Named(field),
+            } => TORCH_PREFIXES.contains(&field.text.as_str()) && self.is_torch_prefix(inner),
+            _ => false,
+        }
     }
 
     fn resolve_name(&self, name: &str) -> Target {
@@ -1424,6 +1465,41 @@ impl<'a> Walker<'a, '_> {
                 };
                 self.use_of(name, range, target, Role::Callee);
                 (resolved, direct)
+            }
+            ExprKind::Field {
+                value,
+                field: FieldName::Named(method),
+            } if self.is_torch_prefix(value)
+                && (self.res.prelude.signature(&method.text).is_some()
+                    || crate::pytorch_names::is_pytorch_name(&method.text)) =>
+            {
+                // `F.softmax(x)` means `softmax(x)`: checked as that call,
+                // with one error at the prefix (name_check/unresolved.rs).
+                let prefix =
+                    TextRange::new(value.range.start as usize, method.range.start as usize);
+                let op = method.text.clone();
+                let modelled = self.res.prelude.signature(&op).is_some();
+                self.use_of(
+                    &format!("{}.{op}", prefix_text(value)),
+                    prefix,
+                    Target::Unresolved,
+                    Role::TorchPrefix { modelled },
+                );
+                match modelled {
+                    true => {
+                        self.occurrence(
+                            method.range,
+                            Target::Prelude(op.clone()),
+                            false,
+                            Role::Callee,
+                        );
+                        (Callee::Prelude { op, method: false }, true)
+                    }
+                    false => {
+                        self.occurrence(method.range, Target::Unresolved, false, Role::Callee);
+                        (Callee::Unknown, false)
+                    }
+                }
             }
             ExprKind::Field {
                 value,

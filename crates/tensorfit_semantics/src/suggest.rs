@@ -6,6 +6,17 @@ pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> String {
+    match closest(name, candidates) {
+        Some(candidate) => format!(" (did you mean `{candidate}`?)"),
+        None => String::new(),
+    }
+}
+
+/// The candidate closest to `name` within a small edit distance.
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let limit = match name.chars().count() {
         0..=2 => 0,
         3..=5 => 1,
@@ -21,10 +32,7 @@ pub(crate) fn did_you_mean<'a>(
         .map(|candidate| (edit_distance(name, candidate), candidate))
         .filter(|(distance, _)| *distance <= limit)
         .min();
-    match best {
-        Some((_, candidate)) => format!(" (did you mean `{candidate}`?)"),
-        None => String::new(),
-    }
+    best.map(|(_, candidate)| candidate)
 }
 
 /// Levenshtein distance over characters.

@@ -732,11 +732,14 @@ impl<'t> Lowerer<'t> {
                     Some(list) => named_children(list)
                         .into_iter()
                         .filter(|a| a.kind() == "argument")
-                        .map(|a| Arg {
-                            name: self.name(a.field("name")),
-                            unpack: None,
-                            value: self.expr_field(a, "value"),
-                            range: self.range(a),
+                        .map(|a| {
+                            self.python_equals(a);
+                            Arg {
+                                name: self.name(a.field("name")),
+                                unpack: None,
+                                value: self.expr_field(a, "value"),
+                                range: self.range(a),
+                            }
                         })
                         .collect(),
                     None => Vec::new(),
@@ -892,6 +895,39 @@ impl<'t> Lowerer<'t> {
                 ExprKind::Missing
             }
         }
+    }
+
+    /// PyTorch's `kernel_size=3` in a call: a named argument all the same
+    /// (the grammar reads it so), reported with how the Tensor language
+    /// writes it and the edit that does so.
+    fn python_equals(&mut self, argument: Node<'_>) {
+        let (Some(name), Some(_), Some(value)) = (
+            argument.field("name"),
+            argument.field("python_equals"),
+            argument.field("value"),
+        ) else {
+            return;
+        };
+        let value_text = self.text_of(value);
+        let shown = match value_text.chars().count() {
+            0..=24 => value_text.to_owned(),
+            _ => "...".to_owned(),
+        };
+        let between = TextRange::new(
+            self.offset(name.end_byte()),
+            self.offset(value.start_byte()),
+        );
+        let message = format!(
+            "named arguments are written with `:` in the Tensor language: `{}: {shown}`",
+            self.text_of(name)
+        );
+        self.diagnostics.push(
+            Diagnostic::new(Code::SyntaxError, self.range(argument), message).with_suggestion(
+                "Change `=` to `:`",
+                between,
+                ": ",
+            ),
+        );
     }
 
     fn invalid_literal(&mut self, node: Node<'_>, what: &str) {

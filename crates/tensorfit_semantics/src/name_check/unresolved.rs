@@ -5,8 +5,9 @@ use tensorfit_base::{Code, Diagnostic};
 
 use super::Context;
 use crate::module_scope::ModuleItemKind;
+use crate::pytorch_names::is_pytorch_name;
 use crate::resolve::{DefId, Role, UnresolvedName, TENSOR_PROPERTIES};
-use crate::suggest::did_you_mean;
+use crate::suggest::closest;
 
 /// How many "did you mean" searches one part may run: each compares a
 /// name with every name in scope.
@@ -14,12 +15,12 @@ const SUGGESTION_BUDGET: usize = 50;
 
 pub(super) fn check(cx: &Context<'_>, diagnostics: &mut Vec<Diagnostic>) {
     let mut suggestions_left = SUGGESTION_BUDGET;
-    let mut suggest = |candidates: &mut dyn FnMut() -> String| {
+    let mut suggest = |candidate: &mut dyn FnMut() -> Option<String>| {
         if suggestions_left == 0 {
-            return String::new();
+            return None;
         }
         suggestions_left -= 1;
-        candidates()
+        candidate()
     };
     for unresolved in &cx.resolution.unresolved {
         let name = unresolved.name.as_str();
@@ -27,37 +28,42 @@ pub(super) fn check(cx: &Context<'_>, diagnostics: &mut Vec<Diagnostic>) {
             continue;
         }
         let range = unresolved.range;
-        let diagnostic = match unresolved.role {
+        let (diagnostic, candidate) = match unresolved.role {
             Role::Plain | Role::Dimension => {
-                let hint = suggest(&mut || name_suggestion(cx, unresolved));
-                Diagnostic::new(
-                    Code::UndeclaredName,
-                    range,
-                    format!("`{name}` is not declared{hint}"),
+                let candidate = suggest(&mut || name_candidate(cx, unresolved));
+                let message = format!("`{name}` is not declared{}", hint(&candidate));
+                (
+                    Diagnostic::new(Code::UndeclaredName, range, message),
+                    candidate,
                 )
             }
+            Role::Callee if is_pytorch_name(name) => (not_modelled(name, range), None),
             Role::Callee => {
-                let hint = suggest(&mut || name_suggestion(cx, unresolved));
-                Diagnostic::new(
-                    Code::UnknownFunction,
-                    range,
-                    format!("unknown function `{name}`{hint}"),
+                let candidate = suggest(&mut || name_candidate(cx, unresolved));
+                let message = format!("unknown function `{name}`{}", hint(&candidate));
+                (
+                    Diagnostic::new(Code::UnknownFunction, range, message),
+                    candidate,
                 )
             }
             Role::Assigned => {
-                let hint = suggest(&mut || name_suggestion(cx, unresolved));
-                Diagnostic::new(
-                    Code::AssignToUndeclared,
-                    range,
-                    format!(
-                        "cannot assign to `{name}`: it is not declared (declare it with `var {name} = ...`){hint}"
-                    ),
+                let candidate = suggest(&mut || name_candidate(cx, unresolved));
+                let message = format!(
+                    "cannot assign to `{name}`: it is not declared (declare it with `var {name} = ...`){}",
+                    hint(&candidate)
+                );
+                (
+                    Diagnostic::new(Code::AssignToUndeclared, range, message),
+                    candidate,
                 )
             }
-            Role::SegmentFunction => Diagnostic::new(
-                Code::UnknownFunction,
-                range,
-                format!("unknown segment function `{name}`; the only one is `broadcast`"),
+            Role::SegmentFunction => (
+                Diagnostic::new(
+                    Code::UnknownFunction,
+                    range,
+                    format!("unknown segment function `{name}`; the only one is `broadcast`"),
+                ),
+                closest(name, ["broadcast"]).map(str::to_owned),
             ),
             Role::Member {
                 self_of: Some(owner),
@@ -70,19 +76,71 @@ pub(super) fn check(cx: &Context<'_>, diagnostics: &mut Vec<Diagnostic>) {
                 if member_is_plausible(cx, name, called) {
                     continue;
                 }
-                let hint = suggest(&mut || member_suggestion(cx, name, called));
-                unknown_member(name, called, hint, range)
+                if called && is_pytorch_name(name) {
+                    diagnostics.push(not_modelled(name, range));
+                    continue;
+                }
+                let candidate = suggest(&mut || member_candidate(cx, name, called));
+                (
+                    unknown_member(name, called, hint(&candidate), range),
+                    candidate,
+                )
+            }
+            Role::TorchPrefix { modelled } => {
+                let (prefix, op) = name.rsplit_once('.').unwrap_or(("", name));
+                let diagnostic = match modelled {
+                    true => Diagnostic::new(
+                        Code::UndeclaredName,
+                        range,
+                        format!(
+                            "`{name}` is PyTorch's name: in the Tensor language the operation is `{op}`, without `{prefix}.`"
+                        ),
+                    )
+                    .with_suggestion(format!("Remove `{prefix}.`"), range, ""),
+                    false => not_modelled(name, range),
+                };
+                (diagnostic, None)
             }
             // Named arguments are checked with the call's other arguments
             // (`calls.rs`); an unknown type name is the shape analysis's.
             Role::NamedArg | Role::TypeName => continue,
         };
-        diagnostics.push(diagnostic);
+        diagnostics.push(match candidate {
+            Some(candidate) => {
+                diagnostic.with_suggestion(format!("Change to `{candidate}`"), range, candidate)
+            }
+            None => diagnostic,
+        });
     }
 }
 
-/// `self.name` where the struct has no such member.
-fn unknown_member_of(cx: &Context<'_>, owner: DefId, unresolved: &UnresolvedName) -> Diagnostic {
+/// An operation PyTorch has and the prelude does not: said so, rather than
+/// suggesting a near name, which would be another operation.
+fn not_modelled(name: &str, range: tensorfit_base::TextRange) -> Diagnostic {
+    Diagnostic::new(
+        Code::UnknownFunction,
+        range,
+        format!(
+            "`{name}` is a PyTorch operation that tensorfit does not model yet (docs/operations.md lists the ones it does)"
+        ),
+    )
+}
+
+/// ` (did you mean `x`?)`, or nothing.
+fn hint(candidate: &Option<String>) -> String {
+    match candidate {
+        Some(candidate) => format!(" (did you mean `{candidate}`?)"),
+        None => String::new(),
+    }
+}
+
+/// `self.name` where the struct has no such member, and the member it
+/// may have meant.
+fn unknown_member_of(
+    cx: &Context<'_>,
+    owner: DefId,
+    unresolved: &UnresolvedName,
+) -> (Diagnostic, Option<String>) {
     let res = cx.resolution;
     let members = res.members.get(&owner).cloned().unwrap_or_default();
     let candidates = members
@@ -91,16 +149,18 @@ fn unknown_member_of(cx: &Context<'_>, owner: DefId, unresolved: &UnresolvedName
         .chain(&members.params)
         .chain(&members.methods)
         .map(|&id| res.defs[id].name.as_str());
-    Diagnostic::new(
+    let candidate = closest(&unresolved.name, candidates).map(str::to_owned);
+    let diagnostic = Diagnostic::new(
         Code::UnknownField,
         unresolved.range,
         format!(
             "`{}` has no field, parameter or method named `{}`{}",
             res.defs[owner].name,
             unresolved.name,
-            did_you_mean(&unresolved.name, candidates)
+            hint(&candidate)
         ),
-    )
+    );
+    (diagnostic, candidate)
 }
 
 /// A member of a value whose struct the syntax does not tell: plausible if
@@ -138,7 +198,7 @@ fn unknown_member(
 }
 
 /// The nearest local binding visible at the name, or item in scope.
-fn name_suggestion(cx: &Context<'_>, unresolved: &UnresolvedName) -> String {
+fn name_candidate(cx: &Context<'_>, unresolved: &UnresolvedName) -> Option<String> {
     let res = cx.resolution;
     let locals = unresolved
         .visible
@@ -146,10 +206,10 @@ fn name_suggestion(cx: &Context<'_>, unresolved: &UnresolvedName) -> String {
         .flatten()
         .map(|&id| res.defs[id].name.as_str());
     let items = cx.scope.items.keys().map(String::as_str);
-    did_you_mean(&unresolved.name, locals.chain(items))
+    closest(&unresolved.name, locals.chain(items)).map(str::to_owned)
 }
 
-fn member_suggestion(cx: &Context<'_>, name: &str, called: bool) -> String {
+fn member_candidate(cx: &Context<'_>, name: &str, called: bool) -> Option<String> {
     let prelude_ops = cx
         .scope
         .items
@@ -163,5 +223,5 @@ fn member_suggestion(cx: &Context<'_>, name: &str, called: bool) -> String {
         .map(String::as_str)
         .chain(TENSOR_PROPERTIES.iter().copied())
         .chain(prelude_ops);
-    did_you_mean(name, candidates)
+    closest(name, candidates).map(str::to_owned)
 }

@@ -179,6 +179,9 @@ impl MapRanges for Diagnostic {
         for related in &mut self.related {
             related.range.map_ranges(map);
         }
+        if let Some(suggestion) = &mut self.suggestion {
+            suggestion.range.map_ranges(map);
+        }
     }
 }
 
