@@ -43,6 +43,9 @@ pub fn inlay_hints(carried: &CarriedAnalysis, rope: &Rope, range: Range) -> Vec<
         .bindings_in(wanted)
         .into_iter()
         .filter(|(_, b)| !already_written(&carried.analysis.text, b.range.end))
+        // A tensor of which nothing is known (an unannotated parameter,
+        // `forward(self, x)`): `: Tensor` would say nothing.
+        .filter(|(_, b)| b.shape != "Tensor")
         .map(|(now, b)| inlay_hint(convert::rope_position(rope, now.end), b))
         .collect()
 }

@@ -339,6 +339,14 @@ fn path_of(uri: &Uri) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(uri.as_str()))
 }
 
+/// Whether a request on `uri` is left to the document's own language
+/// server: on a Python file tensorfit contributes shapes alone (diagnostics,
+/// hover, inlay hints, code actions) beside Pylance or pyright, which
+/// answer completion, navigation, symbols, highlighting and signatures.
+fn left_to_python_server(uri: &Uri) -> bool {
+    tensorfit_base::Language::of_path(&path_of(uri)).is_python()
+}
+
 impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         // Imports are read only inside the workspace's folders.
@@ -559,6 +567,9 @@ impl LanguageServer for Server {
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         let at = params.text_document_position_params;
+        if left_to_python_server(&at.text_document.uri) {
+            return Ok(None);
+        }
         let uri = at.text_document.uri.clone();
         let found = self
             .read_syntax(&at.text_document.uri, move |view| {
@@ -570,6 +581,9 @@ impl LanguageServer for Server {
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let at = params.text_document_position;
+        if left_to_python_server(&at.text_document.uri) {
+            return Ok(None);
+        }
         let uri = at.text_document.uri.clone();
         let declaration = params.context.include_declaration;
         self.read_syntax(&at.text_document.uri, move |view| {
@@ -582,6 +596,9 @@ impl LanguageServer for Server {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
+        if left_to_python_server(&params.text_document.uri) {
+            return Ok(None);
+        }
         self.read_syntax(&params.text_document.uri, navigation::document_symbols)
             .await
     }
@@ -590,6 +607,9 @@ impl LanguageServer for Server {
         &self,
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
+        if left_to_python_server(&params.text_document.uri) {
+            return Ok(None);
+        }
         let tokens = self
             .read_syntax(&params.text_document.uri, navigation::semantic_tokens)
             .await?;
@@ -598,6 +618,9 @@ impl LanguageServer for Server {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let at = params.text_document_position;
+        if left_to_python_server(&at.text_document.uri) {
+            return Ok(None);
+        }
         let items = self
             .read_syntax(&at.text_document.uri, move |view| {
                 navigation::completions(view, at.position)
@@ -608,6 +631,9 @@ impl LanguageServer for Server {
 
     async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
         let at = params.text_document_position_params;
+        if left_to_python_server(&at.text_document.uri) {
+            return Ok(None);
+        }
         let help = self
             .read_syntax(&at.text_document.uri, move |view| {
                 navigation::signature_help(view, at.position)

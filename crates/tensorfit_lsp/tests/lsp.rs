@@ -505,3 +505,76 @@ async fn after_an_edit_hover_answers_from_the_last_check_without_waiting() {
     let text = hover_text(&mut client, 7, 11).await;
     assert!(!text.contains("As of the last check"), "{text}");
 }
+
+/// Beside Pylance or pyright, tensorfit contributes shapes to a Python
+/// file (diagnostics, hover) and leaves completion, navigation, symbols,
+/// highlighting and signatures to them: the same requests on a Tensor
+/// file are answered.
+#[tokio::test]
+async fn a_python_file_gets_shapes_and_nothing_its_own_server_gives() {
+    let mut client = Client::start_with(json!({"pythonPaths": []})).await;
+    let uri = "file:///project/model.py";
+    let text = "import torch\nx = torch.randn(2, 3)\ny = x @ torch.randn(4, 5)\n\ndef f(t):\n    return t\n";
+    client
+        .notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}),
+        )
+        .await;
+    let diagnostics = client.diagnostics(1).await;
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    client.analysed_at(uri, 1).await;
+    let at = |line: u32, character: u32| json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+    let hover = client
+        .request("textDocument/hover", at(1, 0))
+        .await
+        .unwrap();
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Tensor[2, 3]"),
+        "{hover}"
+    );
+    // Inlay hints: the shapes that say something (not `t: Tensor`, a
+    // parameter of which nothing is known).
+    let hints = client
+        .request(
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 7, "character": 0}}}),
+        )
+        .await
+        .unwrap();
+    let labels: Vec<&str> = hints
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["label"].as_str().unwrap())
+        .collect();
+    assert!(labels.contains(&": Tensor[2, 3]"), "{labels:?}");
+    assert!(!labels.contains(&": Tensor"), "{labels:?}");
+    let document = json!({"textDocument": {"uri": uri}});
+    let mut references = at(1, 0);
+    references["context"] = json!({"includeDeclaration": true});
+    for (method, params) in [
+        ("textDocument/completion", at(2, 5)),
+        ("textDocument/definition", at(2, 4)),
+        ("textDocument/references", references),
+        ("textDocument/signatureHelp", at(2, 20)),
+        ("textDocument/documentSymbol", document.clone()),
+        ("textDocument/semanticTokens/full", document),
+    ] {
+        let answer = client.request(method, params).await.unwrap();
+        assert_eq!(answer, Value::Null, "{method} on a Python file: {answer}");
+    }
+    // A Tensor file is answered.
+    client.open("let x = zeros([2, 3])\nlet y = x\n").await;
+    let symbols = client
+        .request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": URI}}),
+        )
+        .await
+        .unwrap();
+    assert_ne!(symbols, Value::Null);
+}

@@ -213,10 +213,15 @@ impl Client {
     /// Waits until hover and inlay hints answer from the analysis of
     /// `version` of [`URI`] (`tensorfit/analysedVersion`).
     pub async fn analysed(&mut self, version: i64) {
+        self.analysed_at(URI, version).await;
+    }
+
+    /// [`Client::analysed`] for the document at `uri`.
+    pub async fn analysed_at(&mut self, uri: &str, version: i64) {
         let started = std::time::Instant::now();
         loop {
             let answer = self
-                .request("tensorfit/analysedVersion", json!({"uri": URI}))
+                .request("tensorfit/analysedVersion", json!({"uri": uri}))
                 .await
                 .unwrap();
             if answer == json!(version) {
