@@ -4,7 +4,15 @@
 
 import type * as vscode from 'vscode';
 
-import { reaction, readSettings, SERVER_ARGS, ServerSettings } from './settings';
+import {
+  documentSelector,
+  DocumentFilter,
+  reaction,
+  readSettings,
+  SERVER_ARGS,
+  ServerSettings,
+  watchedFiles,
+} from './settings';
 import { ServerState, statusFor } from './status';
 
 /** The part of vscode-languageclient's LanguageClient used here. */
@@ -21,6 +29,9 @@ export interface ClientOptions {
   args: string[];
   initializationOptions: ServerSettings;
   outputChannel: vscode.OutputChannel;
+  documentSelector: DocumentFilter[];
+  /** A glob of the files whose changes on disk the server is told of. */
+  watchedFiles: string;
 }
 
 export type ClientFactory = (options: ClientOptions) => Client;
@@ -66,6 +77,8 @@ export function activateWith(context: vscode.ExtensionContext, api: VscodeApi, c
       args: SERVER_ARGS,
       initializationOptions: current.server,
       outputChannel: output,
+      documentSelector: documentSelector(current),
+      watchedFiles: watchedFiles(current),
     });
     client = started;
     started.onStateChange((s) => {

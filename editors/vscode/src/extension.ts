@@ -11,11 +11,11 @@ function createClient(options: ClientOptions): Client {
     'tensorfit',
     { command: options.command, args: options.args, transport: TransportKind.stdio },
     {
-      documentSelector: [{ language: 'tensor' }],
+      documentSelector: options.documentSelector,
       initializationOptions: options.initializationOptions,
       outputChannel: options.outputChannel,
       // Imported files change on disk: the server reads them again.
-      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/*.tensor') },
+      synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher(options.watchedFiles) },
     },
   );
   return {

@@ -13,7 +13,29 @@ export interface ServerSettings {
 export interface Settings {
   /** The command that runs the binary; `tensorfit` on the PATH by default. */
   command: string;
+  /** Check PyTorch files (`.py`) too, beside the Python language server. */
+  python: boolean;
   server: ServerSettings;
+}
+
+/** A document the client sends the server (vscode-languageclient's form). */
+export interface DocumentFilter {
+  language: string;
+}
+
+/**
+ * The documents the server sees: Tensor files, and Python files unless
+ * turned off. On Python files the server contributes shapes only
+ * (diagnostics, hover, inlay hints, quick fixes) and leaves completion,
+ * navigation and highlighting to Pylance (docs/editors.md).
+ */
+export function documentSelector(settings: Settings): DocumentFilter[] {
+  return settings.python ? [{ language: 'tensor' }, { language: 'python' }] : [{ language: 'tensor' }];
+}
+
+/** The files whose changes on disk the server is told of (imports). */
+export function watchedFiles(settings: Settings): string {
+  return settings.python ? '**/*.{tensor,py}' : '**/*.tensor';
 }
 
 export const DEFAULT_TIMEOUT_MS = 2000;
@@ -23,6 +45,7 @@ export function readSettings(read: SettingReader): Settings {
   const timeout = read<number>('timeoutMs', DEFAULT_TIMEOUT_MS);
   return {
     command: path === '' ? 'tensorfit' : path,
+    python: read<boolean>('python.enable', true),
     server: {
       inlayHints: { enable: read<boolean>('inlayHints.enable', true) },
       // The server clamps too; a non-number falls back to the default.
@@ -35,11 +58,12 @@ export function readSettings(read: SettingReader): Settings {
 export const SERVER_ARGS = ['lsp'];
 
 /**
- * What a configuration change asks of a running server: a new binary needs
- * a restart; other settings are sent to the running server.
+ * What a configuration change asks of a running server: a new binary, or
+ * Python files turned on or off (the documents the client sends), needs a
+ * restart; other settings are sent to the running server.
  */
 export function reaction(affects: (section: string) => boolean): 'restart' | 'notify' | 'none' {
-  if (affects('tensorfit.server.path')) {
+  if (affects('tensorfit.server.path') || affects('tensorfit.python.enable')) {
     return 'restart';
   }
   if (affects('tensorfit.inlayHints') || affects('tensorfit.timeoutMs')) {

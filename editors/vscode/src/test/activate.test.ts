@@ -103,3 +103,25 @@ test('disposing the extension stops the server', async () => {
   await settle();
   assert.equal(clients[0].stopped, 1);
 });
+
+test('PyTorch files are sent to the server beside Pylance, unless turned off', async () => {
+  const { clients } = activate();
+  await settle();
+  assert.deepEqual(clients[0].options.documentSelector, [{ language: 'tensor' }, { language: 'python' }]);
+  assert.equal(clients[0].options.watchedFiles, '**/*.{tensor,py}');
+  const off = activate({ 'tensorfit.python.enable': false });
+  await settle();
+  assert.deepEqual(off.clients[0].options.documentSelector, [{ language: 'tensor' }]);
+  assert.equal(off.clients[0].options.watchedFiles, '**/*.tensor');
+});
+
+test('turning Python support on or off restarts the server with the new documents', async () => {
+  const { fake, clients } = activate();
+  await settle();
+  fake.settings['tensorfit.python.enable'] = false;
+  fake.changeConfiguration('tensorfit.python.enable');
+  await settle();
+  assert.equal(clients.length, 2, 'a new client');
+  assert.equal(clients[0].stopped, 1);
+  assert.deepEqual(clients[1].options.documentSelector, [{ language: 'tensor' }]);
+});

@@ -27,6 +27,11 @@ test('every setting the extension reads is contributed, with the same default', 
   assert.ok(properties['tensorfit.trace.server'], 'the language client reads it by the client id');
 });
 
+test('the extension starts for Tensor and Python files', () => {
+  assert.ok(manifest.activationEvents.includes('onLanguage:tensor'));
+  assert.ok(manifest.activationEvents.includes('onLanguage:python'));
+});
+
 test('every command is contributed', () => {
   const contributed = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
   assert.deepEqual(contributed, Object.values(COMMANDS).sort());
