@@ -1,9 +1,9 @@
 -- End-to-end: the Neovim plugin (editors/nvim) starts `tensorfit lsp` and
 -- Neovim's own LSP client drives it. Run by crates/tensorfit/tests/nvim.rs:
 --   nvim --headless -u NONE -n -c "luafile tests/nvim/e2e.lua"
--- with TENSORFIT_BIN, TENSORFIT_PLUGIN, TENSORFIT_FILE and TENSORFIT_OUT
--- set. Writes what it saw to TENSORFIT_OUT, one fact per line, and exits
--- non-zero on failure.
+-- with TENSORFIT_BIN, TENSORFIT_PLUGIN, TENSORFIT_FILE, TENSORFIT_PYFILE and
+-- TENSORFIT_OUT set. Writes what it saw to TENSORFIT_OUT, one fact per
+-- line, and exits non-zero on failure.
 
 local out = assert(io.open(os.getenv('TENSORFIT_OUT'), 'w'))
 local function log(line)
@@ -19,11 +19,16 @@ end
 -- The plugin as a user installs it: on the runtimepath, then setup().
 vim.opt.runtimepath:prepend(os.getenv('TENSORFIT_PLUGIN'))
 vim.cmd('filetype plugin on')
+-- On by default in Neovim; `-u NONE` leaves it off.
+vim.cmd('syntax on')
 require('tensorfit').setup({ cmd = { os.getenv('TENSORFIT_BIN'), 'lsp' } })
 
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TENSORFIT_FILE')))
 local buf = vim.api.nvim_get_current_buf()
 log('filetype ' .. vim.bo[buf].filetype .. ', commentstring ' .. vim.bo[buf].commentstring)
+-- Highlighting without nvim-treesitter: the plugin's syntax file.
+log('syntax ' .. (vim.b[buf].current_syntax or 'none') .. ', `__` is ' ..
+  vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.hlID('tensorHole')), 'name'))
 -- The grammar's queries, where nvim-treesitter looks for them.
 for _, query in ipairs({ 'highlights', 'locals', 'tags' }) do
   local found = vim.api.nvim_get_runtime_file('queries/tensor/' .. query .. '.scm', false)[1]
@@ -49,9 +54,14 @@ if not vim.wait(60000, function() return #vim.diagnostic.get(buf) > 0 end, 50) t
 end
 local diagnostics = vim.diagnostic.get(buf)
 table.sort(diagnostics, function(a, b) return a.lnum < b.lnum end)
+-- Each message carries its related places (lua/tensorfit/related.lua).
 for _, d in ipairs(diagnostics) do
-  log(string.format('diagnostic %d:%d %s', d.lnum, d.col, d.message))
+  log(string.format('diagnostic %d:%d %s', d.lnum, d.col, (d.message:gsub('\n', ' | '))))
 end
+
+-- What the plugin sets up in a Tensor buffer: K, completion and tags.
+local k = vim.fn.maparg('K', 'n', false, true)
+log('K: ' .. (k.rhs or 'unmapped') .. ', omnifunc ' .. vim.bo[buf].omnifunc .. ', tagfunc ' .. vim.bo[buf].tagfunc)
 
 local function find(text)
   for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
@@ -75,6 +85,41 @@ end
 local binding = find('let c =')
 binding.character = binding.character + 4
 log('hover c: ' .. (hover(binding) or 'nothing'))
+
+-- `K` on `c` opens the hover in a floating window.
+vim.api.nvim_win_set_cursor(0, { binding.line + 1, binding.character })
+vim.cmd('normal K')
+local function float_text()
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      local lines = vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(win), 0, -1, false)
+      return table.concat(lines, ' | ')
+    end
+  end
+end
+if not vim.wait(30000, function() return float_text() ~= nil end, 50) then
+  return fail('K opened no hover window')
+end
+log('K on c: ' .. float_text())
+for _, win in ipairs(vim.api.nvim_list_wins()) do
+  if vim.api.nvim_win_get_config(win).relative ~= '' then
+    vim.api.nvim_win_close(win, true)
+  end
+end
+
+-- Completion, as 'omnifunc' asks for it: the prelude's operations, at
+-- `re|lu(` (the name being typed).
+local typed = find('relu(')
+typed.character = typed.character + 2
+local completion = client.request_sync('textDocument/completion', {
+  textDocument = document,
+  position = typed,
+}, 60000, buf)
+local labels = {}
+for _, item in ipairs((completion and completion.result) or {}) do
+  labels[item.label] = true
+end
+log('completion at re|lu offers relu: ' .. tostring(labels.relu == true) .. ', reshape: ' .. tostring(labels.reshape == true))
 local hole = find('__')
 if not hole then
   return fail('the file has no hole')
@@ -108,6 +153,24 @@ end
 log('action ' .. actions.result[1].title)
 vim.lsp.util.apply_workspace_edit(actions.result[1].edit, 'utf-16')
 log('line ' .. vim.api.nvim_buf_get_lines(buf, hole.line, hole.line + 1, false)[1])
+
+-- 5. A Python buffer: the same server, beside the Python language server;
+-- shape errors and hover, and no keymaps of ours.
+vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('TENSORFIT_PYFILE')))
+local py = vim.api.nvim_get_current_buf()
+if not vim.wait(60000, function() return #vim.diagnostic.get(py) > 0 end, 50) then
+  return fail('no diagnostics in the Python buffer within a minute')
+end
+for _, d in ipairs(vim.diagnostic.get(py)) do
+  log(string.format('python diagnostic %d:%d %s', d.lnum, d.col, (d.message:gsub('\n', ' | '))))
+end
+local py_answer = client.request_sync('textDocument/hover', {
+  textDocument = { uri = vim.uri_from_bufnr(py) },
+  position = { line = 1, character = 0 },
+}, 60000, py)
+local py_hover = py_answer and py_answer.result and py_answer.result.contents.value or 'nothing'
+log('python hover x: ' .. py_hover:gsub('\n', ' | '))
+log('python omnifunc: ' .. (vim.bo[py].omnifunc == '' and 'left to its own server' or vim.bo[py].omnifunc))
 
 vim.lsp.stop_client(client.id)
 out:close()

@@ -1,4 +1,5 @@
--- tensorfit for Neovim: starts `tensorfit lsp` for Tensor buffers.
+-- tensorfit for Neovim: starts `tensorfit lsp` for Tensor buffers, and for
+-- Python buffers beside pyright or basedpyright (shapes only there).
 --
 --   require('tensorfit').setup {}            -- defaults below
 --
@@ -21,6 +22,13 @@ local defaults = {
   -- Show inlay hints (the shape after each binding): Neovim's own display
   -- where it has one (0.10+), end-of-line virtual text before that.
   inlay_hints = true,
+  -- Check PyTorch files too. In Python buffers the server gives shape
+  -- errors, hover, inlay hints and quick fixes; completion, navigation and
+  -- `K` stay the Python language server's (pyright, basedpyright).
+  python = true,
+  -- In Tensor buffers: `K` hovers, and 'omnifunc' (<C-x><C-o>) and
+  -- 'tagfunc' (<C-]>) use the server. Set false to map them yourself.
+  keymaps = true,
   on_attach = nil,
   capabilities = nil,
 }
@@ -53,6 +61,21 @@ function M.root_dir(bufnr, markers)
   end
 end
 
+--- What Neovim offers in Tensor buffers through the server: `K`,
+--- completion and tags. Python buffers keep their own server's.
+local function set_keymaps(bufnr)
+  if vim.bo[bufnr].filetype ~= 'tensor' then
+    return
+  end
+  vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+  vim.bo[bufnr].tagfunc = 'v:lua.vim.lsp.tagfunc'
+  vim.api.nvim_buf_set_keymap(bufnr, 'n', 'K', '<cmd>lua vim.lsp.buf.hover()<CR>', {
+    noremap = true,
+    silent = true,
+    desc = 'tensorfit: the shape under the cursor',
+  })
+end
+
 local function client_config(root)
   local config = M.config
   return {
@@ -62,15 +85,29 @@ local function client_config(root)
     init_options = config.settings,
     settings = { tensorfit = config.settings },
     capabilities = config.capabilities,
+    handlers = {
+      ['textDocument/publishDiagnostics'] = require('tensorfit.related').publish_diagnostics,
+    },
     on_attach = function(client, bufnr)
       if config.inlay_hints then
         require('tensorfit.inlay_hints').attach(client, bufnr)
+      end
+      if config.keymaps then
+        set_keymaps(bufnr)
       end
       if config.on_attach then
         config.on_attach(client, bufnr)
       end
     end,
   }
+end
+
+--- The filetypes the server is started for.
+function M.filetypes()
+  if M.config.python then
+    return { 'tensor', 'python' }
+  end
+  return { 'tensor' }
 end
 
 --- Starts (or reuses) the server for a buffer and attaches it. Returns the
@@ -126,16 +163,17 @@ function M.setup(options)
     vim.filetype.add({ extension = { tensor = 'tensor' } })
   end
   local group = vim.api.nvim_create_augroup('tensorfit', { clear = true })
+  local filetypes = M.filetypes()
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
-    pattern = 'tensor',
+    pattern = filetypes,
     callback = function(event)
       M.start(event.buf)
     end,
   })
-  -- Tensor buffers opened before setup.
+  -- Buffers opened before setup.
   for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(bufnr) and vim.bo[bufnr].filetype == 'tensor' then
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.tbl_contains(filetypes, vim.bo[bufnr].filetype) then
       M.start(bufnr)
     end
   end

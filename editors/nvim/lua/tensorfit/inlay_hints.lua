@@ -1,10 +1,21 @@
 -- Inlay hints (the shape after each binding). Neovim 0.10+ displays them
 -- itself; before that, this module asks the server for them and shows
--- each line's hints as end-of-line virtual text: `c: Tensor[batch, 5, 16, 16]`.
+-- each line's hints as end-of-line virtual text, after a gap that sets
+-- them apart from the code and a trailing comment:
+--
+--   let c = relu(self.conv(x))    c: Tensor[batch, 5, 16, 16]
+--
+-- in the `TensorfitInlayHint` group (linked to `Comment`; restyle it with
+-- `:highlight TensorfitInlayHint ...`).
 
 local M = {}
 
 M.namespace = vim.api.nvim_create_namespace('tensorfit_inlay_hints')
+
+--- What separates a line's code from its hints.
+M.gap = '    '
+
+vim.cmd('highlight default link TensorfitInlayHint Comment')
 
 local function label_text(label)
   if type(label) == 'string' then
@@ -41,8 +52,10 @@ local function show(bufnr, hints)
   vim.api.nvim_buf_clear_namespace(bufnr, M.namespace, 0, -1)
   for row, texts in pairs(M.lines_of(bufnr, hints)) do
     pcall(vim.api.nvim_buf_set_extmark, bufnr, M.namespace, row, 0, {
-      virt_text = { { table.concat(texts, '  '), 'Comment' } },
+      virt_text = { { M.gap .. table.concat(texts, '  '), 'TensorfitInlayHint' } },
       virt_text_pos = 'eol',
+      -- Below the diagnostics' virtual text, which says what is wrong.
+      priority = 50,
     })
   end
 end
