@@ -44,6 +44,11 @@ command -v nvim >/dev/null || apt_install neovim
 # The VS Code extension's tests and the SARIF validation run on Node.
 command -v npm >/dev/null || apt_install nodejs npm
 
+# The release archive's test sets the packaged binary's run path; the
+# platform .vsix is checked with unzip.
+command -v patchelf >/dev/null || apt_install patchelf
+command -v unzip >/dev/null || apt_install unzip
+
 # The tree-sitter CLI checks that the committed parser matches grammar.js
 # and runs the grammar's own tests. Pinned: src/ is generated with it. It
 # takes minutes to build, so outside CI (TENSORFIT_CI) it is installed only

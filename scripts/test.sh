@@ -25,7 +25,17 @@ TENSORFIT_REQUIRE_TORCH=1 cargo test --workspace --locked
 # clean, never a failure (nothing when PyPI cannot be reached).
 /usr/bin/python3 tests/real/timm_report.py --tensorfit target/debug/tensorfit
 
-# Node parts: offline once `npm ci` has fetched the locked packages.
+# The release archive (scripts/package-release.sh), from the binary the
+# tests built: it must load its own libz3 and check the example.
+archive=$(bash scripts/package-release.sh target/debug/tensorfit target/package-check)
+
+# Node parts: offline once `npm ci` has fetched the locked packages. The
+# extension is packaged twice: plain, and with the archive's binary inside
+# (a platform's .vsix, as the release workflow makes them).
 npm_ci() { npm ci --no-audit --no-fund --loglevel=error; }
-(cd editors/vscode && npm_ci && npm test && npm run package)
+(cd editors/vscode && npm_ci && npm test && npm run package \
+  && vsix=$(bash scripts/package-with-server.sh "../../$archive" linux-x64) \
+  && unzip -l "$vsix" | grep -q 'extension/server/tensorfit$' \
+  && unzip -l "$vsix" | grep -q 'extension/server/lib/libz3' \
+  && rm "$vsix")
 (cd tests/sarif && npm_ci && TENSORFIT_BIN="$PWD/../../target/debug/tensorfit" npm test)

@@ -51,7 +51,13 @@ export const COMMANDS = {
   showOutput: 'tensorfit.showOutput',
 };
 
-export function activateWith(context: vscode.ExtensionContext, api: VscodeApi, createClient: ClientFactory): Extension {
+export function activateWith(
+  context: vscode.ExtensionContext,
+  api: VscodeApi,
+  createClient: ClientFactory,
+  /** The binary packaged with the extension, if this `.vsix` has one. */
+  bundledServer?: string,
+): Extension {
   const output = api.window.createOutputChannel('tensorfit');
   const status = api.window.createStatusBarItem(api.StatusBarAlignment.Left, 0);
   status.command = COMMANDS.showOutput;
@@ -59,7 +65,8 @@ export function activateWith(context: vscode.ExtensionContext, api: VscodeApi, c
 
   let client: Client | undefined;
   let state: ServerState = 'stopped';
-  const settings = () => readSettings((key, fallback) => api.workspace.getConfiguration('tensorfit').get(key, fallback));
+  const settings = () =>
+    readSettings((key, fallback) => api.workspace.getConfiguration('tensorfit').get(key, fallback), bundledServer);
 
   function show(next: ServerState, detail?: string) {
     state = next;

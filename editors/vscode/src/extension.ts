@@ -1,5 +1,7 @@
 // The entry point VS Code loads: the real API and language client.
 
+import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind } from 'vscode-languageclient/node';
 
@@ -31,10 +33,28 @@ function createClient(options: ClientOptions): Client {
   };
 }
 
+/**
+ * `server/tensorfit` inside the extension, when this is a platform's
+ * `.vsix` that bundles it (editors/vscode/scripts/package-with-server.sh),
+ * made executable in case unpacking lost the bit.
+ */
+function bundledServer(context: vscode.ExtensionContext): string | undefined {
+  const binary = path.join(context.extensionPath, 'server', process.platform === 'win32' ? 'tensorfit.exe' : 'tensorfit');
+  if (!fs.existsSync(binary)) {
+    return undefined;
+  }
+  try {
+    fs.chmodSync(binary, 0o755);
+  } catch {
+    // Read-only install: it keeps the mode it was unpacked with.
+  }
+  return binary;
+}
+
 let extension: Extension | undefined;
 
 export function activate(context: vscode.ExtensionContext): Extension {
-  extension = activateWith(context, vscode, createClient);
+  extension = activateWith(context, vscode, createClient, bundledServer(context));
   return extension;
 }
 

@@ -40,11 +40,16 @@ export function watchedFiles(settings: Settings): string {
 
 export const DEFAULT_TIMEOUT_MS = 2000;
 
-export function readSettings(read: SettingReader): Settings {
+/**
+ * The settings; `bundled` is the binary packaged with the extension (a
+ * platform's `.vsix`, docs/editors.md), used when no path is set: the
+ * setting wins, then the bundled binary, then `tensorfit` on the PATH.
+ */
+export function readSettings(read: SettingReader, bundled?: string): Settings {
   const path = read<string>('server.path', '').trim();
   const timeout = read<number>('timeoutMs', DEFAULT_TIMEOUT_MS);
   return {
-    command: path === '' ? 'tensorfit' : path,
+    command: path !== '' ? path : (bundled ?? 'tensorfit'),
     python: read<boolean>('python.enable', true),
     server: {
       inlayHints: { enable: read<boolean>('inlayHints.enable', true) },

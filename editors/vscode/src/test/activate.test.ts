@@ -4,14 +4,19 @@ import assert from 'node:assert/strict';
 import { activateWith, COMMANDS } from '../activate';
 import { FakeClient, fakeVscode, settle } from '../testing/fakes';
 
-function activate(settings: Record<string, unknown> = {}, failure?: Error) {
+function activate(settings: Record<string, unknown> = {}, failure?: Error, bundled?: string) {
   const fake = fakeVscode(settings);
   const clients: FakeClient[] = [];
-  const extension = activateWith(fake.context as never, fake.api, (options) => {
-    const client = new FakeClient(options, failure);
-    clients.push(client);
-    return client;
-  });
+  const extension = activateWith(
+    fake.context as never,
+    fake.api,
+    (options) => {
+      const client = new FakeClient(options, failure);
+      clients.push(client);
+      return client;
+    },
+    bundled,
+  );
   return { fake, clients, extension };
 }
 
@@ -124,4 +129,13 @@ test('turning Python support on or off restarts the server with the new document
   assert.equal(clients.length, 2, 'a new client');
   assert.equal(clients[0].stopped, 1);
   assert.deepEqual(clients[1].options.documentSelector, [{ language: 'tensor' }]);
+});
+
+test('a bundled binary is used unless the path setting names another', async () => {
+  const bundled = activate({}, undefined, '/ext/server/tensorfit');
+  await settle();
+  assert.equal(bundled.clients[0].options.command, '/ext/server/tensorfit');
+  const set = activate({ 'tensorfit.server.path': '/opt/tensorfit' }, undefined, '/ext/server/tensorfit');
+  await settle();
+  assert.equal(set.clients[0].options.command, '/opt/tensorfit');
 });
