@@ -235,6 +235,25 @@ impl Client {
         }
     }
 
+    /// The labels of the inlay hints of `uri`'s first `lines` lines.
+    pub async fn inlay_labels(&mut self, uri: &str, lines: u32) -> Vec<String> {
+        let range =
+            json!({"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}});
+        let hints = self
+            .request(
+                "textDocument/inlayHint",
+                json!({"textDocument": {"uri": uri}, "range": range}),
+            )
+            .await
+            .unwrap();
+        hints
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["label"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
     pub async fn function_checks(&mut self) -> u64 {
         self.request("tensorfit/functionChecks", json!(null))
             .await
