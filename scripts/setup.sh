@@ -49,6 +49,22 @@ command -v npm >/dev/null || apt_install nodejs npm
 command -v patchelf >/dev/null || apt_install patchelf
 command -v unzip >/dev/null || apt_install unzip
 
+# The extension in a real VS Code (editors/vscode/browser-test): Chromium,
+# and what code-server's install needs offline (its install.sh says why).
+need_apt=()
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+command -v rg >/dev/null || need_apt+=(ripgrep)
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v curl >/dev/null || need_apt+=(curl)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+[ -f /usr/include/gssapi/gssapi.h ] || need_apt+=(libkrb5-dev)
+[ -f /usr/include/X11/Xlib.h ] || need_apt+=(libx11-dev)
+[ -f /usr/include/X11/extensions/XKBfile.h ] || need_apt+=(libxkbfile-dev)
+pkg-config --exists libsecret-1 2>/dev/null || need_apt+=(libsecret-1-dev)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  apt_install "${need_apt[@]}"
+fi
+
 # The tree-sitter CLI checks that the committed parser matches grammar.js
 # and runs the grammar's own tests. Pinned: src/ is generated with it. It
 # takes minutes to build, so outside CI (TENSORFIT_CI) it is installed only

@@ -31,11 +31,15 @@ archive=$(bash scripts/package-release.sh target/debug/tensorfit target/package-
 
 # Node parts: offline once `npm ci` has fetched the locked packages. The
 # extension is packaged twice: plain, and with the archive's binary inside
-# (a platform's .vsix, as the release workflow makes them).
+# (a platform's .vsix, as the release workflow makes them), which then runs
+# in a real VS Code (code-server in Chromium: diagnostics, hover, the
+# hole's quick fix, a PyTorch file; screenshots in
+# target/vscode-browser-test).
 npm_ci() { npm ci --no-audit --no-fund --loglevel=error; }
 (cd editors/vscode && npm_ci && npm test && npm run package \
   && vsix=$(bash scripts/package-with-server.sh "../../$archive" linux-x64) \
   && unzip -l "$vsix" | grep -q 'extension/server/tensorfit$' \
   && unzip -l "$vsix" | grep -q 'extension/server/lib/libz3' \
+  && bash browser-test/run.sh "$vsix" ../../target/vscode-browser-test \
   && rm "$vsix")
 (cd tests/sarif && npm_ci && TENSORFIT_BIN="$PWD/../../target/debug/tensorfit" npm test)
