@@ -38,8 +38,9 @@ archive=$(bash scripts/package-release.sh target/debug/tensorfit target/package-
 npm_ci() { npm ci --no-audit --no-fund --loglevel=error; }
 (cd editors/vscode && npm_ci && npm test && npm run package \
   && vsix=$(bash scripts/package-with-server.sh "../../$archive" linux-x64) \
-  && unzip -l "$vsix" | grep -q 'extension/server/tensorfit$' \
-  && unzip -l "$vsix" | grep -q 'extension/server/lib/libz3' \
+  && listing=$(unzip -Z1 "$vsix") \
+  && grep -qx 'extension/server/tensorfit' <<< "$listing" \
+  && grep -q '^extension/server/lib/libz3' <<< "$listing" \
   && bash browser-test/run.sh "$vsix" ../../target/vscode-browser-test \
   && rm "$vsix")
 (cd tests/sarif && npm_ci && TENSORFIT_BIN="$PWD/../../target/debug/tensorfit" npm test)
