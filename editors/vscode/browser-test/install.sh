@@ -17,16 +17,20 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 rg=$(command -v rg) || { echo "browser-test: ripgrep is missing (apt-get install ripgrep)" >&2; exit 1; }
-seed=$(mktemp -d)
+# A temporary directory of this install's own (another user's seed in the
+# shared one would not be writable): @vscode/ripgrep looks in os.tmpdir().
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export TMPDIR="$tmp"
+seed="$tmp/seed"
+mkdir "$seed"
 cp "$rg" "$seed/rg"
-tmp=$(node -p 'require("os").tmpdir()')
 for version in 1.15.9 1.15.10 1.15.11 1.15.12 1.15.13 1.15.14; do
   mkdir -p "$tmp/vscode-ripgrep-cache-$version"
   for target in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
     tar -czf "$tmp/vscode-ripgrep-cache-$version/ripgrep-v13.0.0-10-$target.tar.gz" -C "$seed" rg
   done
 done
-rm -rf "$seed"
 export npm_config_yes=true npm_config_unsafe_perm=true
 npm ci --no-audit --no-fund --loglevel=error
 (cd node_modules/code-server \
