@@ -72,29 +72,12 @@ pub fn lower_piece(
     context: &ModuleContext,
 ) -> LoweredPiece {
     let tree = parse_tree(text, None);
-    let placement = |at: usize| {
-        places
-            .iter()
-            .find(|(offset, _)| *offset == at)
-            .map(|(_, place)| *place)
-    };
-    let mut file = ast::SourceFile::default();
     let root = tree.root_node();
-    let mut lowerer = lower::Lowerer::new(text, context, &placement, base as isize);
     let mut cursor = root.walk();
-    for node in root.named_children(&mut cursor) {
-        lowerer.top_level(node, &mut file);
-    }
-    file.holes = lowerer.finish();
-    LoweredPiece {
-        file,
-        diagnostics: Vec::new(),
-        names_in_errors: BTreeSet::new(),
-    }
+    let nodes: Vec<_> = root.named_children(&mut cursor).collect();
+    lower_nodes(&nodes, text, (0, base), places, context)
 }
 
-/// Lowers a whole parsed Python file at its own offsets (for the
-/// database's whole-file view and for tools that do not cut it in pieces).
 /// What [`lower_piece`] gives for the piece of the file's tree at `range`
 /// (a child of the root), read from that tree instead of parsing the
 /// piece's text again; `text` is the file's. `None` when no child is at
@@ -112,7 +95,24 @@ pub fn lower_piece_in(
     if node.has_error() {
         return None;
     }
-    let start = range.start as usize;
+    Some(lower_nodes(
+        &[node],
+        text,
+        (range.start as usize, base),
+        places,
+        context,
+    ))
+}
+
+/// The top-level `nodes` of a piece that starts at `at.0` in `text`, placed
+/// to start at `at.1` (`places` relative to the piece's start).
+fn lower_nodes(
+    nodes: &[tree_sitter::Node<'_>],
+    text: &str,
+    (start, base): (usize, usize),
+    places: &[(usize, usize)],
+    context: &ModuleContext,
+) -> LoweredPiece {
     let placement = |at: usize| {
         places
             .iter()
@@ -122,15 +122,19 @@ pub fn lower_piece_in(
     let mut file = ast::SourceFile::default();
     let shift = base as isize - start as isize;
     let mut lowerer = lower::Lowerer::new(text, context, &placement, shift);
-    lowerer.top_level(node, &mut file);
+    for &node in nodes {
+        lowerer.top_level(node, &mut file);
+    }
     file.holes = lowerer.finish();
-    Some(LoweredPiece {
+    LoweredPiece {
         file,
         diagnostics: Vec::new(),
         names_in_errors: BTreeSet::new(),
-    })
+    }
 }
 
+/// Lowers a whole parsed Python file at its own offsets (for the
+/// database's whole-file view and for tools that do not cut it in pieces).
 pub fn lower_tree(tree: &tree_sitter::Tree, text: &str) -> Parse {
     let context = module_context(tree, text);
     let mut file = ast::SourceFile::default();

@@ -6,7 +6,12 @@ pub(crate) fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> String {
-    match closest(name, candidates) {
+    did_you_mean_hint(closest(name, candidates))
+}
+
+/// ` (did you mean `x`?)` for a candidate, or an empty string.
+pub(crate) fn did_you_mean_hint(candidate: Option<&str>) -> String {
+    match candidate {
         Some(candidate) => format!(" (did you mean `{candidate}`?)"),
         None => String::new(),
     }

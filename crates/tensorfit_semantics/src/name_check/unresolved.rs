@@ -7,7 +7,7 @@ use super::Context;
 use crate::module_scope::ModuleItemKind;
 use crate::pytorch_names::is_pytorch_name;
 use crate::resolve::{DefId, Role, UnresolvedName, TENSOR_PROPERTIES};
-use crate::suggest::closest;
+use crate::suggest::{closest, did_you_mean_hint};
 
 /// How many "did you mean" searches one part may run: each compares a
 /// name with every name in scope.
@@ -77,14 +77,14 @@ pub(super) fn check(cx: &Context<'_>, diagnostics: &mut Vec<Diagnostic>) {
                     continue;
                 }
                 if called && is_pytorch_name(name) {
-                    diagnostics.push(not_modelled(name, range));
-                    continue;
+                    (not_modelled(name, range), None)
+                } else {
+                    let candidate = suggest(&mut || member_candidate(cx, name, called));
+                    (
+                        unknown_member(name, called, hint(&candidate), range),
+                        candidate,
+                    )
                 }
-                let candidate = suggest(&mut || member_candidate(cx, name, called));
-                (
-                    unknown_member(name, called, hint(&candidate), range),
-                    candidate,
-                )
             }
             Role::TorchPrefix { modelled } => {
                 let (prefix, op) = name.rsplit_once('.').unwrap_or(("", name));
@@ -126,12 +126,8 @@ fn not_modelled(name: &str, range: tensorfit_base::TextRange) -> Diagnostic {
     )
 }
 
-/// ` (did you mean `x`?)`, or nothing.
 fn hint(candidate: &Option<String>) -> String {
-    match candidate {
-        Some(candidate) => format!(" (did you mean `{candidate}`?)"),
-        None => String::new(),
-    }
+    did_you_mean_hint(candidate.as_deref())
 }
 
 /// `self.name` where the struct has no such member, and the member it
