@@ -52,7 +52,11 @@ fn exit_codes_follow_the_contract() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read"));
     // Nothing was checked: no summary claims "0 errors".
-    assert!(missing.stdout.is_empty(), "{}", String::from_utf8_lossy(&missing.stdout));
+    assert!(
+        missing.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&missing.stdout)
+    );
     assert_eq!(tensorfit(&["check"]).status.code(), Some(2));
     assert_eq!(
         tensorfit(&["check", "--format", "yaml", &clean])
