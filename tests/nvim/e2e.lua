@@ -170,7 +170,9 @@ local py_answer = client.request_sync('textDocument/hover', {
 }, 60000, py)
 local py_hover = py_answer and py_answer.result and py_answer.result.contents.value or 'nothing'
 log('python hover x: ' .. py_hover:gsub('\n', ' | '))
-log('python omnifunc: ' .. (vim.bo[py].omnifunc == '' and 'left to its own server' or vim.bo[py].omnifunc))
+-- Whatever Neovim's own ftplugin sets there (python3complete#Complete
+-- where Python 3 is available), the plugin sets nothing.
+log('python omnifunc: ' .. (vim.bo[py].omnifunc == 'v:lua.vim.lsp.omnifunc' and 'set by the plugin' or 'left to its own server'))
 
 vim.lsp.stop_client(client.id)
 out:close()
