@@ -10,7 +10,9 @@
 #   GitHub and are compiled: they need Debian's libkrb5-dev, libx11-dev,
 #   libxkbfile-dev, libsecret-1-dev (scripts/setup.sh --tests);
 # - node-pty runs `npx node-gyp`, which asks before installing it from the
-#   registry: npm_config_yes answers.
+#   registry: npm_config_yes answers;
+# - node-gyp downloads Node's headers from nodejs.org unless told where
+#   they are: those beside the node that runs (its prefix's include/node).
 #
 # npm 11 may skip code-server's postinstall (it installs VS Code's own
 # dependencies): it is run here in any case, as npm would.
@@ -32,6 +34,10 @@ for version in 1.15.9 1.15.10 1.15.11 1.15.12 1.15.13 1.15.14; do
   done
 done
 export npm_config_yes=true npm_config_unsafe_perm=true
+node_prefix=$(dirname "$(dirname "$(command -v node)")")
+if [ -f "$node_prefix/include/node/node.h" ]; then
+  export npm_config_nodedir="$node_prefix"
+fi
 npm ci --no-audit --no-fund --loglevel=error
 (cd node_modules/code-server \
   && npm_config_user_agent="npm/$(npm --version) node/$(node --version) linux x64" sh ./postinstall.sh > /dev/null)
