@@ -38,7 +38,7 @@ use tensorfit_base::Language;
 use tensorfit_semantics::{Prelude, ShapeOptions};
 use tensorfit_solver::Interrupts;
 
-pub use host::{byte_offset, edit_rope, position_in, DiskChange, Host, TextChange};
+pub use host::{byte_offset, edit_rope, position_in, DiskChange, Host, PositionCursor, TextChange};
 pub use imports::{
     import_sources, read_source, resolved_imports, FileLoader, FsLoader, NoImports,
     MAX_SOURCE_BYTES,

@@ -39,17 +39,30 @@ pub fn inlay_hints(carried: &CarriedAnalysis, rope: &Rope, range: Range) -> Vec<
         convert::rope_offset(rope, range.start) as usize,
         convert::rope_offset(rope, range.end) as usize,
     );
-    carried
+    let mut shown: Vec<_> = carried
         .bindings_in(wanted)
         .into_iter()
         .filter(|(_, b)| !already_written(&carried.analysis.text, b.range.end))
         // A tensor of which nothing is known (an unannotated parameter,
         // `forward(self, x)`): `: Tensor` would say nothing.
         .filter(|(_, b)| b.shape != "Tensor")
-        .map(|(now, b)| inlay_hint(convert::rope_position(rope, now.end), b))
+        .collect();
+    // In the order of the text, so positions are found line after line
+    // (a whole file's hints: thousands).
+    shown.sort_by_key(|(now, _)| now.end);
+    let mut positions = tensorfit_db::PositionCursor::new(rope);
+    shown
+        .into_iter()
+        .map(|(now, b)| {
+            let p = positions.position(now.end as usize);
+            inlay_hint(Position::new(p.line, p.character), b)
+        })
         .collect()
 }
 
+/// The hint sits right after the name, before the ` =` or `,` that follows:
+/// no padding (as rust-analyzer's type hints), which would only widen the
+/// gap.
 fn inlay_hint(position: Position, binding: &tensorfit_semantics::ShapeInfo) -> InlayHint {
     InlayHint {
         position,
@@ -58,7 +71,7 @@ fn inlay_hint(position: Position, binding: &tensorfit_semantics::ShapeInfo) -> I
         text_edits: None,
         tooltip: None,
         padding_left: None,
-        padding_right: Some(true),
+        padding_right: None,
         data: None,
     }
 }

@@ -123,13 +123,13 @@ impl Client {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
             .await;
         loop {
-            let message = tokio::time::timeout(Duration::from_secs(60), self.receive())
+            let mut message = tokio::time::timeout(Duration::from_secs(60), self.receive())
                 .await
                 .expect("the server answers within a minute");
             if message.get("id") == Some(&json!(id)) && message.get("method").is_none() {
-                return match message.get("error") {
-                    Some(error) => Err(error.clone()),
-                    None => Ok(message["result"].clone()),
+                return match message.get_mut("error") {
+                    Some(error) => Err(error.take()),
+                    None => Ok(message["result"].take()),
                 };
             }
             if message.get("id").is_some() && message.get("method").is_some() {
