@@ -46,7 +46,9 @@ pub use imports::{
 pub use layout::{ItemSpan, Layout};
 pub use report::{file_diagnostics, file_limits, file_report, findings, FileReport};
 pub use ropey::Rope;
-pub use tensorfit_solver::z3_held_bytes;
+pub use tensorfit_solver::{
+    forget_known_answers, keep_answers as keep_known_answers, recalled_answers, z3_held_bytes,
+};
 
 /// A tree-sitter tree, compared by identity: a new tree is a new input.
 #[derive(Clone)]

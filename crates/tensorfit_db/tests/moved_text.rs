@@ -66,8 +66,12 @@ fn indented_lines(text: &str) -> Vec<u32> {
         .collect()
 }
 
+/// As in the server, Z3's answers are kept: the incremental check, whose
+/// re-analysed functions ask what they asked before the move, recalls
+/// them, and must report what a check that recalls nothing reports.
 #[test]
 fn moving_text_in_bodies_agrees_with_checks_from_scratch() {
+    tensorfit_db::keep_known_answers();
     let mut moves = 0;
     for path in programs() {
         let text = std::fs::read_to_string(&path).unwrap();
@@ -96,6 +100,7 @@ fn moving_text_in_bodies_agrees_with_checks_from_scratch() {
             .unwrap();
             let edited = file.text(host.db()).to_string();
             let incremental = file_report(host.db(), file);
+            tensorfit_db::forget_known_answers();
             let mut fresh = Host::new(Arc::new(NoImports), OPTIONS);
             let fresh_file = fresh.set_text(&path, &edited);
             let from_scratch = file_report(fresh.db(), fresh_file);
@@ -110,4 +115,9 @@ fn moving_text_in_bodies_agrees_with_checks_from_scratch() {
         }
     }
     assert!(moves >= 90, "only {moves} moves were tried");
+    assert!(
+        tensorfit_db::recalled_answers() >= 50,
+        "only {} of Z3's answers were recalled",
+        tensorfit_db::recalled_answers()
+    );
 }

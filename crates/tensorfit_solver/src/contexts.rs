@@ -9,8 +9,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
+use crate::known_answers::{self, Query, Trail};
 use crate::simple_solver::SimpleSolver;
-use crate::z3_backend::Answer;
+use crate::z3_backend::{replay, Answer};
 use crate::z3_context::Z3Context;
 
 /// Runs `work` so that the Z3 queries it makes use a context of their own,
@@ -40,6 +41,8 @@ pub fn in_own_context<R>(
             session: None,
             interrupts: interrupts.clone(),
             interrupted: false,
+            trail: Some(Trail::START),
+            unreplayed: Vec::new(),
         })
     });
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
@@ -56,6 +59,12 @@ struct Scope {
     session: Option<Rc<Session>>,
     interrupts: Arc<Interrupts>,
     interrupted: bool,
+    /// The queries made so far, under which answers are kept; `None` once
+    /// one was not answered (see [`crate::known_answers`]).
+    trail: Option<Trail>,
+    /// Queries answered from earlier units that this unit's context has not
+    /// seen yet.
+    unreplayed: Vec<Query>,
 }
 
 /// A context and the one solver its queries use, each in a scope of its
@@ -75,6 +84,12 @@ impl Session {
         let solver = SimpleSolver::new(&context)?;
         Some(Rc::new(Session { solver, context }))
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The queries put to Z3 on this thread.
+    pub(crate) static Z3_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 thread_local! {
@@ -110,12 +125,24 @@ fn keep_freed_contexts_memory() {
 /// Runs `query` with the innermost unit of work's solver (made now if this
 /// is its first query), or with a session of its own outside any unit,
 /// within `timeout_ms` (see [`crate::watchdog`]). A query of a stopped
-/// group, or of a unit already interrupted, is not run. A context whose query ran out of time
-/// was interrupted, and Z3 may keep it so: it is replaced.
+/// group, or of a unit already interrupted, is not run. A context whose
+/// query ran out of time was interrupted, and Z3 may keep it so: it is
+/// replaced.
+///
+/// Where answers are kept, `kept` is the query as data: in a unit, an
+/// answer Z3 gave an earlier unit that asked the same queries in the same
+/// order is recalled instead of running `query` (see
+/// [`crate::known_answers`]), and the recalled queries are put to this
+/// unit's context before its first new one, so that Z3 answers that one as
+/// it would have without them.
 pub(crate) fn in_scope_context(
     timeout_ms: u32,
+    kept: Option<Query>,
     query: impl FnOnce(&Z3Context, &SimpleSolver) -> Answer,
 ) -> Answer {
+    if let Some(answer) = kept.as_ref().and_then(recall) {
+        return answer;
+    }
     let scope = SCOPES.with(|s| {
         let mut scopes = s.borrow_mut();
         let scope = scopes.last_mut()?;
@@ -126,9 +153,10 @@ pub(crate) fn in_scope_context(
             scope.session.clone(),
             scope.interrupts.clone(),
             scope.interrupted,
+            std::mem::take(&mut scope.unreplayed),
         ))
     });
-    let Some((session, interrupts, interrupted)) = scope else {
+    let Some((session, interrupts, interrupted, unreplayed)) = scope else {
         // Outside any unit of work (tests, mostly), each query is a unit of
         // its own: a context kept for the thread would hold every term of
         // every query.
@@ -137,33 +165,59 @@ pub(crate) fn in_scope_context(
         };
         return timed(&session, timeout_ms, query).0;
     };
-    let mark_interrupted = || {
+    let with_scope = |change: &mut dyn FnMut(&mut Scope)| {
         SCOPES.with(|s| {
             if let Some(scope) = s.borrow_mut().last_mut() {
-                scope.interrupted = true;
+                change(scope);
             }
         })
     };
     let Some(session) = session.filter(|_| !interrupted) else {
+        with_scope(&mut |scope| scope.trail = None);
         return Answer::Unknown;
     };
     let Some(token) = interrupts.register(session.context.raw()) else {
-        mark_interrupted();
+        with_scope(&mut |scope| scope.interrupted = true);
         return Answer::Unknown;
     };
-    let (answer, timed_out) = timed(&session, timeout_ms, query);
+    let replayed_in_time = unreplayed
+        .iter()
+        .all(|earlier| !timed(&session, timeout_ms, |c, s| replay(c, s, earlier)).1);
+    let (answer, timed_out) = match replayed_in_time {
+        true => timed(&session, timeout_ms, query),
+        false => (Answer::Unknown, true),
+    };
     if interrupts.deregister(token) {
-        mark_interrupted();
+        with_scope(&mut |scope| scope.interrupted = true);
         return Answer::Unknown;
     }
-    if timed_out {
-        SCOPES.with(|s| {
-            if let Some(scope) = s.borrow_mut().last_mut() {
-                scope.session = None;
-            }
-        });
-    }
+    let mut kept = kept;
+    with_scope(&mut |scope| {
+        if timed_out {
+            scope.session = None;
+        }
+        // After an answer Z3 did not give, or a query not kept, the unit's
+        // context is not what a unit with the same kept queries would
+        // have: nothing more is kept.
+        let trail = scope.trail.take();
+        if let (Some(trail), Some(query)) = (trail, kept.take()) {
+            scope.trail = known_answers::remember(trail, query, &answer);
+        }
+    });
     answer
+}
+
+/// The answer an earlier unit of work got to the same queries as the
+/// innermost one's, in the same order, and then `query`.
+fn recall(query: &Query) -> Option<Answer> {
+    SCOPES.with(|s| {
+        let mut scopes = s.borrow_mut();
+        let scope = scopes.last_mut().filter(|scope| !scope.interrupted)?;
+        let (next, answer) = known_answers::recall(scope.trail?, query)?;
+        scope.trail = Some(next);
+        scope.unreplayed.push(query.clone());
+        Some(answer)
+    })
 }
 
 /// Runs `query` in the session under the watchdog; whether it ran out of
@@ -174,6 +228,8 @@ fn timed(
     query: impl FnOnce(&Z3Context, &SimpleSolver) -> Answer,
 ) -> (Answer, bool) {
     let timing = crate::watchdog::start(session.context.raw(), timeout_ms);
+    #[cfg(test)]
+    Z3_RUNS.with(|runs| runs.set(runs.get() + 1));
     let answer = query(&session.context, &session.solver);
     match timing.finish() {
         true => (Answer::Unknown, true),

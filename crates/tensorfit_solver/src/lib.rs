@@ -11,6 +11,7 @@ mod candidates;
 pub mod components;
 mod contexts;
 pub mod eliminate;
+mod known_answers;
 mod range;
 mod simple_solver;
 pub mod term;
@@ -26,6 +27,9 @@ pub use range::{value_range, ValueRange};
 pub use term::{Formula, Term, VarId};
 
 pub use contexts::{in_own_context, z3_held_bytes, Interrupted, Interrupts};
+pub use known_answers::{
+    forget_all as forget_known_answers, keep_answers, recalled as recalled_answers,
+};
 pub use work::with_allowance;
 
 use time_cap::QueryTime;

@@ -9,10 +9,12 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::known_answers::Query;
 use crate::simple_solver::{Satisfiable, SimpleSolver};
 use crate::term::{Formula, Term, VarId};
 use crate::z3_context::{Ast, Z3Context};
 
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Answer {
     Sat(HashMap<Term, i64>),
     /// Indices into the tracked facts.
@@ -184,9 +186,24 @@ pub(crate) fn solve(
     if degree > MAX_DEGREE {
         return Answer::Unknown;
     }
-    crate::contexts::in_scope_context(timeout_ms, |context, solver| {
+    // Kept only where answers are (the language server).
+    let kept = crate::known_answers::keeping().then(|| Query {
+        tracked: tracked.iter().map(|f| (*f).clone()).collect(),
+        untracked: untracked.to_vec(),
+        wanted: wanted.to_vec(),
+    });
+    crate::contexts::in_scope_context(timeout_ms, kept, |context, solver| {
         solve_in_context(context, solver, tracked, untracked, wanted).unwrap_or(Answer::Unknown)
     })
+}
+
+/// Puts a query answered from an earlier unit of work to this unit's
+/// context, so that it has seen what that unit's had (see
+/// `crate::known_answers`).
+pub(crate) fn replay(context: &Z3Context, solver: &SimpleSolver, query: &Query) -> Answer {
+    let tracked: Vec<&Formula> = query.tracked.iter().collect();
+    solve_in_context(context, solver, &tracked, &query.untracked, &query.wanted)
+        .unwrap_or(Answer::Unknown)
 }
 
 fn solve_in_context(
