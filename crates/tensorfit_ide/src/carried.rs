@@ -54,6 +54,12 @@ impl CarriedAnalysis {
         })
     }
 
+    /// Whether `offset` of the current text lies in text typed since the
+    /// analysis (which has nothing for it).
+    pub fn typed_since(&self, offset: u32) -> bool {
+        self.edits.to_old(offset).is_none()
+    }
+
     /// The named bindings whose current range lies in `wanted`, with their
     /// ranges now (inlay hints, which are asked for again when a newer
     /// analysis is kept, so they are not marked).
@@ -162,6 +168,12 @@ let out = block(randn([2, 4]))
         ));
         let at = after.find("hidden").unwrap() as u32 + 2;
         assert_eq!(carried.hover(at), None);
+        // Only the edit's own text waits for the check (the server's
+        // hover); a place the analysis had nothing for is answered so.
+        assert!(carried.typed_since(at));
+        let keyword = after.find("return").unwrap() as u32 + 2;
+        assert_eq!(carried.hover(keyword), None);
+        assert!(!carried.typed_since(keyword));
         let all = TextRange::new(0, after.len());
         let names: Vec<&str> = carried
             .bindings_in(all)

@@ -15,7 +15,9 @@
 //! - typing into U-Net's `forward` (examples/models/unet.tensor) at one key
 //!   per 80 ms, a comment and then a new statement, a hover sent right
 //!   after each key: the hover's time, and each version's time from its key
-//!   to its diagnostics (`-- unet` runs this part only).
+//!   to its diagnostics (`-- unet` runs this part only); `-- python` the
+//!   same typing into PyTorch files: issue 23's 300-line file and
+//!   torchvision's installed `resnet.py`.
 //!
 //! `-- database` runs the database part only, `-- server` the server part,
 //! `-- session [MINUTES]` a long editing session of U-Net (memory); `-- stages [N]` times each
@@ -473,30 +475,85 @@ const UNET_ROUNDS: usize = 3;
 /// The typist's pace.
 const KEY_EVERY: Duration = Duration::from_millis(80);
 
-/// Typing into U-Net's `forward`, at the end of `let x2 = self.down1(x1)`:
-/// `text` typed one key at a time and deleted again, `UNET_ROUNDS` times.
+/// A model file typed into: where it is opened, and the line of its
+/// `forward` at whose end the typing starts (the next line holds a binding
+/// at column 8, hovered after every key).
+struct Typed {
+    title: String,
+    uri: String,
+    text: String,
+    after_line_starting: &'static str,
+}
+
+/// U-Net in the Tensor language, typed into after `let x2 = self.down1(x1)`.
+fn unet_tensor() -> Typed {
+    Typed {
+        title: "U-Net's forward (examples/models/unet.tensor)".to_owned(),
+        uri: URI.to_owned(),
+        text: include_str!("../../../examples/models/unet.tensor").to_owned(),
+        after_line_starting: "let x2 = self.down1",
+    }
+}
+
+/// Issue 23's 300-line PyTorch file (as `cargo bench -p tensorfit` makes
+/// it), typed into its U-Net's `forward` after `x2 = self.down1(x1)`.
+fn python_300_lines() -> Typed {
+    let text = [
+        include_str!("../../../tests/python/models/unet.py"),
+        include_str!("../../../tests/python/models/nanogpt.py"),
+        include_str!("../../../tests/python/models/vit_and_lstm.py"),
+        include_str!("../../../tests/python/models/lenet_cifar.py"),
+        include_str!("../../../tests/python/annotations/jaxtyping_shapes.py"),
+    ]
+    .join("\n");
+    Typed {
+        title: format!(
+            "U-Net's forward in a {}-line PyTorch file",
+            text.lines().count()
+        ),
+        uri: "file:///work/python_300_lines.py".to_owned(),
+        text,
+        after_line_starting: "x2 = self.down1",
+    }
+}
+
+/// torchvision's own `resnet.py` (970 lines, with the imports it makes),
+/// typed into `ResNet._forward_impl` after `x = self.conv1(x)`; `None` when
+/// torchvision is not installed.
+fn torchvision_resnet() -> Option<Typed> {
+    let path = "/usr/lib/python3/dist-packages/torchvision/models/resnet.py";
+    Some(Typed {
+        title: format!("ResNet._forward_impl in torchvision's {path}"),
+        uri: format!("file://{path}"),
+        text: std::fs::read_to_string(path).ok()?,
+        after_line_starting: "x = self.conv1(x)",
+    })
+}
+
+/// Typing into a model's `forward` at the end of a line (see [`Typed`]):
+/// `typed` typed one key at a time and deleted again, `UNET_ROUNDS` times.
 /// A comment leaves the method's meaning as it was; a new statement
-/// (`let t = x2`, typed on a line of its own) passes through texts with
-/// syntax errors and changes what the method binds.
-async fn typing_into_unet(what: &str, typed: &str) {
-    println!("\n## Typing {what} into U-Net's forward (examples/models/unet.tensor)\n");
-    let text = include_str!("../../../examples/models/unet.tensor");
+/// (typed on a line of its own) passes through texts with syntax errors
+/// and changes what the method binds.
+async fn typing_into(file: &Typed, what: &str, typed: &str) {
+    println!("\n## Typing {what} into {}\n", file.title);
+    let (uri, text) = (file.uri.as_str(), file.text.as_str());
     let lines: Vec<&str> = text.lines().collect();
     let typed_line = lines
         .iter()
-        .position(|l| l.trim_start().starts_with("let x2 = self.down1"))
-        .expect("UNet.forward's second line") as u32;
+        .position(|l| l.trim_start().starts_with(file.after_line_starting))
+        .expect("the line typed after") as u32;
     let end = lines[typed_line as usize].len() as u32;
     // A cold open: the scenario before this one left Z3's answers to the
     // same file behind.
     tensorfit_db::forget_known_answers();
     let mut client = Client::start().await;
     let started = Instant::now();
-    client.open(text).await;
+    client.open_at(uri, text).await;
     client.diagnostics(1).await;
     println!("cold (open to diagnostics): {}", ms(started.elapsed()));
     // Typing is measured in an analysed file.
-    client.analysed(1).await;
+    client.analysed_at(uri, 1).await;
     println!(
         "open to the first analysis kept for hover: {}",
         ms(started.elapsed())
@@ -534,22 +591,24 @@ async fn typing_into_unet(what: &str, typed: &str) {
             version += 1;
             let key = Instant::now();
             client
-                .change(
+                .change_at(
+                    uri,
                     version,
                     json!([{"range": {"start": {"line": from.0, "character": from.1},
                                       "end": {"line": to.0, "character": to.1}},
                             "text": new_text}]),
                 )
                 .await;
-            // `x3` is a line further down while a typed line break is there.
-            let line_break = new_text == "\n" || from.0 > typed_line;
-            let x3_line = typed_line + 1 + u32::from(line_break);
+            // The next binding is a line further down while a typed line
+            // break is there.
+            let line_break = new_text.starts_with('\n') || from.0 > typed_line;
+            let next_line = typed_line + 1 + u32::from(line_break);
             let asked = Instant::now();
             let hover = client
                 .request(
                     "textDocument/hover",
-                    json!({"textDocument": {"uri": URI},
-                           "position": {"line": x3_line, "character": 8}}),
+                    json!({"textDocument": {"uri": uri},
+                           "position": {"line": next_line, "character": 8}}),
                 )
                 .await;
             hovers.push(asked.elapsed());
@@ -695,11 +754,26 @@ fn main() {
         return;
     }
     let unet = || {
-        runtime.block_on(typing_into_unet("a comment", "  // skip"));
-        runtime.block_on(typing_into_unet("a statement", "\n    let t = x2"));
+        let unet = unet_tensor();
+        runtime.block_on(typing_into(&unet, "a comment", "  // skip"));
+        runtime.block_on(typing_into(&unet, "a statement", "\n    let t = x2"));
     };
     if std::env::args().any(|a| a == "unet") {
         unet();
+        return;
+    }
+    // `-- python`: the same typing into PyTorch files.
+    if std::env::args().any(|a| a == "python") {
+        let file = python_300_lines();
+        runtime.block_on(typing_into(&file, "a comment", "  # skip"));
+        runtime.block_on(typing_into(&file, "a statement", "\n        t = x2"));
+        match torchvision_resnet() {
+            Some(file) => {
+                runtime.block_on(typing_into(&file, "a comment", "  # skip"));
+                runtime.block_on(typing_into(&file, "a statement", "\n        t = x"));
+            }
+            None => println!("\n(torchvision is not installed: its resnet.py is skipped)"),
+        }
         return;
     }
     if std::env::args().any(|a| a == "session") {

@@ -512,12 +512,15 @@ impl LanguageServer for Server {
         let at = params.text_document_position_params;
         let uri = &at.text_document.uri;
         let position = at.position;
-        // From the last finished analysis when it has an answer there; on
-        // text typed since, only the check of that text can tell.
+        // From the last finished analysis, whether it has an answer there
+        // or not (a place it had nothing for, a keyword or a tensor of
+        // which nothing is known, rarely gains one: waiting for the check
+        // would make every such hover as slow as the check). Only on text
+        // typed since has it nothing to say: the check of that text tells.
         let carried = self.read_carried(uri, move |carried, rope| {
             let hover = crate::features::hover(carried, rope, position);
-            let exact = carried.edits.is_empty();
-            (hover.is_some() || exact).then_some(hover)
+            let typed_since = carried.typed_since(crate::convert::rope_offset(rope, position));
+            (hover.is_some() || !typed_since).then_some(hover)
         });
         if let Some(answer) = carried {
             if let Some(hover) = answer? {

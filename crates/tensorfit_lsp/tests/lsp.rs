@@ -478,6 +478,8 @@ async fn after_an_edit_hover_answers_from_the_last_check_without_waiting() {
     let text = hover_text(&mut client, 15, 5).await;
     assert!(text.starts_with("```tensor\nout: Tensor[16, 2]"), "{text}");
     assert!(!text.contains("As of the last check"), "{text}");
+    // A place the last check had nothing for (`return`): nothing.
+    assert_eq!(hover_text(&mut client, 7, 6).await, "null");
     // The edit's own text: the new check answers (nothing to show there).
     assert_eq!(hover_text(&mut client, 6, 28).await, "null");
 

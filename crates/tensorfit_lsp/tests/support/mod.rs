@@ -203,9 +203,14 @@ impl Client {
     }
 
     pub async fn change(&mut self, version: i64, changes: Value) {
+        self.change_at(URI, version, changes).await;
+    }
+
+    /// [`Client::change`] for the document at `uri`.
+    pub async fn change_at(&mut self, uri: &str, version: i64, changes: Value) {
         self.notify(
             "textDocument/didChange",
-            json!({"textDocument": {"uri": URI, "version": version}, "contentChanges": changes}),
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
         )
         .await;
     }
