@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 pub const USAGE: &str = "\
 usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--migrations]
-                       [--timeout-ms N] [--python-path DIR]... PATH...
+                       [--deny-holes] [--timeout-ms N] [--python-path DIR]... PATH...
        tensorfit run FILE [--entry NAME] [--input NAME=2x3x4]... [--seed N]
                      [--max-steps N] [--max-elements N]
        tensorfit lsp
@@ -19,6 +19,8 @@ usage: tensorfit check [--format human|json|sarif|github] [--shapes] [--migratio
   --shapes     human format: also list the shape of every tensor binding
   --migrations human format: also list what each parameter written with `?`
                (or a jaxtyping `_`) can be annotated with (JSON always has it)
+  --deny-holes report each hole left (`__`, `...` in PyTorch code) as an
+               `unsolved-hole` warning, and exit 1 when there is one (for CI)
   --timeout-ms solver time limit per query in milliseconds (default 2000)
   --python-path a directory of installed Python packages that imports are
                followed into (repeatable; default: the site-packages of
@@ -47,6 +49,8 @@ pub struct CheckOptions {
     pub shapes: bool,
     /// List migrations in the human report (JSON always has them).
     pub migrations: bool,
+    /// Each hole left is an `unsolved-hole` warning, and fails the check.
+    pub deny_holes: bool,
     /// The solver's time limit per query.
     pub timeout_ms: u64,
     /// `--python-path` directories, in order; `None` when none is given
@@ -93,6 +97,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
         format: Format::Human,
         shapes: false,
         migrations: false,
+        deny_holes: false,
         timeout_ms: 2000,
         python_paths: None,
         paths: Vec::new(),
@@ -129,6 +134,7 @@ pub fn parse(mut args: impl Iterator<Item = String>) -> Result<Command, String> 
             }
             "--shapes" => options.shapes = true,
             "--migrations" => options.migrations = true,
+            "--deny-holes" => options.deny_holes = true,
             "-h" | "--help" => return Ok(Command::Help),
             "--" => {
                 options.paths.extend(args.by_ref().map(PathBuf::from));
@@ -280,6 +286,7 @@ mod tests {
             "--timeout-ms=50",
             "--shapes",
             "--migrations",
+            "--deny-holes",
             "a.tensor",
             "dir",
         ]) else {
@@ -289,6 +296,7 @@ mod tests {
         assert_eq!(options.timeout_ms, 50);
         assert!(options.shapes);
         assert!(options.migrations);
+        assert!(options.deny_holes);
         assert_eq!(
             options.paths,
             [PathBuf::from("a.tensor"), PathBuf::from("dir")]

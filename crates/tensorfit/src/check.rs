@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use tensorfit_base::{Language, Severity};
+use tensorfit_base::{Code, Language, Severity};
 use tensorfit_ide::{analyze_file, read_source, AnalysisOptions, FsLoader};
 
 use crate::args::{CheckOptions, Format};
@@ -26,12 +26,15 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     for path in paths {
         match read_source(&path) {
             Ok(bytes) => {
-                let options = AnalysisOptions {
+                let analysis_options = AnalysisOptions {
                     timeout_ms: options.timeout_ms.min(u64::from(u32::MAX)) as u32,
                     python_paths: python_paths.clone(),
                     ..AnalysisOptions::default()
                 };
-                let analysis = analyze_file(&path, &bytes, loader.clone(), options);
+                let mut analysis = analyze_file(&path, &bytes, loader.clone(), analysis_options);
+                if options.deny_holes {
+                    analysis = analysis.with_left_holes_reported();
+                }
                 files.push(CheckedFile {
                     path: display_path(&path),
                     analysis,
@@ -71,13 +74,14 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     if !io_errors.is_empty() {
         return ExitCode::from(2);
     }
-    let has_error = files.iter().any(|f| {
-        f.analysis
-            .diagnostics()
-            .iter()
-            .any(|d| d.severity == Severity::Error)
-    });
-    if has_error {
+    // A hole left is a warning, but with `--deny-holes` it fails the check.
+    let fails = |d: &tensorfit_base::Diagnostic| {
+        d.severity == Severity::Error || (options.deny_holes && d.code == Code::UnsolvedHole)
+    };
+    let failed = files
+        .iter()
+        .any(|f| f.analysis.diagnostics().iter().any(fails));
+    if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

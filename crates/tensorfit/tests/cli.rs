@@ -76,6 +76,50 @@ fn exit_codes_follow_the_contract() {
     assert!(String::from_utf8_lossy(&help.stdout).contains("usage: tensorfit check"));
 }
 
+/// A hole left in a file is listed but passes the check; with
+/// `--deny-holes` it is an `unsolved-hole` warning in every format and
+/// the exit status is 1 (for CI).
+#[test]
+fn a_hole_left_fails_the_check_only_with_deny_holes() {
+    let dir = scratch("deny_holes");
+    let holed = write(
+        &dir,
+        "holed.tensor",
+        "let x = randn(4, 8)\nlet y = x @ randn(__, 3)\n",
+    );
+    let plain = tensorfit(&["check", "--format", "json", &holed]);
+    assert_eq!(plain.status.code(), Some(0));
+    assert_eq!(
+        json(&plain)["files"][0]["diagnostics"],
+        serde_json::json!([])
+    );
+    assert_eq!(json(&plain)["files"][0]["holes"][0]["value"], 8);
+
+    let denied = tensorfit(&["check", "--deny-holes", "--format", "json", &holed]);
+    assert_eq!(denied.status.code(), Some(1));
+    let diagnostics = &json(&denied)["files"][0]["diagnostics"];
+    assert_eq!(
+        diagnostics.as_array().map(Vec::len),
+        Some(1),
+        "{diagnostics}"
+    );
+    assert_eq!(diagnostics[0]["code"], "unsolved-hole");
+    assert_eq!(diagnostics[0]["severity"], "warning");
+    let human = tensorfit(&["check", "--deny-holes", &holed]);
+    assert_eq!(human.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("warning[unsolved-hole]: the hole `__` is left in the program: it must be 8"),
+        "{text}"
+    );
+    // Nothing left: the flag changes nothing.
+    let filled = write(&dir, "filled.tensor", "let x = randn(4, 8) @ randn(8, 3)\n");
+    assert_eq!(
+        tensorfit(&["check", "--deny-holes", &filled]).status.code(),
+        Some(0)
+    );
+}
+
 #[test]
 fn version_is_printed() {
     let output = tensorfit(&["--version"]);

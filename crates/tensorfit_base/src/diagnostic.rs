@@ -156,6 +156,9 @@ codes! {
     // Imports.
     ImportNotFound => "import-not-found", Error, "an imported file that cannot be read";
     ImportCycle => "import-cycle", Error, "files that import each other";
+    // Asked for by a flag. New codes go last: SARIF's rule indices follow
+    // this order.
+    UnsolvedHole => "unsolved-hole", Warning, "a hole (`__`, or `...` in PyTorch code) left in the program, reported with `check --deny-holes`";
 }
 
 impl Serialize for Code {

@@ -36,6 +36,22 @@ impl FileAnalysis {
     pub fn shapes(&self) -> &ShapeFindings {
         &self.report.findings
     }
+
+    /// The analysis with each hole left in the file reported as an
+    /// `unsolved-hole` warning (`check --deny-holes`; see
+    /// [`crate::left_hole_warnings`]).
+    pub fn with_left_holes_reported(mut self) -> FileAnalysis {
+        let warnings = crate::left_hole_warnings(&self);
+        if !warnings.is_empty() {
+            let report = Arc::make_mut(&mut self.report);
+            report.diagnostics.extend(warnings);
+            // Stable: what was reported at a place keeps its order.
+            report
+                .diagnostics
+                .sort_by_key(|d| (d.range.start, d.range.end));
+        }
+        self
+    }
 }
 
 /// Settings of an analysis.

@@ -56,6 +56,8 @@ struct Rule {
     id: &'static str,
     short_description: Text,
     help: Text,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<String>,
     default_configuration: Configuration,
 }
 
@@ -124,23 +126,38 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-fn rules() -> Vec<Rule> {
+/// Where a released binary's docs/diagnostics.md is read online, set when
+/// it is built (the release workflow names the repository and the tag it
+/// builds from). SARIF wants an absolute URI, and a binary built anywhere
+/// else has no address for its docs: its rules say where the section is.
+const DOCS_URL: Option<&str> = option_env!("TENSORFIT_DOCS_URL");
+
+/// Every code as a rule; with the address of docs/diagnostics.md, each
+/// rule's `helpUri` is its section there (the heading `` ### `code` ``,
+/// whose anchor is the code: a test keeps the headings so).
+fn rules(docs_url: Option<&str>) -> Vec<Rule> {
     Code::ALL
         .iter()
-        .map(|code| Rule {
-            id: code.as_str(),
-            short_description: Text {
-                text: code.summary().to_owned(),
-            },
-            help: Text {
-                text: format!(
+        .map(|code| {
+            let help_uri = docs_url.map(|url| format!("{url}#{}", code.as_str()));
+            let help = match &help_uri {
+                Some(uri) => format!("`{}` is explained, with examples, at {uri}", code.as_str()),
+                None => format!(
                     "`{}` is explained, with examples, in docs/diagnostics.md of tensorfit.",
                     code.as_str()
                 ),
-            },
-            default_configuration: Configuration {
-                level: level(code.default_severity()),
-            },
+            };
+            Rule {
+                id: code.as_str(),
+                short_description: Text {
+                    text: code.summary().to_owned(),
+                },
+                help: Text { text: help },
+                help_uri,
+                default_configuration: Configuration {
+                    level: level(code.default_severity()),
+                },
+            }
         })
         .collect()
 }
@@ -241,7 +258,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
                     name: "tensorfit",
                     version: env!("CARGO_PKG_VERSION"),
                     semantic_version: env!("CARGO_PKG_VERSION"),
-                    rules: rules(),
+                    rules: rules(DOCS_URL),
                 },
             },
             column_kind: "utf16CodeUnits",
@@ -250,4 +267,32 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_link_their_section_only_when_the_docs_have_an_address() {
+        let url = "https://github.com/owner/tensorfit/blob/v0.1.0/docs/diagnostics.md";
+        let linked = rules(Some(url));
+        let hole = linked
+            .iter()
+            .find(|r| r.id == "unsolved-hole")
+            .expect("a rule per code");
+        assert_eq!(
+            hole.help_uri.as_deref(),
+            Some(&*format!("{url}#unsolved-hole"))
+        );
+        assert!(hole.help.text.contains(&format!("{url}#unsolved-hole")));
+        // Built without an address: no `helpUri` at all (SARIF requires an
+        // absolute URI), the help names the page.
+        let unlinked = serde_json::to_value(rules(None)).unwrap();
+        assert!(unlinked[0].get("helpUri").is_none(), "{}", unlinked[0]);
+        assert!(unlinked[0]["help"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("docs/diagnostics.md"));
+    }
 }
