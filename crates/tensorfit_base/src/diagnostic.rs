@@ -161,6 +161,26 @@ codes! {
     UnsolvedHole => "unsolved-hole", Warning, "a hole (`__`, or `...` in PyTorch code) left in the program, reported with `check --deny-holes`";
 }
 
+/// Where docs/diagnostics.md is read online, set when the binary is built
+/// (the release workflow names the repository and the tag it builds from).
+/// A binary built anywhere else has no address for its docs.
+pub const DOCS_URL: Option<&str> = option_env!("TENSORFIT_DOCS_URL");
+
+impl Code {
+    /// The code's section of docs/diagnostics.md at `docs_url` (its
+    /// heading is exactly `` ### `code` ``, so the anchor is the code; a
+    /// test keeps it so).
+    pub fn docs_at(self, docs_url: &str) -> String {
+        format!("{docs_url}#{}", self.as_str())
+    }
+
+    /// The code's section online, when this binary knows where its docs
+    /// are ([`DOCS_URL`]).
+    pub fn docs_url(self) -> Option<String> {
+        DOCS_URL.map(|url| self.docs_at(url))
+    }
+}
+
 impl Serialize for Code {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
@@ -184,5 +204,13 @@ mod tests {
             );
             assert!(!code.summary().is_empty());
         }
+    }
+
+    #[test]
+    fn a_code_links_to_its_own_section() {
+        assert_eq!(
+            Code::UnsolvedHole.docs_at("https://example.org/docs/diagnostics.md"),
+            "https://example.org/docs/diagnostics.md#unsolved-hole"
+        );
     }
 }

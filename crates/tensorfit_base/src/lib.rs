@@ -14,7 +14,7 @@ mod python_slice;
 mod stack;
 mod text_range;
 
-pub use diagnostic::{Code, Diagnostic, Related, Severity, Suggestion};
+pub use diagnostic::{Code, Diagnostic, Related, Severity, Suggestion, DOCS_URL};
 pub use edit_map::{ByteEdit, EditMap};
 pub use heap::{count_heap, live_heap_bytes, CountingAllocator};
 pub use language::Language;

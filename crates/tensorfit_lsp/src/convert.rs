@@ -78,6 +78,13 @@ pub fn diagnostic(
             Severity::Hint => lsp::DiagnosticSeverity::HINT,
         }),
         code: Some(lsp::NumberOrString::String(d.code.as_str().to_owned())),
+        // A released binary links each code to its explanation (editors
+        // make the code a link).
+        code_description: d
+            .code
+            .docs_url()
+            .and_then(|url| url.parse().ok())
+            .map(|href| lsp::CodeDescription { href }),
         source: Some("tensorfit".to_owned()),
         message: d.message.clone(),
         related_information: (!related.is_empty()).then_some(related),

@@ -126,20 +126,15 @@ fn level(severity: Severity) -> &'static str {
     }
 }
 
-/// Where a released binary's docs/diagnostics.md is read online, set when
-/// it is built (the release workflow names the repository and the tag it
-/// builds from). SARIF wants an absolute URI, and a binary built anywhere
-/// else has no address for its docs: its rules say where the section is.
-const DOCS_URL: Option<&str> = option_env!("TENSORFIT_DOCS_URL");
-
-/// Every code as a rule; with the address of docs/diagnostics.md, each
-/// rule's `helpUri` is its section there (the heading `` ### `code` ``,
-/// whose anchor is the code: a test keeps the headings so).
+/// Every code as a rule; with the address of docs/diagnostics.md (a
+/// released binary's `tensorfit_base::DOCS_URL`), each rule's `helpUri` is
+/// its section there. SARIF wants an absolute URI: without an address
+/// there is none, and the help names the page.
 fn rules(docs_url: Option<&str>) -> Vec<Rule> {
     Code::ALL
         .iter()
         .map(|code| {
-            let help_uri = docs_url.map(|url| format!("{url}#{}", code.as_str()));
+            let help_uri = docs_url.map(|url| code.docs_at(url));
             let help = match &help_uri {
                 Some(uri) => format!("`{}` is explained, with examples, at {uri}", code.as_str()),
                 None => format!(
@@ -258,7 +253,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile]) -> io::Result<()> {
                     name: "tensorfit",
                     version: env!("CARGO_PKG_VERSION"),
                     semantic_version: env!("CARGO_PKG_VERSION"),
-                    rules: rules(DOCS_URL),
+                    rules: rules(tensorfit_base::DOCS_URL),
                 },
             },
             column_kind: "utf16CodeUnits",
