@@ -498,14 +498,17 @@ fn unet_tensor() -> Typed {
 /// Issue 23's 300-line PyTorch file (as `cargo bench -p tensorfit` makes
 /// it), typed into its U-Net's `forward` after `x2 = self.down1(x1)`.
 fn python_300_lines() -> Typed {
-    let text = [
+    // The same files in the same order, each followed by a blank line.
+    let text: String = [
         include_str!("../../../tests/python/models/unet.py"),
         include_str!("../../../tests/python/models/nanogpt.py"),
         include_str!("../../../tests/python/models/vit_and_lstm.py"),
         include_str!("../../../tests/python/models/lenet_cifar.py"),
         include_str!("../../../tests/python/annotations/jaxtyping_shapes.py"),
     ]
-    .join("\n");
+    .iter()
+    .map(|file| format!("{file}\n"))
+    .collect();
     Typed {
         title: format!(
             "U-Net's forward in a {}-line PyTorch file",

@@ -140,9 +140,11 @@ pub(crate) fn in_scope_context(
     kept: Option<Query>,
     query: impl FnOnce(&Z3Context, &SimpleSolver) -> Answer,
 ) -> Answer {
-    if let Some(answer) = kept.as_ref().and_then(recall) {
-        return answer;
-    }
+    let kept = match kept.map(recall) {
+        Some(Ok(answer)) => return answer,
+        Some(Err(query)) => Some(query),
+        None => None,
+    };
     let scope = SCOPES.with(|s| {
         let mut scopes = s.borrow_mut();
         let scope = scopes.last_mut()?;
@@ -208,15 +210,23 @@ pub(crate) fn in_scope_context(
 }
 
 /// The answer an earlier unit of work got to the same queries as the
-/// innermost one's, in the same order, and then `query`.
-fn recall(query: &Query) -> Option<Answer> {
+/// innermost one's, in the same order, and then `query`; the query back
+/// when there is none.
+fn recall(query: Query) -> Result<Answer, Query> {
     SCOPES.with(|s| {
         let mut scopes = s.borrow_mut();
-        let scope = scopes.last_mut().filter(|scope| !scope.interrupted)?;
-        let (next, answer) = known_answers::recall(scope.trail?, query)?;
+        let Some(scope) = scopes.last_mut().filter(|scope| !scope.interrupted) else {
+            return Err(query);
+        };
+        let Some((next, answer)) = scope
+            .trail
+            .and_then(|trail| known_answers::recall(trail, &query))
+        else {
+            return Err(query);
+        };
         scope.trail = Some(next);
-        scope.unreplayed.push(query.clone());
-        Some(answer)
+        scope.unreplayed.push(query);
+        Ok(answer)
     })
 }
 

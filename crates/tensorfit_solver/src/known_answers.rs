@@ -55,7 +55,7 @@ pub(crate) struct Query {
 
 /// The queries a unit has made so far (an identifier given out here; the
 /// unit that made none is [`Trail::START`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Trail(u64);
 
 impl Trail {
@@ -69,9 +69,23 @@ const GENERATION: usize = 128;
 
 struct Known {
     /// Answers found or used since the older generation was set aside.
-    current: HashMap<(Trail, Query), (Trail, Answer)>,
-    older: HashMap<(Trail, Query), (Trail, Answer)>,
+    current: Generation,
+    older: Generation,
     next_trail: u64,
+}
+
+/// Answers by query, then by the trail they were asked after (a query is
+/// looked up without copying it; few trails share one query).
+#[derive(Default)]
+struct Generation {
+    answers: HashMap<Query, Vec<KeptAnswer>>,
+    len: usize,
+}
+
+struct KeptAnswer {
+    after: Trail,
+    next: Trail,
+    answer: Answer,
 }
 
 static KNOWN: Mutex<Option<Known>> = Mutex::new(None);
@@ -80,8 +94,8 @@ fn with_known<R>(f: impl FnOnce(&mut Known) -> R) -> R {
     // Every update is one step: the maps stay consistent under a panic.
     let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
     let known = known.get_or_insert_with(|| Known {
-        current: HashMap::new(),
-        older: HashMap::new(),
+        current: Generation::default(),
+        older: Generation::default(),
         next_trail: 1,
     });
     f(known)
@@ -91,14 +105,14 @@ fn with_known<R>(f: impl FnOnce(&mut Known) -> R) -> R {
 /// unit has asked the same before.
 pub(crate) fn recall(trail: Trail, query: &Query) -> Option<(Trail, Answer)> {
     with_known(|known| {
-        let key = (trail, query.clone());
-        let found = match known.current.get(&key) {
-            Some((next, answer)) => (*next, answer.clone()),
+        let found = match known.current.find(trail, query) {
+            Some(kept) => (kept.next, kept.answer.clone()),
             None => {
                 // Kept in the older generation: used again, so it moves up.
-                let (next, answer) = known.older.remove(&key)?;
-                known.insert(key, (next, answer.clone()));
-                (next, answer)
+                let kept = known.older.take(trail, query)?;
+                let found = (kept.next, kept.answer.clone());
+                known.insert(query.clone(), kept);
+                found
             }
         };
         RECALLED.fetch_add(1, Ordering::Relaxed);
@@ -115,7 +129,12 @@ pub(crate) fn remember(trail: Trail, query: Query, answer: &Answer) -> Option<Tr
     with_known(|known| {
         let next = Trail(known.next_trail);
         known.next_trail += 1;
-        known.insert((trail, query), (next, answer.clone()));
+        let kept = KeptAnswer {
+            after: trail,
+            next,
+            answer: answer.clone(),
+        };
+        known.insert(query, kept);
         Some(next)
     })
 }
@@ -124,17 +143,31 @@ pub(crate) fn remember(trail: Trail, query: Query, answer: &Answer) -> Option<Tr
 /// and tests compare with a solver that has none.
 pub fn forget_all() {
     with_known(|known| {
-        known.current.clear();
-        known.older.clear();
+        known.current = Generation::default();
+        known.older = Generation::default();
     });
 }
 
 impl Known {
-    fn insert(&mut self, key: (Trail, Query), value: (Trail, Answer)) {
-        if self.current.len() >= GENERATION {
+    fn insert(&mut self, query: Query, kept: KeptAnswer) {
+        if self.current.len >= GENERATION {
             self.older = std::mem::take(&mut self.current);
         }
-        self.current.insert(key, value);
+        self.current.len += 1;
+        self.current.answers.entry(query).or_default().push(kept);
+    }
+}
+
+impl Generation {
+    fn find(&self, after: Trail, query: &Query) -> Option<&KeptAnswer> {
+        self.answers.get(query)?.iter().find(|k| k.after == after)
+    }
+
+    fn take(&mut self, after: Trail, query: &Query) -> Option<KeptAnswer> {
+        let kept = self.answers.get_mut(query)?;
+        let at = kept.iter().position(|k| k.after == after)?;
+        self.len -= 1;
+        Some(kept.swap_remove(at))
     }
 }
 
