@@ -75,7 +75,7 @@ fn f(inp: Tensor[batch, 3], k: Int) -> Tensor {
 "#,
         expect![[r#"
             inp (Parameter) Tensor[batch, 3]
-            Identity (Struct) () -> Identity
+            Identity (Struct) (..args) -> Identity
             InstanceNorm1d (Struct) (num_features: Int, eps: Float = 0.00001, momentum: Float = 0.1, affine: Bool = false, track_running_stats: Bool = false) -> InstanceNorm1d
             InstanceNorm2d (Struct) (num_features: Int, eps: Float = 0.00001, momentum: Float = 0.1, affine: Bool = false, track_running_stats: Bool = false) -> InstanceNorm2d
             index_select (Function) (input: Tensor, dim: Int, index: Tensor) -> Tensor
@@ -202,7 +202,7 @@ fn f(x: Tensor) -> Tensor {
 "#,
         expect![[r#"
             relu (Method) (inplace: Bool = false) -> Tensor[..s]
-            repeat (Method) (..sizes: Int) -> Tensor
+            repeat (Method) (..repeats: Int) -> Tensor
             repeat_interleave (Method) (repeats: Int, dim: Int = None) -> Tensor
             reshape (Method) (..shape: Int) -> Tensor
         "#]],
@@ -439,7 +439,7 @@ fn f(x: Tensor) -> Tensor {
             SiLU (Struct) (inplace: Bool = false) -> SiLU
             Sigmoid (Struct) () -> Sigmoid
             Softmax (Struct) (dim: Int = None) -> Softmax
-            scaled_dot_product_attention (Function) (query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor = None, dropout_p: Float = 0.0, is_causal: Bool = false) -> Tensor
+            scaled_dot_product_attention (Function) (query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor = None, dropout_p: Float = 0.0, is_causal: Bool = false, scale: Float = None) -> Tensor
             sigmoid (Function) (input: Tensor[..s]) -> Tensor[..s]
             silu (Function) (input: Tensor[..s], inplace: Bool = false) -> Tensor[..s]
             size (Function) (input: Tensor, dim: Int = None) -> Shape

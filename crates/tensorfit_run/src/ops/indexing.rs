@@ -11,7 +11,7 @@ use crate::value::{Tensor, Value};
 
 pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Value>> {
     let value = match name {
-        "repeat" => Value::tensor(repeat(ctx, args, "sizes")?),
+        "repeat" => Value::tensor(repeat(ctx, args, "repeats")?),
         "tile" => Value::tensor(repeat(ctx, args, "dims")?),
         "repeat_interleave" => Value::tensor(repeat_interleave(ctx, args)?),
         "unbind" => {
@@ -42,13 +42,13 @@ pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Valu
     Ok(Some(value))
 }
 
-/// `repeat(x, sizes)` (a count for every dimension at least) and
+/// `repeat(x, repeats)` (a count for every dimension at least) and
 /// `tile(x, dims)`: the shorter of the shape and the counts padded with
 /// leading ones.
 fn repeat(ctx: &OpContext, args: &Args, key: &str) -> Outcome<Tensor> {
     let t = args.tensor("input")?;
     let counts = args.dims(key)?;
-    if key == "sizes" && counts.len() < t.ndim() {
+    if key == "repeats" && counts.len() < t.ndim() {
         return Err(Failure::shape(
             "`repeat`: the number of repeat dims can not be smaller than the number of dimensions of the tensor",
         ));

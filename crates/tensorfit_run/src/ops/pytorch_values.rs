@@ -155,8 +155,11 @@ fn parts(op: &str, args: Vec<(&str, Value)>) -> Vec<Vec<f32>> {
 #[test]
 fn repeating_follows_pytorch() {
     // x.repeat(2, 1, 2): shape [2, 2, 6]; its first half.
-    let (shape, repeated) =
-        run("repeat", vec![("input", x()), ("sizes", ints(&[2, 1, 2]))]).unwrap();
+    let (shape, repeated) = run(
+        "repeat",
+        vec![("input", x()), ("repeats", ints(&[2, 1, 2]))],
+    )
+    .unwrap();
     assert_eq!(shape, [2, 2, 6]);
     assert_eq!(
         repeated[..12],
@@ -167,7 +170,8 @@ fn repeating_follows_pytorch() {
     assert_eq!(shape, [2, 6]);
     assert_eq!(tiled, [0., 1., 2., 0., 1., 2., 3., 4., 5., 3., 4., 5.]);
     assert!(
-        error("repeat", vec![("input", x()), ("sizes", ints(&[2]))]).contains("can not be smaller")
+        error("repeat", vec![("input", x()), ("repeats", ints(&[2]))])
+            .contains("can not be smaller")
     );
     // x.repeat_interleave(2), x.repeat_interleave(2, dim=0)
     assert_eq!(

@@ -13,7 +13,8 @@ use crate::value::{dims_text, Tensor, Value};
 
 pub fn call(ctx: &mut OpContext, name: &str, args: &Args) -> Outcome<Option<Value>> {
     let t = match name {
-        "reshape" | "view" => reshape(ctx, &*args.tensor("input")?, &args.dims("shape")?)?,
+        "reshape" => reshape(ctx, &*args.tensor("input")?, &args.dims("shape")?)?,
+        "view" => reshape(ctx, &*args.tensor("input")?, &args.dims("size")?)?,
         "flatten" => {
             let t = args.tensor("input")?;
             flatten(&t, args.int("start_dim")?, args.int("end_dim")?)?

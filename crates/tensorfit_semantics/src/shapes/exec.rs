@@ -35,6 +35,7 @@ mod learnt;
 mod loops;
 mod module_methods;
 mod numbers;
+mod pytorch_keywords;
 mod rule_context;
 mod specialise;
 pub(in crate::shapes) use specialise::holds_symbolic_term;

@@ -10,7 +10,7 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::Term;
 use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
 
-use super::{Deferred, Frame, LayerSite};
+use super::{pytorch_keywords, Deferred, Frame, LayerSite};
 use crate::registry::PARTIAL;
 use crate::shapes::analysis::Summary;
 use crate::shapes::fact::CallSite;
@@ -184,22 +184,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                     }
                     _ => match self.analysis.program.prelude_op(&method.text) {
                         Some(contract) => {
-                            let mut bound = self.bind_args(&contract.params, Some(1), args);
-                            if let Some(first) = contract.params.first() {
-                                bound.insert(
-                                    0,
-                                    (
-                                        first.name.text.clone(),
-                                        receiver.clone(),
-                                        self.describe(value),
-                                    ),
-                                );
-                            }
-                            let names = args
-                                .iter()
-                                .map(|a| a.name.as_ref().map(|n| n.text.as_str()));
-                            let all_bound = binds_every_keyword(contract, names);
-                            self.call_prelude(&method.text, contract, bound, call.range, all_bound)
+                            let given = self.evaluate_args(args);
+                            let receiver = (receiver.clone(), self.describe(value));
+                            self.call_prelude_given(
+                                &method.text,
+                                contract,
+                                Some(receiver),
+                                given,
+                                call.range,
+                            )
                         }
                         None => Value::Unknown,
                     },
@@ -258,9 +251,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             let Some(contract) = program.prelude_op(op) else {
                 return Value::Unknown;
             };
-            let bound = self.bind_given(&contract.params, None, &given);
-            let all_bound = binds_every_keyword(contract, given.iter().map(|g| g.name.as_deref()));
-            return self.call_prelude(op, contract, bound, range, all_bound);
+            return self.call_prelude_given(op, contract, None, given, range);
         }
         if let Some(function) = program.function(name) {
             let Some(bound) = self.bind_once(name, &function.function.params, &given) else {
@@ -283,9 +274,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             return self.construct_at(def, bound, site);
         }
         if let Some(contract) = program.prelude_op(name) {
-            let bound = self.bind_given(&contract.params, None, &given);
-            let all_bound = binds_every_keyword(contract, given.iter().map(|g| g.name.as_deref()));
-            return self.call_prelude(name, contract, bound, range, all_bound);
+            return self.call_prelude_given(name, contract, None, given, range);
         }
         Value::Unknown
     }
@@ -578,6 +567,30 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// A call of the prelude operation `op` with its arguments evaluated
+    /// (after `receiver`, a method call's object and its text), bound as
+    /// PyTorch binds them ([`pytorch_keywords::fit`]); unknown where they
+    /// do not fit the contract.
+    fn call_prelude_given(
+        &mut self,
+        op: &str,
+        contract: &'a ast::Function,
+        receiver: Option<(Value, String)>,
+        given: Vec<GivenArg>,
+        range: TextRange,
+    ) -> Value {
+        let receivers = usize::from(receiver.is_some());
+        let Some(fitted) = pytorch_keywords::fit(op, contract, receivers, given) else {
+            return Value::Unknown;
+        };
+        let skip = receiver.is_some().then_some(1);
+        let mut bound = self.bind_given(&contract.params, skip, &fitted.given);
+        if let (Some((value, text)), Some(first)) = (receiver, contract.params.first()) {
+            bound.insert(0, (first.name.text.clone(), value, text));
+        }
+        self.call_prelude(op, contract, bound, range, fitted.all_keywords_modelled)
+    }
+
     pub(super) fn call_prelude(
         &mut self,
         name: &str,
@@ -601,8 +614,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             .into_iter()
             .map(|(n, v, t)| (n, v.without_elements(), t))
             .collect();
+        let target = rules::reshape_target(name);
         let infers_a_size = bound.iter().any(|(n, v, _)| {
-            n == "shape"
+            n == target
                 && v.as_dims()
                     .and_then(|d| d.dims().map(|d| d.contains(&Term::int(-1))))
                     .unwrap_or(true)
@@ -698,12 +712,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
         }
         match self.analysis.program.prelude_op("pow") {
-            Some(contract) => {
-                let bound = self.bind_given(&contract.params, None, &given);
-                let all_bound =
-                    binds_every_keyword(contract, given.iter().map(|g| g.name.as_deref()));
-                self.call_prelude("pow", contract, bound, range, all_bound)
-            }
+            Some(contract) => self.call_prelude_given("pow", contract, None, given, range),
             None => Value::Unknown,
         }
     }
@@ -838,13 +847,6 @@ impl<'f, 'a> Frame<'f, 'a> {
 /// Python's `**kwargs`: the named arguments no other parameter took, as a
 /// dict.
 /// Whether every keyword of a call names a parameter of the contract.
-fn binds_every_keyword<'n>(
-    contract: &ast::Function,
-    mut names: impl Iterator<Item = Option<&'n str>>,
-) -> bool {
-    names.all(|name| name.is_none_or(|n| contract.params.iter().any(|p| p.name.text == n)))
-}
-
 fn keywords(sources: &[Source], given: &[GivenArg]) -> Value {
     let fields = sources
         .iter()

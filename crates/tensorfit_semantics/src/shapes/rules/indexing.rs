@@ -18,7 +18,7 @@ pub(super) fn apply(
     range: TextRange,
 ) -> Option<Value> {
     match name {
-        "repeat" => repeat(frame, args, range, "sizes"),
+        "repeat" => repeat(frame, args, range, "repeats"),
         "tile" => repeat(frame, args, range, "dims"),
         "repeat_interleave" => repeat_interleave(frame, args, range),
         "unbind" => unbind(frame, args, range),
@@ -39,13 +39,13 @@ pub(super) fn apply(
     }
 }
 
-/// `repeat(x, sizes)` and `tile(x, dims)`: each dimension times its
+/// `repeat(x, repeats)` and `tile(x, dims)`: each dimension times its
 /// count, the shorter of the two padded with leading ones. `repeat` needs
 /// a count for every dimension of the input.
 fn repeat(frame: &mut dyn RuleContext, args: &Args, range: TextRange, key: &str) -> Option<Value> {
     let dims = dims_of(frame, &args.shape("input")?)?;
     let counts = args.get(key).as_dims()?.dims()?.to_vec();
-    let op = if key == "sizes" { "repeat" } else { "tile" };
+    let op = if key == "repeats" { "repeat" } else { "tile" };
     if op == "repeat" && counts.len() < dims.len() {
         refuse(
             frame,

@@ -31,6 +31,7 @@ mod shape;
 mod spelling;
 
 pub use layers::DEFERRED_LAYER;
+pub use shape::reshape_target;
 
 /// A layer's `forward` applied to its inputs; `callee` is how the program
 /// names the layer (`self.features`), for messages about what happens

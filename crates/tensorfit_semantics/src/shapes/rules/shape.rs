@@ -225,6 +225,15 @@ pub(super) fn apply(
     }
 }
 
+/// The parameter of `reshape` or `view` that holds the shape asked for,
+/// by PyTorch's names: `reshape(shape)`, `view(size)`.
+pub fn reshape_target(op: &str) -> &'static str {
+    match op {
+        "view" => "size",
+        _ => "shape",
+    }
+}
+
 fn reshape(
     frame: &mut dyn RuleContext,
     name: &str,
@@ -232,7 +241,7 @@ fn reshape(
     range: TextRange,
 ) -> Option<Value> {
     let input = frame.refine_shape(&args.shape("input")?);
-    let target = args.get("shape").as_dims()?;
+    let target = args.get(reshape_target(name)).as_dims()?;
     let target = target.dims()?.to_vec();
     let numel = match input.dims() {
         Some(dims) => product(dims),
