@@ -143,11 +143,21 @@ impl Lowerer<'_> {
     }
 
     /// A dataclass: its annotated attributes are, in order, the parameters
-    /// of its `__init__` and its fields.
+    /// of its `__init__` and its fields. A field that `__post_init__` or
+    /// another method may change is unknown (whisper's `Tokenizer` builds
+    /// its `sot_sequence` there, over the default `()`).
     pub(super) fn dataclass(&mut self, class: Node<'_>) -> Struct {
         let members = child_by_field(class, "body")
             .map(named_children)
             .unwrap_or_default();
+        let assigned = mutated_fields(class, self.text);
+        let mut touched = std::collections::BTreeSet::new();
+        let post_init = methods_of(class, self.text)
+            .into_iter()
+            .find(|(name, _)| name == "__post_init__");
+        if let Some((_, method)) = post_init {
+            post_init_changes(method, self.text, &mut touched);
+        }
         let mut params = Vec::new();
         let mut fields = Vec::new();
         for (assignment, left) in class_body_assignments(&members) {
@@ -170,9 +180,21 @@ impl Lowerer<'_> {
                 default,
                 range: self.range(assignment),
             });
+            // A number, string or tuple changes only by assignment.
+            let changes_in_place = !is_immutable(self.text(annotation));
+            let changed = assigned.contains(&name.text)
+                || touched.contains(ANY_FIELD)
+                || (changes_in_place && touched.contains(&name.text));
+            let kind = match changed {
+                true => ExprKind::Unknown(format!(
+                    "`self.{}` may be changed after `__init__`",
+                    name.text
+                )),
+                false => ExprKind::Name(name.text.clone()),
+            };
             fields.push(Field {
                 value: Expr {
-                    kind: ExprKind::Name(name.text.clone()),
+                    kind,
                     range: name.range,
                 },
                 name,
@@ -520,6 +542,67 @@ fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<Str
         assigned_on_self(method, text, &mut mutated);
     }
     mutated
+}
+
+/// Whether an annotation names a type whose values never change in place.
+fn is_immutable(annotation: &str) -> bool {
+    let outer = annotation
+        .trim()
+        .strip_prefix("Optional[")
+        .map_or(annotation.trim(), |inner| inner.trim_end_matches(']'));
+    let head = outer.split('[').next().unwrap_or(outer).trim();
+    let head = head.rsplit('.').next().unwrap_or(head);
+    matches!(
+        head,
+        "int" | "float" | "str" | "bool" | "bytes" | "complex" | "tuple" | "Tuple" | "frozenset"
+    )
+}
+
+/// Stands for every field in a set of changed fields.
+const ANY_FIELD: &str = "*";
+
+/// The fields a dataclass's `__post_init__` may change in place, beside
+/// those it assigns ([`assigned_on_self`]): each whose method it calls
+/// (`self.table.update(...)`) or which it passes to a call; and
+/// [`ANY_FIELD`] where it calls a method of `self` or sets attributes by
+/// name (`object.__setattr__` in a frozen dataclass), which may assign any.
+fn post_init_changes(
+    method: Node<'_>,
+    text: &str,
+    changed: &mut std::collections::BTreeSet<String>,
+) {
+    let Some(self_name) = first_parameter(method, text) else {
+        return;
+    };
+    let body = text_of(method, text);
+    if body.contains("setattr") || body.contains("__dict__") {
+        changed.insert(ANY_FIELD.to_owned());
+        return;
+    }
+    let is_callee = |node: Node<'_>| {
+        node.parent()
+            .is_some_and(|p| p.kind() == "call" && child_by_field(p, "function") == Some(node))
+    };
+    for node in descendants(method) {
+        let on_self = child_by_field(node, "object").is_some_and(|o| text_of(o, text) == self_name);
+        if node.kind() != "attribute" || !on_self {
+            continue;
+        }
+        if is_callee(node) {
+            changed.insert(ANY_FIELD.to_owned());
+            continue;
+        }
+        let Some(parent) = node.parent() else {
+            continue;
+        };
+        let method_called = parent.kind() == "attribute" && is_callee(parent);
+        let passed = matches!(parent.kind(), "argument_list" | "keyword_argument");
+        if method_called || passed {
+            if let Some(name) = child_by_field(node, "attribute") {
+                changed.insert(text_of(name, text).to_owned());
+            }
+        }
+    }
 }
 
 /// Whether a method other than `__init__` changes `self` as a container
