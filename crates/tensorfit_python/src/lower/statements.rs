@@ -431,6 +431,9 @@ impl Lowerer<'_> {
                 if let Some(set) = self.set_attribute(target, &value, range) {
                     return vec![set];
                 }
+                if let Some(set) = self.set_nested(target, &value, range) {
+                    return vec![set];
+                }
                 let mut stmts = vec![Stmt {
                     kind: StmtKind::Expr(value),
                     range,
@@ -500,6 +503,58 @@ impl Lowerer<'_> {
             vec![attribute, value.clone()],
             range,
         ))
+    }
+
+    /// `cfg.model.size = value`, `x.parts[0] = value`: a part of a part of
+    /// a local `x`, changed in place, is `x` with that part replaced:
+    /// `cfg = builtins.setattr(cfg, "model", builtins.setattr(cfg.model,
+    /// "size", value))`. A step the analysis does not follow leaves `x`
+    /// unknown, never as it was (minGPT's `config.model.vocab_size = ...`
+    /// before `GPT(config.model)` asserts it is not `None`).
+    fn set_nested(
+        &mut self,
+        target: Node<'_>,
+        value: &Expr,
+        range: tensorfit_base::TextRange,
+    ) -> Option<Stmt> {
+        let mut value = value.clone();
+        let mut part = target;
+        loop {
+            let (object, update, key) = match part.kind() {
+                "attribute" => {
+                    let attribute = child_by_field(part, "attribute")?;
+                    let name = Expr {
+                        kind: ExprKind::Str(self.text(attribute).to_owned()),
+                        range: self.range(attribute),
+                    };
+                    (child_by_field(part, "object")?, registry::SET_ATTR, name)
+                }
+                "subscript" => {
+                    let mut cursor = part.walk();
+                    let keys: Vec<Node<'_>> = part
+                        .children_by_field_name("subscript", &mut cursor)
+                        .collect();
+                    let key = match keys.as_slice() {
+                        [key] if key.kind() != "slice" => self.expr(*key),
+                        _ => self.unknown(part, "the item set is a slice or has several keys"),
+                    };
+                    (child_by_field(part, "value")?, registry::SET_ITEM, key)
+                }
+                _ => return None,
+            };
+            if let Some(local) = self.local_object(object) {
+                // Only a chain of two steps or more: one step is
+                // `set_item`'s or `set_attribute`'s.
+                return (part != target)
+                    .then(|| reassigned(local, update, vec![key, value], range));
+            }
+            if !matches!(object.kind(), "attribute" | "subscript") {
+                return None;
+            }
+            let whole = self.expr(object);
+            value = super::expressions::builtin_call(update, vec![whole, key, value], range);
+            part = object;
+        }
     }
 
     /// `x[key] = value` of a local `x` (not `self`, not a field):
