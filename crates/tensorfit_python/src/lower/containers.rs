@@ -9,7 +9,7 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::statements::reassigned;
-use super::syntax::{child_by_field, is_plain_argument, named_children};
+use super::syntax::{child_by_field, descendants, is_plain_argument, named_children};
 use super::Lowerer;
 
 impl Lowerer<'_> {
@@ -257,6 +257,67 @@ impl Lowerer<'_> {
                 _ => return None,
             };
         }
+    }
+
+    /// What a statement changes in place inside its expressions, made
+    /// unknown before it runs: the local at the root of `x.setdefault(k,
+    /// v)`, `x.parts.update(...)`, `x.unsqueeze_(0)` called inside an
+    /// expression (`qkv = qkv_weights.setdefault(i, {})` in litgpt's
+    /// checkpoint conversion, which left the dict empty to the caller). A
+    /// call that is the whole statement is `list_update`'s, and a local's
+    /// `pop` `popped`'s; a compound statement's own statements are each
+    /// looked at in turn.
+    pub(super) fn changed_inside_expressions(&mut self, statement: Node<'_>) -> Vec<Stmt> {
+        if !matches!(
+            statement.kind(),
+            "expression_statement" | "return_statement" | "assert_statement"
+        ) {
+            return Vec::new();
+        }
+        let mut forgotten: Vec<Stmt> = Vec::new();
+        for call in descendants(statement).filter(|n| n.kind() == "call") {
+            if call
+                .parent()
+                .is_some_and(|p| p.kind() == "expression_statement")
+            {
+                continue;
+            }
+            let Some(function) = child_by_field(call, "function") else {
+                continue;
+            };
+            let (Some(object), Some(method)) = (
+                child_by_field(function, "object").filter(|_| function.kind() == "attribute"),
+                child_by_field(function, "attribute"),
+            ) else {
+                continue;
+            };
+            let method = self.text(method);
+            let changes = IN_PLACE_METHODS.contains(&method)
+                || crate::tensor_changes::changes_shape_in_place(method);
+            let popped_as_local = method == "pop" && object.kind() == "identifier";
+            if !changes || popped_as_local {
+                continue;
+            }
+            let Some(root) = self.root_local(object) else {
+                continue;
+            };
+            let name = |s: &Stmt| match &s.kind {
+                StmtKind::Assign { target, .. } => Some(target.kind.clone()),
+                _ => None,
+            };
+            if forgotten
+                .iter()
+                .any(|s| name(s).as_ref() == Some(&root.kind))
+            {
+                continue;
+            }
+            let why = format!(
+                "`.{method}(...)` inside an expression changed it in place, which is not followed"
+            );
+            let at = TextRange::empty(self.range(statement).start as usize);
+            forgotten.push(self.forget(root, call, &why, at));
+        }
+        forgotten
     }
 
     /// `x.pop(key)` of a local dict or list (`kwargs.pop("width_mult")`):

@@ -288,7 +288,7 @@ impl Lowerer<'_> {
 
     /// Whether `name` is a local, a parameter or `self` where the lowering
     /// is.
-    fn is_local_name(&self, name: &str) -> bool {
+    pub(super) fn is_local_name(&self, name: &str) -> bool {
         self.scope.locals.all.contains(name)
             || self.scope.params.contains(name)
             || self.scope.self_name.as_deref() == Some(name)

@@ -59,6 +59,7 @@ impl Lowerer<'_> {
                 range: at,
             });
         }
+        marked.extend(self.changed_inside_expressions(node));
         marked.extend(self.statement_unmarked(node));
         marked
     }
@@ -150,6 +151,10 @@ impl Lowerer<'_> {
                 let body = self.block(body);
                 stmt(StmtKind::While { condition, body })
             }
+            // `with pytest.raises(E):` expects its body to raise, and
+            // `contextlib.suppress(E)` may swallow it: as a `try`.
+            "with_statement" if catches_exceptions(node, self.text) => self
+                .forget_assignments(node, "it is assigned in a `with` block that catches errors"),
             "with_statement" => child_by_field(node, "body")
                 .map(|body| self.block_statements(body))
                 .unwrap_or_default(),
@@ -970,12 +975,31 @@ impl Lowerer<'_> {
     }
 
     /// Every name a statement assigns, set to an unknown value.
+    /// A statement whose body is not lowered (a `try`, a `with` that
+    /// catches errors), seen from after it: each local it assigns, or may
+    /// change in place (an item or attribute set, a method called, an
+    /// argument of a call), is unknown.
     fn forget_assignments(&mut self, node: Node<'_>, why: &str) -> Vec<Stmt> {
         let range = self.range(node);
         let mut stmts = Vec::new();
+        let assigned = super::locals::locals_of_statement(node, self.text)
+            .into_iter()
+            .filter(|name| {
+                self.scope.kind == ScopeKind::Script || self.scope.locals.all.contains(name)
+            });
+        let is_self = |name: &String| self.scope.self_name.as_ref() == Some(name);
+        let changed = changed_in_place_by(node, self.text)
+            .into_iter()
+            .filter(|name| self.is_local_name(name) && !is_self(name));
+        let mut names: Vec<String> = Vec::new();
+        for name in assigned.chain(changed) {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
         // Each name once, in order of first assignment.
-        for name in super::locals::locals_of_statement(node, self.text) {
-            if self.scope.kind == ScopeKind::Script || self.scope.locals.all.contains(&name) {
+        for name in names {
+            {
                 let value = Expr {
                     kind: ExprKind::Unknown(format!("`{name}`: {why}")),
                     range,
@@ -989,6 +1013,83 @@ impl Lowerer<'_> {
         }
         stmts
     }
+}
+
+/// Context managers that expect or swallow an error raised in their body.
+const CATCHING_CONTEXTS: &[&str] = &[
+    "pytest.raises",
+    "raises",
+    "assertRaises",
+    "assertRaisesRegex",
+    "suppress",
+];
+
+/// Whether one of a `with` statement's context managers is a call of one
+/// of [`CATCHING_CONTEXTS`] (by its last name: `self.assertRaises`,
+/// `contextlib.suppress`).
+fn catches_exceptions(with: Node<'_>, text: &str) -> bool {
+    let body = child_by_field(with, "body");
+    named_children(with)
+        .into_iter()
+        .filter(|clause| Some(*clause) != body)
+        .flat_map(super::syntax::descendants)
+        .filter(|n| n.kind() == "call")
+        .filter_map(|call| child_by_field(call, "function"))
+        .any(|function| {
+            let name = &text[function.byte_range()];
+            let last = name.rsplit('.').next().unwrap_or(name);
+            CATCHING_CONTEXTS.contains(&name) || CATCHING_CONTEXTS.contains(&last)
+        })
+}
+
+/// The names at the root of what a statement may change in place: an
+/// item or attribute assigned or deleted (`d["k"] = v`, `cfg.a.b = v`), a
+/// method called (`d.setdefault(...)`), an argument of a call.
+fn changed_in_place_by(statement: Node<'_>, text: &str) -> Vec<String> {
+    let root = |mut node: Node<'_>| loop {
+        node = match node.kind() {
+            "attribute" => child_by_field(node, "object")?,
+            "subscript" => child_by_field(node, "value")?,
+            "identifier" => return Some(text[node.byte_range()].to_owned()),
+            _ => return None,
+        };
+    };
+    let mut names: Vec<String> = Vec::new();
+    for node in super::syntax::descendants(statement) {
+        let parent = node.parent();
+        let parent_kind = parent.map(|p| p.kind()).unwrap_or_default();
+        let changed = match node.kind() {
+            "attribute" | "subscript" => {
+                let target = parent.is_some_and(|p| {
+                    matches!(p.kind(), "assignment" | "augmented_assignment")
+                        && child_by_field(p, "left") == Some(node)
+                });
+                let method = node.kind() == "attribute"
+                    && parent.is_some_and(|p| {
+                        p.kind() == "call" && child_by_field(p, "function") == Some(node)
+                    });
+                target || method || matches!(parent_kind, "delete_statement" | "expression_list")
+            }
+            _ => false,
+        };
+        let keyword_name = parent_kind == "keyword_argument"
+            && parent.and_then(|p| child_by_field(p, "name")) == Some(node);
+        let passed = matches!(node.kind(), "identifier" | "attribute" | "subscript")
+            && matches!(parent_kind, "argument_list" | "keyword_argument")
+            && !keyword_name;
+        if changed || passed {
+            let start = match (node.kind(), changed) {
+                ("attribute", true) if parent_kind == "call" => child_by_field(node, "object"),
+                _ => Some(node),
+            };
+            if let Some(name) = start.and_then(root) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+    }
+    names
 }
 
 /// Whether a block's last statement is `raise`.

@@ -1,0 +1,56 @@
+# Errors a program expects or swallows, and changes made where the
+# analysis does not follow statements (found on litgpt's tests). A `try`
+# body, and the body of a `with` whose context manager expects an error
+# (`pytest.raises`, `self.assertRaises`) or swallows it
+# (`contextlib.suppress`), is not checked; what it assigns or may change
+# in place is unknown after it, never as it was. A container changed by a
+# method called inside an expression (`part = store.setdefault(k, [])`)
+# is unknown from that statement on.
+import contextlib
+import unittest
+from collections import defaultdict
+
+import torch
+
+
+def fill(store, names):
+    for n in names:
+        part = store.setdefault(n, defaultdict(dict))
+        part["a"]["b"] = 1
+
+
+weights = {}
+fill(weights, ["q", "k"])
+assert len(weights) == 2
+
+counts = {}
+first = counts.setdefault("a", 0)
+assert len(counts) == 1
+
+d = {}
+try:
+    d["x"] = 1
+except KeyError:
+    pass
+assert len(d) == 1
+
+e = {}
+with contextlib.suppress(KeyError):
+    fill(e, ["v"])
+assert len(e) == 1
+
+x = torch.randn(2, 3)
+with contextlib.suppress(RuntimeError):
+    y = x @ torch.randn(4, 5)
+kept = x  #~ shape kept: Tensor[2, 3]
+
+
+class Shapes(unittest.TestCase):
+    def test_mismatch(self):
+        with self.assertRaises(RuntimeError):
+            torch.randn(2, 3) @ torch.randn(4, 5)
+        with self.assertRaisesRegex(RuntimeError, "dimensions"):
+            torch.cat([torch.randn(2, 3), torch.randn(2, 3, 4)])
+
+
+Shapes("test_mismatch").test_mismatch()
