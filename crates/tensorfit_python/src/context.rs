@@ -220,12 +220,18 @@ impl ModuleContext {
 
     /// The name an imported name is looked up by in its file: its own, or
     /// for `import X as Y` `X`, where nothing else of this file is named
-    /// `X`. `None` where the file defines the name itself.
+    /// `X` and no other import brings another `X` (detectron2's
+    /// `LVIS_CATEGORIES as LVIS_V0_5_CATEGORIES` beside `LVIS_CATEGORIES
+    /// as LVIS_V1_CATEGORIES`, which would both name one of them). `None`
+    /// where the file defines the name itself.
     fn looked_up_name(&self, alias: &str) -> Option<&str> {
         let path = self.imported.get(alias)?;
         let (_, name) = path.rsplit_once('.')?;
         let other = self.imported.get(name).is_some_and(|p| p != path);
-        let hidden = name != alias && (self.defines(name) || other);
+        let same_name_elsewhere = self.imported.iter().any(|(a, p)| {
+            a != alias && p != path && p.rsplit_once('.').is_some_and(|(_, n)| n == name)
+        });
+        let hidden = name != alias && (self.defines(name) || other || same_name_elsewhere);
         (!hidden && !self.defines(alias)).then_some(name)
     }
 }
@@ -345,6 +351,20 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
                 entry.0 += 1;
                 entry.1 = false;
             }
+        }
+    }
+    // A name a function declares `global` may be assigned whenever that
+    // function runs: never a constant (detectron2's `_LOCAL_PROCESS_GROUP
+    // = None`, set by `create_local_process_group`).
+    for statement in
+        crate::lower::syntax::descendants(root).filter(|n| n.kind() == "global_statement")
+    {
+        for name in named_children(statement) {
+            let entry = assigned
+                .entry(text_of(name, text).to_owned())
+                .or_insert((0, false));
+            entry.0 += 1;
+            entry.1 = false;
         }
     }
     // A class is a module if a base is `torch.nn.Module` (or any layer of
