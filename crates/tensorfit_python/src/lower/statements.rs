@@ -535,14 +535,7 @@ impl Lowerer<'_> {
                     (child_by_field(part, "object")?, registry::SET_ATTR, name)
                 }
                 "subscript" => {
-                    let mut cursor = part.walk();
-                    let keys: Vec<Node<'_>> = part
-                        .children_by_field_name("subscript", &mut cursor)
-                        .collect();
-                    let key = match keys.as_slice() {
-                        [key] if key.kind() != "slice" => self.expr(*key),
-                        _ => self.unknown(part, "the item set is a slice or has several keys"),
-                    };
+                    let key = self.item_key(part);
                     (child_by_field(part, "value")?, registry::SET_ITEM, key)
                 }
                 _ => return None,
@@ -576,23 +569,27 @@ impl Lowerer<'_> {
             return None;
         }
         let name = self.local_object(child_by_field(target, "value")?)?;
-        let mut cursor = target.walk();
-        let keys: Vec<Node<'_>> = target
-            .children_by_field_name("subscript", &mut cursor)
-            .collect();
-        // Several keys or a slice (`mask[h0:h1, w0:w1] = count`): the
-        // key is unknown, which a tensor does not need (its shape stays)
-        // and which leaves a list or dict unknown.
-        let key = match keys.as_slice() {
-            [key] if key.kind() != "slice" => self.expr(*key),
-            _ => self.unknown(target, "the item set is a slice or has several keys"),
-        };
+        let key = self.item_key(target);
         Some(reassigned(
             name,
             registry::SET_ITEM,
             vec![key, value.clone()],
             range,
         ))
+    }
+
+    /// The key of an item set, `x[key] = value`. Several keys or a slice
+    /// (`mask[h0:h1, w0:w1] = count`): unknown, which a tensor does not
+    /// need (its shape stays) and which leaves a list or dict unknown.
+    fn item_key(&mut self, subscript: Node<'_>) -> Expr {
+        let mut cursor = subscript.walk();
+        let keys: Vec<Node<'_>> = subscript
+            .children_by_field_name("subscript", &mut cursor)
+            .collect();
+        match keys.as_slice() {
+            [key] if key.kind() != "slice" => self.expr(*key),
+            _ => self.unknown(subscript, "the item set is a slice or has several keys"),
+        }
     }
 
     /// `object` as the local it names, if it is one (not `self`): what
