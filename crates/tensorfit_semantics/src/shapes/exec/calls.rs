@@ -846,7 +846,6 @@ impl<'f, 'a> Frame<'f, 'a> {
 
 /// Python's `**kwargs`: the named arguments no other parameter took, as a
 /// dict.
-/// Whether every keyword of a call names a parameter of the contract.
 fn keywords(sources: &[Source], given: &[GivenArg]) -> Value {
     let fields = sources
         .iter()
