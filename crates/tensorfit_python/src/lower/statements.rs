@@ -153,14 +153,18 @@ impl Lowerer<'_> {
             }
             // `with pytest.raises(E):` expects its body to raise, and
             // `contextlib.suppress(E)` may swallow it: as a `try`.
-            "with_statement" if catches_exceptions(node, self.text) => self
-                .forget_assignments(node, "it is assigned in a `with` block that catches errors"),
+            "with_statement" if catches_exceptions(node, self.text) => self.forget_changed_locals(
+                node,
+                "it is assigned in a `with` block that catches errors",
+            ),
             "with_statement" => child_by_field(node, "body")
                 .map(|body| self.block_statements(body))
                 .unwrap_or_default(),
             // What a `try` body does may be caught: its statements are not
             // checked, and what it assigns is unknown after it.
-            "try_statement" => self.forget_assignments(node, "it is assigned in a `try` statement"),
+            "try_statement" => {
+                self.forget_changed_locals(node, "it is assigned in a `try` statement")
+            }
             _ => Vec::new(),
         }
     }
@@ -976,7 +980,7 @@ impl Lowerer<'_> {
     /// catches errors), seen from after it: each local it assigns, or may
     /// change in place (an item or attribute set, a method called, an
     /// argument of a call), is unknown.
-    fn forget_assignments(&mut self, node: Node<'_>, why: &str) -> Vec<Stmt> {
+    fn forget_changed_locals(&mut self, node: Node<'_>, why: &str) -> Vec<Stmt> {
         let range = self.range(node);
         let mut stmts = Vec::new();
         let assigned = super::locals::locals_of_statement(node, self.text)
@@ -988,25 +992,23 @@ impl Lowerer<'_> {
         let changed = changed_in_place_by(node, self.text)
             .into_iter()
             .filter(|name| self.is_local_name(name) && !is_self(name));
+        // Each name once, in order of first assignment or change.
         let mut names: Vec<String> = Vec::new();
         for name in assigned.chain(changed) {
             if !names.contains(&name) {
                 names.push(name);
             }
         }
-        // Each name once, in order of first assignment.
         for name in names {
-            {
-                let value = Expr {
-                    kind: ExprKind::Unknown(format!("`{name}`: {why}")),
-                    range,
-                };
-                let target = Name {
-                    text: name,
-                    range: tensorfit_base::TextRange::empty(range.start as usize),
-                };
-                stmts.push(self.set_name(target, value, range));
-            }
+            let value = Expr {
+                kind: ExprKind::Unknown(format!("`{name}`: {why}")),
+                range,
+            };
+            let target = Name {
+                text: name,
+                range: tensorfit_base::TextRange::empty(range.start as usize),
+            };
+            stmts.push(self.set_name(target, value, range));
         }
         stmts
     }
