@@ -275,6 +275,7 @@ impl Lowerer<'_> {
             return Vec::new();
         }
         let mut forgotten: Vec<Stmt> = Vec::new();
+        let mut roots: Vec<Expr> = Vec::new();
         for call in descendants(statement).filter(|n| n.kind() == "call") {
             if call
                 .parent()
@@ -301,16 +302,10 @@ impl Lowerer<'_> {
             let Some(root) = self.root_local(object) else {
                 continue;
             };
-            let name = |s: &Stmt| match &s.kind {
-                StmtKind::Assign { target, .. } => Some(target.kind.clone()),
-                _ => None,
-            };
-            if forgotten
-                .iter()
-                .any(|s| name(s).as_ref() == Some(&root.kind))
-            {
+            if roots.iter().any(|r| r.kind == root.kind) {
                 continue;
             }
+            roots.push(root.clone());
             let why = format!(
                 "`.{method}(...)` inside an expression changed it in place, which is not followed"
             );

@@ -434,13 +434,10 @@ impl Lowerer<'_> {
             // (state a method keeps) leaves `self` as it is. The value is
             // still checked.
             _ => {
-                if let Some(set) = self.set_item(target, &value, range) {
+                if let Some(set) = self.register_on_built(target, &value, range) {
                     return vec![set];
                 }
-                if let Some(set) = self.set_attribute(target, &value, range) {
-                    return vec![set];
-                }
-                if let Some(set) = self.set_nested(target, &value, range) {
+                if let Some(set) = self.set_part(target, &value, range) {
                     return vec![set];
                 }
                 let mut stmts = vec![Stmt {
@@ -476,11 +473,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `x.name = value` of a local `x` (not `self`, not a field):
-    /// `x = builtins.setattr(x, "name", value)`, which the analysis follows
-    /// for an object of a class it reads (EfficientNet's
-    /// `block_cnf.input_channels = block_cnf.out_channels` on a copy).
-    fn set_attribute(
+    /// `self.norm = nn.BatchNorm2d(c)` in a Sequential builder registers a
+    /// layer of the Sequential built (`registry::SET_MODULE_ATTR`).
+    fn register_on_built(
         &mut self,
         target: Node<'_>,
         value: &Expr,
@@ -489,97 +484,75 @@ impl Lowerer<'_> {
         if target.kind() != "attribute" {
             return None;
         }
-        let object = child_by_field(target, "object")?;
+        let built = self.sequential_built(child_by_field(target, "object")?)?;
         let attribute = child_by_field(target, "attribute")?;
         let attribute = Expr {
             kind: ExprKind::Str(self.text(attribute).to_owned()),
             range: self.range(attribute),
         };
-        // `self.norm = nn.BatchNorm2d(c)` in a Sequential builder registers
-        // a layer of the Sequential built.
-        if let Some(built) = self.sequential_built(object) {
-            return Some(reassigned(
-                built,
-                registry::SET_MODULE_ATTR,
-                vec![attribute, value.clone()],
-                range,
-            ));
-        }
-        let name = self.local_object(object)?;
         Some(reassigned(
-            name,
-            registry::SET_ATTR,
+            built,
+            registry::SET_MODULE_ATTR,
             vec![attribute, value.clone()],
             range,
         ))
     }
 
-    /// `cfg.model.size = value`, `x.parts[0] = value`: a part of a part of
-    /// a local `x`, changed in place, is `x` with that part replaced:
-    /// `cfg = builtins.setattr(cfg, "model", builtins.setattr(cfg.model,
-    /// "size", value))`. A step the analysis does not follow leaves `x`
-    /// unknown, never as it was (minGPT's `config.model.vocab_size = ...`
-    /// before `GPT(config.model)` asserts it is not `None`).
-    fn set_nested(
+    /// A part of a local `x` (not `self`, not a field) changed in place:
+    /// `x` with that part replaced, step by step. `x.name = value` is
+    /// `x = builtins.setattr(x, "name", value)` (EfficientNet's
+    /// `block_cnf.input_channels = ...` on a copy), `x[key] = value` is
+    /// `x = operator.setitem(x, key, value)` (`kwargs["init_weights"] =
+    /// False` in torchvision's builders), and a longer chain nests them:
+    /// `cfg.model.size = value` is `cfg = builtins.setattr(cfg, "model",
+    /// builtins.setattr(cfg.model, "size", value))` (minGPT's
+    /// `config.model.vocab_size = ...` before `GPT(config.model)` asserts
+    /// it is not `None`). The analysis follows these for dicts, lists,
+    /// `nn.Sequential` and objects of classes it reads; a step it does not
+    /// follow leaves `x` unknown, never as it was.
+    fn set_part(
         &mut self,
         target: Node<'_>,
         value: &Expr,
         range: tensorfit_base::TextRange,
     ) -> Option<Stmt> {
-        let mut value = value.clone();
+        // The chain's steps from the target to the local, found before
+        // anything is lowered: a chain not rooted at a local lowers nothing.
+        let mut steps = Vec::new();
         let mut part = target;
-        loop {
-            let (object, update, key) = match part.kind() {
+        let local = loop {
+            let object = match part.kind() {
+                "attribute" => child_by_field(part, "object")?,
+                "subscript" => child_by_field(part, "value")?,
+                _ => return None,
+            };
+            steps.push((part, object));
+            if let Some(local) = self.local_object(object) {
+                break local;
+            }
+            part = object;
+        };
+        let mut value = value.clone();
+        let last = steps.len() - 1;
+        for (i, (step, object)) in steps.into_iter().enumerate() {
+            let (update, key) = match step.kind() {
                 "attribute" => {
-                    let attribute = child_by_field(part, "attribute")?;
+                    let attribute = child_by_field(step, "attribute")?;
                     let name = Expr {
                         kind: ExprKind::Str(self.text(attribute).to_owned()),
                         range: self.range(attribute),
                     };
-                    (child_by_field(part, "object")?, registry::SET_ATTR, name)
+                    (registry::SET_ATTR, name)
                 }
-                "subscript" => {
-                    let key = self.item_key(part);
-                    (child_by_field(part, "value")?, registry::SET_ITEM, key)
-                }
-                _ => return None,
+                _ => (registry::SET_ITEM, self.item_key(step)),
             };
-            if let Some(local) = self.local_object(object) {
-                // Only a chain of two steps or more: one step is
-                // `set_item`'s or `set_attribute`'s.
-                return (part != target)
-                    .then(|| reassigned(local, update, vec![key, value], range));
-            }
-            if !matches!(object.kind(), "attribute" | "subscript") {
-                return None;
+            if i == last {
+                return Some(reassigned(local, update, vec![key, value], range));
             }
             let whole = self.expr(object);
             value = super::expressions::builtin_call(update, vec![whole, key, value], range);
-            part = object;
         }
-    }
-
-    /// `x[key] = value` of a local `x` (not `self`, not a field):
-    /// `x = operator.setitem(x, key, value)`, which the analysis follows
-    /// for a dict's key and a list's or `nn.Sequential`'s position
-    /// (`kwargs["init_weights"] = False` in torchvision's builders).
-    fn set_item(
-        &mut self,
-        target: Node<'_>,
-        value: &Expr,
-        range: tensorfit_base::TextRange,
-    ) -> Option<Stmt> {
-        if target.kind() != "subscript" {
-            return None;
-        }
-        let name = self.local_object(child_by_field(target, "value")?)?;
-        let key = self.item_key(target);
-        Some(reassigned(
-            name,
-            registry::SET_ITEM,
-            vec![key, value.clone()],
-            range,
-        ))
+        None
     }
 
     /// The key of an item set, `x[key] = value`. Several keys or a slice
@@ -1014,18 +987,13 @@ impl Lowerer<'_> {
     }
 }
 
-/// Context managers that expect or swallow an error raised in their body.
-const CATCHING_CONTEXTS: &[&str] = &[
-    "pytest.raises",
-    "raises",
-    "assertRaises",
-    "assertRaisesRegex",
-    "suppress",
-];
+/// Context managers that expect or swallow an error raised in their body,
+/// by their last name (`pytest.raises`, `self.assertRaises`,
+/// `contextlib.suppress`).
+const CATCHING_CONTEXTS: &[&str] = &["raises", "assertRaises", "assertRaisesRegex", "suppress"];
 
 /// Whether one of a `with` statement's context managers is a call of one
-/// of [`CATCHING_CONTEXTS`] (by its last name: `self.assertRaises`,
-/// `contextlib.suppress`).
+/// of [`CATCHING_CONTEXTS`].
 fn catches_exceptions(with: Node<'_>, text: &str) -> bool {
     let body = child_by_field(with, "body");
     named_children(with)
@@ -1036,8 +1004,7 @@ fn catches_exceptions(with: Node<'_>, text: &str) -> bool {
         .filter_map(|call| child_by_field(call, "function"))
         .any(|function| {
             let name = &text[function.byte_range()];
-            let last = name.rsplit('.').next().unwrap_or(name);
-            CATCHING_CONTEXTS.contains(&name) || CATCHING_CONTEXTS.contains(&last)
+            CATCHING_CONTEXTS.contains(&name.rsplit('.').next().unwrap_or(name))
         })
 }
 

@@ -17,7 +17,7 @@ use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
 use crate::shapes::value::{GivenArg, Instance, Layer, Partial, Shape, Value};
-use crate::signature::{argument_names, bind, Signature, Source};
+use crate::signature::{argument_names, bind, Binding, Signature, Source};
 
 impl<'f, 'a> Frame<'f, 'a> {
     pub(super) fn call(
@@ -507,6 +507,19 @@ impl<'f, 'a> Frame<'f, 'a> {
         let params: Vec<&ast::Param> = params.iter().filter(|p| !p.is_self).collect();
         let names: Vec<Option<&str>> = given.iter().map(|a| a.name.as_deref()).collect();
         let binding = bind(&params, skip, &names);
+        self.bound_values(&params, skip, given, &binding)
+    }
+
+    /// Each parameter's value (after the first `skip`) and its text, as
+    /// `binding` binds `given` to `params` (the contract's parameters but
+    /// `self`); a parameter not given takes its default, or is unknown.
+    fn bound_values(
+        &mut self,
+        params: &[&ast::Param],
+        skip: usize,
+        given: &[GivenArg],
+        binding: &Binding,
+    ) -> Vec<(String, Value, String)> {
         let values: Vec<(Value, String)> = given
             .iter()
             .map(|arg| (arg.value.clone(), arg.text.clone()))
@@ -583,8 +596,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         let Some(fitted) = pytorch_keywords::fit(op, contract, receivers, given) else {
             return Value::Unknown;
         };
-        let skip = receiver.is_some().then_some(1);
-        let mut bound = self.bind_given(&contract.params, skip, &fitted.given);
+        let params = pytorch_keywords::parameters(contract);
+        let mut bound = self.bound_values(&params, receivers, &fitted.given, &fitted.binding);
         if let (Some((value, text)), Some(first)) = (receiver, contract.params.first()) {
             bound.insert(0, (first.name.text.clone(), value, text));
         }

@@ -24,7 +24,7 @@
 use tensorfit_syntax::ast::{self, Unpack};
 
 use crate::shapes::value::GivenArg;
-use crate::signature::bind;
+use crate::signature::{bind, Binding};
 
 /// numpy's parameter names that PyTorch's argument parser reads as its own.
 const NUMPY_NAMES: &[(&str, &str)] = &[("axis", "dim"), ("keepdims", "keepdim")];
@@ -55,6 +55,9 @@ const IGNORES_ARGUMENTS: &[&str] = &["Identity"];
 pub(super) struct FittedArguments {
     /// The arguments the contract binds, in order.
     pub given: Vec<GivenArg>,
+    /// How they bind to [`parameters`] of the contract (after the
+    /// receivers), without a problem.
+    pub binding: Binding,
     /// Whether every named argument of the call is one of the contract's
     /// parameters, so that the operation's items may be computed (a
     /// `dtype=` changes them).
@@ -70,7 +73,7 @@ pub(super) fn fit(
     receivers: usize,
     given: Vec<GivenArg>,
 ) -> Option<FittedArguments> {
-    let params: Vec<&ast::Param> = contract.params.iter().filter(|p| !p.is_self).collect();
+    let params = parameters(contract);
     let has = |name: &str| {
         params
             .iter()
@@ -123,11 +126,18 @@ pub(super) fn fit(
         fitted.insert(at, sequence);
     }
     let names: Vec<Option<&str>> = fitted.iter().map(|a| a.name.as_deref()).collect();
-    if !bind(&params, receivers, &names).problems.is_empty() {
+    let binding = bind(&params, receivers, &names);
+    if !binding.problems.is_empty() {
         return None;
     }
     Some(FittedArguments {
         given: fitted,
+        binding,
         all_keywords_modelled,
     })
+}
+
+/// The parameters a call of `contract` binds (all but `self`).
+pub(super) fn parameters(contract: &ast::Function) -> Vec<&ast::Param> {
+    contract.params.iter().filter(|p| !p.is_self).collect()
 }
