@@ -27,3 +27,38 @@ def canonical_dim(rank: int, idx: int) -> int:
 split = heads_of(torch.randn(2, 5, 12), 4)  #~ shape split: Tensor[2, 5, 4, 3]
 last = canonical_dim(3, -1)
 uneven = heads_of(torch.randn(2, 5, 10), 4)  #~ error: `if x.size(-1) % n_head != 0: raise` raises: x.size(-1) % n_head = 2
+
+
+# A branch that can leave before its `raise` (a `return` in it, found in
+# LLaVA's `tokenizer_image_token`) is no guard: it raises only on some paths.
+def as_tensor(ids, return_tensors=None):
+    if return_tensors is not None:
+        if return_tensors == "pt":
+            return torch.tensor(ids)
+        raise ValueError(f"unsupported: {return_tensors}")
+    return ids
+
+
+def first_positive(values):
+    for v in values:
+        if v <= 0:
+            continue
+        return v
+    raise ValueError("no positive value")
+
+
+def widths(channels, n):
+    out = []
+    for i in range(n):
+        if channels % (i + 1) != 0:
+            break
+        out.append(channels // (i + 1))
+    else:
+        raise ValueError("n too large")
+    return out
+
+
+ids = as_tensor([1, 2, 3], return_tensors="pt")  #~ shape ids: Tensor[3]
+plain = as_tensor([1, 2, 3])
+positive = first_positive([-1, 2])
+some = widths(6, 4)

@@ -1058,11 +1058,42 @@ fn changed_in_place_by(statement: Node<'_>, text: &str) -> Vec<String> {
     names
 }
 
-/// Whether a block's last statement is `raise`.
+/// Whether a block always raises: its last statement is `raise` and
+/// nothing before it can leave the block another way. `if r == "pt":
+/// return t` ahead of the `raise` makes the block a branch, not a guard.
 fn ends_in_raise(block: Node<'_>) -> bool {
     named_children(block)
         .last()
         .is_some_and(|last| last.kind() == "raise_statement")
+        && !leaves_early(block)
+}
+
+/// Whether a block holds a `return`, or a `break`/`continue` of a loop
+/// around it (a nested function's or loop's own are not counted).
+fn leaves_early(block: Node<'_>) -> bool {
+    let mut stack = vec![(block, false)];
+    while let Some((node, in_loop)) = stack.pop() {
+        match node.kind() {
+            "return_statement" => return true,
+            "break_statement" | "continue_statement" if !in_loop => return true,
+            "function_definition" | "class_definition" | "lambda" => {}
+            "for_statement" | "while_statement" => {
+                // Only the loop's body is inside it: its `else` is not.
+                let body = child_by_field(node, "body");
+                stack.extend(
+                    named_children(node)
+                        .into_iter()
+                        .map(|child| (child, in_loop || Some(child) == body)),
+                )
+            }
+            _ => stack.extend(
+                named_children(node)
+                    .into_iter()
+                    .map(|child| (child, in_loop)),
+            ),
+        }
+    }
+    false
 }
 
 /// Whether a loop body can leave an iteration early (not counting loops
