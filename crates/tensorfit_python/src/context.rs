@@ -59,6 +59,15 @@ pub struct ModuleContext {
     pub constants: BTreeSet<String>,
     /// Every other name assigned at the top level (the script's variables).
     pub script_names: BTreeSet<String>,
+    /// Top-level names a function of the file may change whenever it
+    /// runs (`REGISTRY[name] = cls` in a decorator), with why: the script
+    /// reads them as unknown (`crate::changed_names`).
+    pub changed_elsewhere: BTreeMap<String, String>,
+    /// The script's names that share a value with another
+    /// (`crate::changed_names::Alias`), and those a change through
+    /// another name may forget.
+    pub(crate) script_aliases: Vec<crate::changed_names::Alias>,
+    pub(crate) script_changed_through_aliases: BTreeSet<String>,
     /// Names imported from the workspace's own files that those files
     /// define (`from .blocks import Bottleneck`): filled in by the
     /// database, which can look at other files ([`Self::modules_imported_from`]).
@@ -442,17 +451,28 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
         }
     }
     let containers = container_constants(&top, text);
+    // A value changed through another name (`lst = store["a"];
+    // lst.append(2)`) is no constant either.
+    context.script_changed_through_aliases =
+        crate::changed_names::changed_through_aliases(root, text);
     for (name, (count, constant)) in assigned {
         // A list or dict is a constant only while nothing can change it in
         // place: every use of its name reads an item (`cfgs["A"]`).
         let unchanged = || !containers.contains(&name) || only_items_read(root, &name, text);
-        if count == 1 && constant && !context.is_item(&name) && unchanged() {
+        let shared = context.script_changed_through_aliases.contains(&name);
+        if count == 1 && constant && !context.is_item(&name) && unchanged() && !shared {
             context.constants.insert(name);
         } else {
             context.script_names.insert(name);
         }
     }
     context.module_attributes = module_attributes(root, text, &context.imported);
+    context.changed_elsewhere = crate::changed_names::changed_elsewhere(
+        root,
+        text,
+        crate::changed_names::MODULE_FUNCTION_CHANGES,
+    );
+    context.script_aliases = crate::changed_names::aliases_of(root, text);
     context
 }
 

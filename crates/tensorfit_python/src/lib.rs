@@ -15,6 +15,7 @@
 //! top-level names), so that an edit inside one method lowers only it.
 
 mod annotation_style;
+mod changed_names;
 mod class_functions;
 mod context;
 mod inheritance;

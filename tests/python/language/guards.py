@@ -62,3 +62,35 @@ ids = as_tensor([1, 2, 3], return_tensors="pt")  #~ shape ids: Tensor[3]
 plain = as_tensor([1, 2, 3])
 positive = first_positive([-1, 2])
 some = widths(6, 4)
+
+
+# A guard after a branch that returns only on a nested condition holds
+# only where that branch did not return (diffusers' `_get_task_class`:
+# `if name is not None: if found is not None: return found`, then
+# `if throw_error_if_not_exist: raise`).
+def task_class(mapping, name, throw_error_if_not_exist=True):
+    if name is not None:
+        found = mapping.get(name, None)
+        if found is not None:
+            return found
+    if throw_error_if_not_exist:
+        raise ValueError(f"no task for {name}")
+
+
+def lookup(name):
+    return task_class({"a": 1, "b": 2}, name)
+
+
+def nested_return(a, b, strict=True):
+    if a:
+        if b:
+            return 1
+    if strict:
+        raise ValueError("no")
+    return 2
+
+
+found = lookup("b")
+both = nested_return(True, True)
+lenient = nested_return(False, True, False)
+strict = nested_return(True, False)  #~ error: `if strict: raise` raises

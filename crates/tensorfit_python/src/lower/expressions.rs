@@ -303,6 +303,13 @@ impl Lowerer<'_> {
                 range,
             };
         }
+        let changed = self.scope.changed_elsewhere.get(name);
+        if let Some(why) = changed.filter(|_| self.is_bound(node) && !self.context.is_item(name)) {
+            return Expr {
+                kind: ExprKind::Unknown(why.clone()),
+                range,
+            };
+        }
         if self.is_bound(node) || self.context.is_item(name) {
             return Expr {
                 kind: ExprKind::Name(name.to_owned()),

@@ -19,12 +19,15 @@ mod statements;
 pub(crate) mod syntax;
 mod types;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
+use crate::changed_names::{
+    aliases_of, changed_elsewhere, changed_through_aliases, Alias, CLOSURE_CHANGES,
+};
 use crate::class_functions::{is_classmethod, own_class_functions, qualified};
 use crate::context::ModuleContext;
 use crate::outline::constant_name;
@@ -89,6 +92,14 @@ struct Scope {
     /// it assigns, declared by `var`s before it (see
     /// `Lowerer::script_compound`).
     script_vars: Option<BTreeSet<String>>,
+    /// Locals something other than the statement at hand may change (a
+    /// function defined in the scope, a change through another name), with
+    /// why: unknown wherever read (`crate::changed_names`).
+    changed_elsewhere: BTreeMap<String, String>,
+    /// The names that share a value with another name (`inner =
+    /// cfg.model`): a change through one forgets the other
+    /// (`Lowerer::changed_through_aliases`).
+    aliases: Vec<Alias>,
 }
 
 impl Scope {
@@ -101,10 +112,21 @@ impl Scope {
         params: Vec<String>,
         self_name: Option<String>,
     ) -> Scope {
+        let mut locals = locals::locals_of(body, text, &params);
+        // A name a change through another may forget, in a branch or loop
+        // too, is a variable of the whole body.
+        for name in changed_through_aliases(body, text) {
+            let hoisted = locals.hoisted.contains(&name);
+            if locals.all.contains(&name) && !params.contains(&name) && !hoisted {
+                locals.hoisted.push(name);
+            }
+        }
         Scope {
             kind,
-            locals: locals::locals_of(body, text, &params),
+            locals,
+            aliases: aliases_of(body, text),
             params: params.into_iter().collect(),
+            changed_elsewhere: changed_elsewhere(body, text, CLOSURE_CHANGES),
             self_name,
             script_vars: None,
         }
@@ -128,6 +150,8 @@ impl<'t> Lowerer<'t> {
     ) -> Self {
         let mut scope = Scope::default();
         scope.locals.all = context.script_names.clone();
+        scope.changed_elsewhere = context.changed_elsewhere.clone();
+        scope.aliases = context.script_aliases.clone();
         Lowerer {
             text,
             context,

@@ -8,6 +8,9 @@ use tree_sitter::Node;
 
 use super::syntax::{child_by_field, is_plain_argument, named_children};
 use super::{Lowerer, ScopeKind};
+use crate::changed_names::{
+    objects_changed_by, reached_through_aliases, roots_changed_by, ANY_CHANGE, SHARED_VALUE_CHANGES,
+};
 
 impl Lowerer<'_> {
     /// The statements of a block, up to a `raise` (what follows it in the
@@ -61,7 +64,49 @@ impl Lowerer<'_> {
         }
         marked.extend(self.changed_inside_expressions(node));
         marked.extend(self.statement_unmarked(node));
+        marked.extend(self.changed_through_aliases(node));
         marked
+    }
+
+    /// After a statement that changes a value in place, each other name
+    /// for that value is forgotten (`inner = cfg.model; inner.size = 4`
+    /// leaves `cfg` unknown, never stale); the names the statement
+    /// changes directly are its own lowering's. Compound statements are
+    /// looked at statement by statement.
+    fn changed_through_aliases(&mut self, node: Node<'_>) -> Vec<Stmt> {
+        let simple = matches!(
+            node.kind(),
+            "expression_statement" | "delete_statement" | "return_statement" | "assert_statement"
+        );
+        if !simple || self.scope.aliases.is_empty() {
+            return Vec::new();
+        }
+        let changed = objects_changed_by(node, self.text, SHARED_VALUE_CHANGES);
+        let direct: Vec<String> = changed.iter().map(|path| path[0].clone()).collect();
+        let reached = reached_through_aliases(&self.scope.aliases, changed);
+        let range = self.range(node);
+        let at = tensorfit_base::TextRange::empty(range.end as usize);
+        let is_self = |name: &String| self.scope.self_name.as_ref() == Some(name);
+        reached
+            .into_iter()
+            .filter(|(name, _)| {
+                self.is_local_name(name) && !is_self(name) && !direct.contains(name)
+            })
+            .map(|(name, why)| {
+                let value = Expr {
+                    kind: ExprKind::Unknown(why),
+                    range: at,
+                };
+                self.set_name(
+                    Name {
+                        text: name,
+                        range: at,
+                    },
+                    value,
+                    range,
+                )
+            })
+            .collect()
     }
 
     fn statement_unmarked(&mut self, node: Node<'_>) -> Vec<Stmt> {
@@ -621,7 +666,14 @@ impl Lowerer<'_> {
     /// and assigned inside. After `x = a; if c: x = b`, `x` is either.
     fn script_compound(&mut self, node: Node<'_>) -> Vec<Stmt> {
         let at = tensorfit_base::TextRange::empty(self.range(node).start as usize);
-        let names = super::locals::locals_of_statement(node, self.text);
+        let mut names = super::locals::locals_of_statement(node, self.text);
+        // A name a change inside may forget through another name.
+        let changed = objects_changed_by(node, self.text, SHARED_VALUE_CHANGES);
+        for name in reached_through_aliases(&self.scope.aliases, changed).into_keys() {
+            if self.context.script_names.contains(&name) && !names.contains(&name) {
+                names.push(name);
+            }
+        }
         let mut stmts: Vec<Stmt> = names
             .iter()
             .map(|name| {
@@ -962,7 +1014,7 @@ impl Lowerer<'_> {
                 self.scope.kind == ScopeKind::Script || self.scope.locals.all.contains(name)
             });
         let is_self = |name: &String| self.scope.self_name.as_ref() == Some(name);
-        let changed = changed_in_place_by(node, self.text)
+        let changed = roots_changed_by(node, self.text, ANY_CHANGE)
             .into_iter()
             .filter(|name| self.is_local_name(name) && !is_self(name));
         // Each name once, in order of first assignment or change.
@@ -1006,56 +1058,6 @@ fn catches_exceptions(with: Node<'_>, text: &str) -> bool {
             let name = &text[function.byte_range()];
             CATCHING_CONTEXTS.contains(&name.rsplit('.').next().unwrap_or(name))
         })
-}
-
-/// The names at the root of what a statement may change in place: an
-/// item or attribute assigned or deleted (`d["k"] = v`, `cfg.a.b = v`), a
-/// method called (`d.setdefault(...)`), an argument of a call.
-fn changed_in_place_by(statement: Node<'_>, text: &str) -> Vec<String> {
-    let root = |mut node: Node<'_>| loop {
-        node = match node.kind() {
-            "attribute" => child_by_field(node, "object")?,
-            "subscript" => child_by_field(node, "value")?,
-            "identifier" => return Some(text[node.byte_range()].to_owned()),
-            _ => return None,
-        };
-    };
-    let mut names: Vec<String> = Vec::new();
-    for node in super::syntax::descendants(statement) {
-        let parent = node.parent();
-        let parent_kind = parent.map(|p| p.kind()).unwrap_or_default();
-        let changed = match node.kind() {
-            "attribute" | "subscript" => {
-                let target = parent.is_some_and(|p| {
-                    matches!(p.kind(), "assignment" | "augmented_assignment")
-                        && child_by_field(p, "left") == Some(node)
-                });
-                let method = node.kind() == "attribute"
-                    && parent.is_some_and(|p| {
-                        p.kind() == "call" && child_by_field(p, "function") == Some(node)
-                    });
-                target || method || matches!(parent_kind, "delete_statement" | "expression_list")
-            }
-            _ => false,
-        };
-        let keyword_name = parent_kind == "keyword_argument"
-            && parent.and_then(|p| child_by_field(p, "name")) == Some(node);
-        let passed = matches!(node.kind(), "identifier" | "attribute" | "subscript")
-            && matches!(parent_kind, "argument_list" | "keyword_argument")
-            && !keyword_name;
-        if changed || passed {
-            let start = match (node.kind(), changed) {
-                ("attribute", true) if parent_kind == "call" => child_by_field(node, "object"),
-                _ => Some(node),
-            };
-            if let Some(name) = start.and_then(root) {
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-        }
-    }
-    names
 }
 
 /// Whether a block always raises: its last statement is `raise` and

@@ -401,13 +401,19 @@ impl<'f, 'a> Frame<'f, 'a> {
 
         self.guard.push(c.clone());
         then(self);
+        // What the path that leaves the branch went through: its condition,
+        // and the conditions under which a nested branch did not return
+        // (`if a: if b: return` goes on only where `!(a && b)`).
+        let then_path = self.path_since(before_guard.len(), &c);
         let then_scopes = std::mem::replace(&mut self.scopes, before_scopes);
         let then_returned = std::mem::replace(&mut self.returned, false);
         self.learnt = before_learnt.clone();
 
         self.guard = before_guard.clone();
-        self.guard.push(Formula::not(&c));
+        let not_c = Formula::not(&c);
+        self.guard.push(not_c.clone());
         otherwise(self);
+        let else_path = self.path_since(before_guard.len(), &not_c);
         let else_returned = self.returned;
         self.learnt = before_learnt;
 
@@ -418,11 +424,17 @@ impl<'f, 'a> Frame<'f, 'a> {
             (false, true) => {
                 self.scopes = then_scopes;
                 self.guard = before_guard;
-                self.guard.push(c);
+                self.guard.extend(then_path);
                 self.returned = false;
             }
             (false, false) => {
                 self.guard = before_guard;
+                if then_path.len() > 1 || else_path.len() > 1 {
+                    self.guard.push(Formula::or([
+                        Formula::and(then_path),
+                        Formula::and(else_path),
+                    ]));
+                }
                 let else_scopes = std::mem::take(&mut self.scopes);
                 self.note_merge(Merge {
                     condition: c.clone(),
@@ -430,6 +442,16 @@ impl<'f, 'a> Frame<'f, 'a> {
                 });
                 self.scopes = self.join_scopes(&c, then_scopes, else_scopes);
             }
+        }
+    }
+
+    /// The conditions a branch's path added to the guard since it had
+    /// `start` of them, or just the branch's own condition where the
+    /// guard is not that path's (it was reset below `start`).
+    fn path_since(&self, start: usize, condition: &Formula) -> Vec<Formula> {
+        match self.guard.get(start..) {
+            Some(path) if !path.is_empty() => path.to_vec(),
+            _ => vec![condition.clone()],
         }
     }
 
