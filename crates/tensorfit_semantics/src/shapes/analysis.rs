@@ -131,6 +131,11 @@ pub struct Analysis<'a> {
     /// Functions summarised for the values of single calls, by function
     /// and values.
     instance_summaries: RefCell<HashMap<String, Option<Arc<Summary>>>>,
+    /// The functions being summarised for a call's values right now. A
+    /// recursive call of one gets no summary of its own: its values may
+    /// differ at every level (`close(a, e, msg=f"{msg} [{i}]")` in
+    /// diffusers' test helpers), which went a thousand summaries deep.
+    specialising: RefCell<HashSet<String>>,
     pub reports: RefCell<Vec<EntryReport>>,
     /// Names the program gives to dimensions (`let batch = x.shape[0]`).
     names: RefCell<HashMap<Term, String>>,
@@ -173,6 +178,7 @@ impl<'a> Analysis<'a> {
             holes: RefCell::new(BTreeMap::new()),
             summaries: RefCell::new(HashMap::new()),
             instance_summaries: RefCell::new(HashMap::new()),
+            specialising: RefCell::new(HashSet::new()),
             reports: RefCell::new(Vec::new()),
             names: RefCell::new(HashMap::new()),
             hole_paths: RefCell::new(Vec::new()),
@@ -306,6 +312,11 @@ impl<'a> Analysis<'a> {
             self.hit(LimitKind::CallSummaries);
             return None;
         }
+        // A recursive call: unknown, as with the same values (`None`
+        // above, while that summary is made).
+        if self.specialising.borrow().contains(&function.key()) {
+            return None;
+        }
         let Some(_nested) = SummaryDepth::enter() else {
             self.hit(LimitKind::CallDepth);
             return None;
@@ -313,7 +324,9 @@ impl<'a> Analysis<'a> {
         self.instance_summaries
             .borrow_mut()
             .insert(key.clone(), None);
+        self.specialising.borrow_mut().insert(function.key());
         let (summary, _, _) = self.summarise(function, Some(fixed));
+        self.specialising.borrow_mut().remove(&function.key());
         let summary = Arc::new(summary);
         self.instance_summaries
             .borrow_mut()
