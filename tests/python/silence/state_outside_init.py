@@ -23,3 +23,37 @@ cache = Cache()
 cache.remember(torch.randn(2, 4))
 y = cache(torch.randn(2, 4))
 h = cache.fc(torch.randn(2, 4))  #~ shape h: Tensor[2, 4]
+
+
+# A field `__init__` sets to `None` that another object's method assigns
+# (PyTorch-GAN's MUNIT fills its adaptive norms' `weight` and `bias` in a
+# loop over `self.modules()`): not `None` when `forward` runs.
+class AdaptiveNorm(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+        self.weight = None
+        self.bias = None
+
+    def forward(self, x):
+        assert self.weight is not None and self.bias is not None
+        return x * self.weight.view(1, -1) + self.bias.view(1, -1)
+
+
+class Styled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = AdaptiveNorm(4)
+
+    def assign(self, params):
+        for m in self.modules():
+            if m.__class__.__name__ == "AdaptiveNorm":
+                m.bias = params[:, : m.n].contiguous().view(-1)
+                m.weight = params[:, m.n : 2 * m.n].contiguous().view(-1)
+
+    def forward(self, x, style):
+        self.assign(style)
+        return self.norm(x)
+
+
+styled = Styled()(torch.randn(2, 4), torch.randn(1, 8))

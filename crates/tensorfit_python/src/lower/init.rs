@@ -541,7 +541,64 @@ fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<Str
         }
         assigned_on_self(method, text, &mut mutated);
     }
+    mutated.extend(none_fields_set_from_outside(class, text));
     mutated
+}
+
+/// The fields `__init__` sets to `None` that the file sets on another
+/// object (`m.bias = mean.view(-1)` in a loop over `self.modules()`: the
+/// adaptive norms of PyTorch-GAN's MUNIT, whose `forward` asserts they
+/// were). Such a field is assigned after `__init__` by someone else; a
+/// field `__init__` gives a value keeps it (`self.lm_head.weight = ...`
+/// ties an `nn.Linear`'s weight, not a `LayerNorm` class's `weight`).
+fn none_fields_set_from_outside(class: Node<'_>, text: &str) -> std::collections::BTreeSet<String> {
+    let mut found = std::collections::BTreeSet::new();
+    let init = child_by_field(class, "body")
+        .map(named_children)
+        .unwrap_or_default()
+        .into_iter()
+        .map(definition_of)
+        .find(|m| {
+            m.kind() == "function_definition"
+                && child_by_field(*m, "name").is_some_and(|n| text_of(n, text) == "__init__")
+        });
+    let Some(init) = init else {
+        return found;
+    };
+    let Some(self_name) = first_parameter(init, text) else {
+        return found;
+    };
+    fn assignments(root: Node<'_>) -> Vec<(Node<'_>, Node<'_>)> {
+        descendants(root)
+            .filter(|n| n.kind() == "assignment")
+            .filter_map(|n| Some((child_by_field(n, "left")?, child_by_field(n, "right")?)))
+            .filter(|(left, _)| left.kind() == "attribute")
+            .collect()
+    }
+    let is_self = |object: Option<Node<'_>>| {
+        object.is_some_and(|o| o.kind() == "identifier" && text_of(o, text) == self_name)
+    };
+    let set_to_none: std::collections::BTreeSet<&str> = assignments(init)
+        .into_iter()
+        .filter(|(left, right)| right.kind() == "none" && is_self(child_by_field(*left, "object")))
+        .filter_map(|(left, _)| child_by_field(left, "attribute").map(|a| text_of(a, text)))
+        .collect();
+    if set_to_none.is_empty() {
+        return found;
+    }
+    let mut root = class;
+    while let Some(parent) = root.parent() {
+        root = parent;
+    }
+    for (left, _) in assignments(root) {
+        let field = child_by_field(left, "attribute").map(|a| text_of(a, text));
+        if let Some(field) = field.filter(|f| set_to_none.contains(f)) {
+            if !is_self(child_by_field(left, "object")) {
+                found.insert(field.to_owned());
+            }
+        }
+    }
+    found
 }
 
 /// Whether an annotation names a type whose values never change in place.
