@@ -177,7 +177,20 @@ impl<'f, 'a> Frame<'f, 'a> {
                             }
                         }
                     }
-                    other => other.clone(),
+                    // A list, dict or object the loop changed (`xs.append(i)`)
+                    // holds what an unknown number of iterations made of it:
+                    // unknown (it held the first two iterations' items).
+                    other => {
+                        let before = before_loop
+                            .get(depth)
+                            .and_then(|s| s.get(name))
+                            .map(|s| &s.value);
+                        match (before == Some(other), other) {
+                            (true, _) => other.clone(),
+                            (false, Value::Float(_)) => Value::Float(None),
+                            (false, _) => Value::Unknown,
+                        }
+                    }
                 };
             }
         }
