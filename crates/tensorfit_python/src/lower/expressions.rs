@@ -875,9 +875,11 @@ impl Lowerer<'_> {
                 range,
             })
         });
+        // `//`: Python's `/` of ints is a float the analysis does not
+        // follow, and this is the floor of the exact quotient.
         Some(Expr {
             kind: ExprKind::Binary {
-                op: BinaryOp::Div,
+                op: BinaryOp::FloorDiv,
                 lhs: Box::new(numerator?),
                 rhs: Box::new(denominator?),
             },

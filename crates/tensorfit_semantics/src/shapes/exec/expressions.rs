@@ -299,6 +299,22 @@ impl<'f, 'a> Frame<'f, 'a> {
                 };
                 Value::Float(Some(x as f64 / y as f64))
             }
+            // A symbolic quotient is a float of unknown value: flooring it
+            // (the Tensor language's `/`) is wrong once it is rounded or
+            // multiplied back (`round(src_h * (height / src_h))` is
+            // `height`, not 0, in diffusers' video resizing).
+            (BinaryOp::Div, Value::Int(_), Value::Int(y)) if self.analysis.language.is_python() => {
+                self.require(
+                    Formula::ne(y, &Term::int(0)),
+                    FactKind::Precondition,
+                    expr.range,
+                    Explain::Text {
+                        template: format!("division by zero: `{}` is 0", self.describe(rhs)),
+                        terms: vec![],
+                    },
+                );
+                Value::Float(None)
+            }
             (_, Value::Int(x), Value::Int(y)) if op != BinaryOp::MatMul => {
                 if matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem) {
                     self.require(
