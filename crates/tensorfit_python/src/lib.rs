@@ -234,7 +234,7 @@ mod tests {
         };
         assert_eq!(
             tensorfit_syntax::print::expr(value),
-            "builtins.int(p * w / 64) * 2"
+            "builtins.int(p * w // 64) * 2"
         );
     }
 
