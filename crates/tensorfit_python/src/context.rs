@@ -68,6 +68,9 @@ pub struct ModuleContext {
     /// another name may forget.
     pub(crate) script_aliases: Vec<crate::changed_names::Alias>,
     pub(crate) script_changed_through_aliases: BTreeSet<String>,
+    /// Attributes the file assigns on an object other than `self`
+    /// (`m.bias = ...`; `lower::init::attributes_set_on_others`).
+    pub(crate) attributes_set_on_others: BTreeSet<String>,
     /// Names imported from the workspace's own files that those files
     /// define (`from .blocks import Bottleneck`): filled in by the
     /// database, which can look at other files ([`Self::modules_imported_from`]).
@@ -473,6 +476,7 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
         crate::changed_names::MODULE_FUNCTION_CHANGES,
     );
     context.script_aliases = crate::changed_names::aliases_of(root, text);
+    context.attributes_set_on_others = crate::lower::init::attributes_set_on_others(root, text);
     context
 }
 

@@ -9,6 +9,8 @@
 //! can be, and each field reads its final value. A dataclass is a struct
 //! whose parameters and fields are its annotated attributes.
 
+use std::collections::BTreeSet;
+
 use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
@@ -77,7 +79,7 @@ impl Lowerer<'_> {
                 .unwrap_or((Vec::new(), None, Vec::new())),
         };
         self.derived = outer_derived;
-        let mut mutated = mutated_fields(class, self.text);
+        let mut mutated = mutated_fields(class, self.text, &self.context.attributes_set_on_others);
         if registers.is_some() && (!mutated.is_empty() || changes_self_in_methods(class, self.text))
         {
             mutated.insert(REGISTERED_MODULES_FIELD.to_owned());
@@ -150,7 +152,7 @@ impl Lowerer<'_> {
         let members = child_by_field(class, "body")
             .map(named_children)
             .unwrap_or_default();
-        let assigned = mutated_fields(class, self.text);
+        let assigned = mutated_fields(class, self.text, &self.context.attributes_set_on_others);
         let mut touched = std::collections::BTreeSet::new();
         let post_init = methods_of(class, self.text)
             .into_iter()
@@ -531,7 +533,11 @@ impl Lowerer<'_> {
 /// `_load_from_state_dict` runs only in `load_state_dict`, which the
 /// analysis follows where it is called (`registry::LOAD_STATE`): what it
 /// changes is as built until then, unless the class loads itself.
-fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<String> {
+fn mutated_fields(
+    class: Node<'_>,
+    text: &str,
+    set_on_others: &BTreeSet<String>,
+) -> std::collections::BTreeSet<String> {
     let loads_itself = text_of(class, text).contains("self.load_state_dict(")
         || text_of(class, text).contains("self._load_from_state_dict(");
     let mut mutated = std::collections::BTreeSet::new();
@@ -541,7 +547,7 @@ fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<Str
         }
         assigned_on_self(method, text, &mut mutated);
     }
-    mutated.extend(none_fields_set_from_outside(class, text));
+    mutated.extend(none_fields_set_from_outside(class, text, set_on_others));
     mutated
 }
 
@@ -551,7 +557,11 @@ fn mutated_fields(class: Node<'_>, text: &str) -> std::collections::BTreeSet<Str
 /// were). Such a field is assigned after `__init__` by someone else; a
 /// field `__init__` gives a value keeps it (`self.lm_head.weight = ...`
 /// ties an `nn.Linear`'s weight, not a `LayerNorm` class's `weight`).
-fn none_fields_set_from_outside(class: Node<'_>, text: &str) -> std::collections::BTreeSet<String> {
+fn none_fields_set_from_outside(
+    class: Node<'_>,
+    text: &str,
+    set_on_others: &BTreeSet<String>,
+) -> BTreeSet<String> {
     let mut found = std::collections::BTreeSet::new();
     let init = child_by_field(class, "body")
         .map(named_children)
@@ -586,19 +596,29 @@ fn none_fields_set_from_outside(class: Node<'_>, text: &str) -> std::collections
     if set_to_none.is_empty() {
         return found;
     }
-    let mut root = class;
-    while let Some(parent) = root.parent() {
-        root = parent;
-    }
-    for (left, _) in assignments(root) {
-        let field = child_by_field(left, "attribute").map(|a| text_of(a, text));
-        if let Some(field) = field.filter(|f| set_to_none.contains(f)) {
-            if !is_self(child_by_field(left, "object")) {
-                found.insert(field.to_owned());
-            }
+    for field in set_to_none {
+        if set_on_others.contains(field) {
+            found.insert(field.to_owned());
         }
     }
     found
+}
+
+/// The attributes the file assigns on an object other than a method's
+/// `self` (`m.bias = ...`): read from the whole file into the module's
+/// context, as a class is lowered alone.
+pub(crate) fn attributes_set_on_others(root: Node<'_>, text: &str) -> BTreeSet<String> {
+    descendants(root)
+        .filter(|n| n.kind() == "assignment")
+        .filter_map(|n| child_by_field(n, "left"))
+        .filter(|left| left.kind() == "attribute")
+        .filter(|left| {
+            child_by_field(*left, "object")
+                .is_none_or(|o| o.kind() != "identifier" || text_of(o, text) != "self")
+        })
+        .filter_map(|left| child_by_field(left, "attribute"))
+        .map(|a| text_of(a, text).to_owned())
+        .collect()
 }
 
 /// Whether an annotation names a type whose values never change in place.
