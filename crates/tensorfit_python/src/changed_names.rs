@@ -71,39 +71,30 @@ pub(crate) const MODULE_FUNCTION_CHANGES: Changes = Changes {
     arguments: false,
 };
 
-/// Methods that change a list, a dict, a set or a module in place.
-const CHANGING_METHODS: &[&str] = &[
-    "append",
-    "extend",
-    "insert",
-    "pop",
-    "popitem",
-    "remove",
-    "clear",
-    "update",
-    "setdefault",
-    "sort",
-    "reverse",
+/// Methods that change a set or a module in place, beside the list and
+/// dict methods the lowering knows (`lower::containers::IN_PLACE_METHODS`).
+const MORE_CHANGING_METHODS: &[&str] = &[
     "add",
     "discard",
-    "__setitem__",
-    "__delitem__",
-    "add_module",
-    "register_module",
     "register_buffer",
     "register_parameter",
     "load_state_dict",
 ];
+
+/// Methods that change their receiver in place (a list, a dict, a set or
+/// a module).
+fn is_changing_method(method: &str) -> bool {
+    crate::lower::IN_PLACE_METHODS.contains(&method) || MORE_CHANGING_METHODS.contains(&method)
+}
 
 /// Whether `x.method(...)` may change `x`, as `methods` counts.
 fn changes_receiver(method: &str, methods: Methods) -> bool {
     let in_place = method.len() > 1 && method.ends_with('_') && !method.starts_with('_');
     match methods {
         Methods::Any => true,
-        Methods::Changing => CHANGING_METHODS.contains(&method) || in_place,
+        Methods::Changing => is_changing_method(method) || in_place,
         Methods::ChangingParts => {
-            CHANGING_METHODS.contains(&method)
-                || crate::tensor_changes::changes_shape_in_place(method)
+            is_changing_method(method) || crate::tensor_changes::changes_shape_in_place(method)
         }
     }
 }

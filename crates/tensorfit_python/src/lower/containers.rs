@@ -457,7 +457,7 @@ fn call_of(name: &str, argument: Expr, range: TextRange) -> Expr {
 /// Methods that change a list, a dict or a module container in place
 /// (`append` and `extend` of one plain argument are followed; the rest
 /// make the value unknown).
-pub(super) const IN_PLACE_METHODS: &[&str] = &[
+pub(crate) const IN_PLACE_METHODS: &[&str] = &[
     "append",
     "extend",
     "add_module",

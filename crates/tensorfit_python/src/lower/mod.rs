@@ -31,6 +31,7 @@ use crate::changed_names::{
 use crate::class_functions::{is_classmethod, own_class_functions, qualified};
 use crate::context::ModuleContext;
 use crate::outline::constant_name;
+pub(crate) use containers::IN_PLACE_METHODS;
 use locals::Locals;
 use syntax::{child_by_field, decorated, decorators, definition_of, named_children, text_of};
 

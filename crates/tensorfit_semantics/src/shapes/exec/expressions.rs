@@ -304,28 +304,12 @@ impl<'f, 'a> Frame<'f, 'a> {
             // multiplied back (`round(src_h * (height / src_h))` is
             // `height`, not 0, in diffusers' video resizing).
             (BinaryOp::Div, Value::Int(_), Value::Int(y)) if self.analysis.language.is_python() => {
-                self.require(
-                    Formula::ne(y, &Term::int(0)),
-                    FactKind::Precondition,
-                    expr.range,
-                    Explain::Text {
-                        template: format!("division by zero: `{}` is 0", self.describe(rhs)),
-                        terms: vec![],
-                    },
-                );
+                self.require_nonzero_divisor(y, rhs, expr.range);
                 Value::Float(None)
             }
             (_, Value::Int(x), Value::Int(y)) if op != BinaryOp::MatMul => {
                 if matches!(op, BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem) {
-                    self.require(
-                        Formula::ne(y, &Term::int(0)),
-                        FactKind::Precondition,
-                        expr.range,
-                        Explain::Text {
-                            template: format!("division by zero: `{}` is 0", self.describe(rhs)),
-                            terms: vec![],
-                        },
-                    );
+                    self.require_nonzero_divisor(y, rhs, expr.range);
                 }
                 Value::Int(match op {
                     BinaryOp::Add => Term::add(x, y),
@@ -407,6 +391,19 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             _ => Value::Unknown,
         }
+    }
+
+    /// Python and the Tensor language refuse to divide by zero.
+    fn require_nonzero_divisor(&mut self, divisor: &Term, rhs: &ast::Expr, range: TextRange) {
+        self.require(
+            Formula::ne(divisor, &Term::int(0)),
+            FactKind::Precondition,
+            range,
+            Explain::Text {
+                template: format!("division by zero: `{}` is 0", self.describe(rhs)),
+                terms: vec![],
+            },
+        );
     }
 
     pub(super) fn shape_assertion(
