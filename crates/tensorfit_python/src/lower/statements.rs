@@ -64,7 +64,7 @@ impl Lowerer<'_> {
         }
         marked.extend(self.changed_inside_expressions(node));
         marked.extend(self.statement_unmarked(node));
-        marked.extend(self.changed_through_aliases(node));
+        marked.extend(self.forget_other_names(node));
         marked
     }
 
@@ -73,7 +73,7 @@ impl Lowerer<'_> {
     /// leaves `cfg` unknown, never stale); the names the statement
     /// changes directly are its own lowering's. Compound statements are
     /// looked at statement by statement.
-    fn changed_through_aliases(&mut self, node: Node<'_>) -> Vec<Stmt> {
+    fn forget_other_names(&mut self, node: Node<'_>) -> Vec<Stmt> {
         let simple = matches!(
             node.kind(),
             "expression_statement" | "delete_statement" | "return_statement" | "assert_statement"
@@ -1039,7 +1039,7 @@ impl Lowerer<'_> {
         // True)` in nanochat's sandbox) may be where the function ends:
         // `if <unknown> { return <unknown> }`, never the code after it
         // alone.
-        if self.scope.kind == ScopeKind::Function && holds_return(node) {
+        if self.scope.kind == ScopeKind::Function && leaves(node, true) {
             let at = tensorfit_base::TextRange::empty(range.start as usize);
             let unknown = |why: &str| Expr {
                 kind: ExprKind::Unknown(why.to_owned()),
@@ -1063,20 +1063,6 @@ impl Lowerer<'_> {
         }
         stmts
     }
-}
-
-/// Whether a statement holds a `return` of the function it is in (not of
-/// a function or class defined inside it).
-fn holds_return(statement: Node<'_>) -> bool {
-    let mut stack = vec![statement];
-    while let Some(node) = stack.pop() {
-        match node.kind() {
-            "return_statement" => return true,
-            "function_definition" | "class_definition" | "lambda" => {}
-            _ => stack.extend(named_children(node)),
-        }
-    }
-    false
 }
 
 /// Context managers that expect or swallow an error raised in their body,
@@ -1107,13 +1093,15 @@ fn ends_in_raise(block: Node<'_>) -> bool {
     named_children(block)
         .last()
         .is_some_and(|last| last.kind() == "raise_statement")
-        && !leaves_early(block)
+        && !leaves(block, false)
 }
 
-/// Whether a block holds a `return`, or a `break`/`continue` of a loop
-/// around it (a nested function's or loop's own are not counted).
-fn leaves_early(block: Node<'_>) -> bool {
-    let mut stack = vec![(block, false)];
+/// Whether `node` can leave the block it is in by a `return`, or (where
+/// `inside_loop` is false) by a `break`/`continue` of a loop around it; a
+/// nested function's or loop's own do not count. `inside_loop` true asks
+/// only for a `return` of the function.
+fn leaves(node: Node<'_>, inside_loop: bool) -> bool {
+    let mut stack = vec![(node, inside_loop)];
     while let Some((node, in_loop)) = stack.pop() {
         match node.kind() {
             "return_statement" => return true,
