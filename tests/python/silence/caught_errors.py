@@ -70,3 +70,32 @@ def timed(limit):
 
 result = timed(0)
 assert result["timeout"]
+
+
+# A list filled inside a `try` in a loop (peft's memory script appends
+# each step's memory use; a KeyboardInterrupt ends the loop early): after
+# the loop it holds what the `try` left, never the empty list it started as.
+def measured(steps, interrupt_at):
+    log = []
+    for step in range(steps):
+        try:
+            if step == interrupt_at:
+                raise KeyboardInterrupt
+            log.append(step + 1)
+        except KeyboardInterrupt:
+            break
+    return sum(log) / len(log)
+
+
+def measured_in_branch(flag):
+    log = []
+    if flag:
+        try:
+            log.append(4)
+        except ValueError:
+            pass
+    return sum(log) / len(log)
+
+
+assert measured(3, 5) == 2
+assert measured_in_branch(True) == 4

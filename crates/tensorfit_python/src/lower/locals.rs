@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tree_sitter::Node;
 
 use super::syntax::{child_by_field, definition_of, named_children, text_of};
+use crate::changed_names::{roots_changed_by, ANY_CHANGE};
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Assigned {
@@ -50,6 +51,14 @@ pub(crate) fn locals_of(body: Node<'_>, text: &str, params: &[String]) -> Locals
         &mut assigned,
         &mut order,
     );
+    // A `try` (or a `with` that catches) forgets the locals it changes by
+    // assigning them unknown values where it stands: inside a branch or a
+    // loop that assignment must reach past the block, as a `var`'s does.
+    for name in changed_in_nested_catching_blocks(body, text) {
+        if let Some(entry) = assigned.get_mut(&name) {
+            entry.needs_var = true;
+        }
+    }
     let all: BTreeSet<String> = assigned.keys().cloned().collect();
     let hoisted = order
         .into_iter()
@@ -261,6 +270,31 @@ pub(crate) fn pattern_names(node: Node<'_>, text: &str) -> Vec<String> {
         }
     }
     names
+}
+
+/// The names changed in place (`log.append(t)`, `fill(log)`) inside a
+/// `try` or a catching `with` that stands in a branch or a loop of `body`,
+/// not counting the bodies of functions defined there.
+fn changed_in_nested_catching_blocks(body: Node<'_>, text: &str) -> BTreeSet<String> {
+    let mut changed = BTreeSet::new();
+    // Statements of the body's own top level are not nested.
+    let mut stack: Vec<Node<'_>> = named_children(body)
+        .into_iter()
+        .flat_map(named_children)
+        .collect();
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "function_definition" | "class_definition" | "lambda" => continue,
+            "try_statement" => {}
+            "with_statement" if super::statements::catches_exceptions(node, text) => {}
+            _ => {
+                stack.extend(named_children(node));
+                continue;
+            }
+        }
+        changed.extend(roots_changed_by(node, text, ANY_CHANGE));
+    }
+    changed
 }
 
 /// Every name a statement assigns, at any depth, in order of first

@@ -1072,7 +1072,7 @@ const CATCHING_CONTEXTS: &[&str] = &["raises", "assertRaises", "assertRaisesRege
 
 /// Whether one of a `with` statement's context managers is a call of one
 /// of [`CATCHING_CONTEXTS`].
-fn catches_exceptions(with: Node<'_>, text: &str) -> bool {
+pub(super) fn catches_exceptions(with: Node<'_>, text: &str) -> bool {
     let body = child_by_field(with, "body");
     named_children(with)
         .into_iter()
