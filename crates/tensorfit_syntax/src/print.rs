@@ -39,6 +39,12 @@ pub struct Spelling<'s> {
     /// Between a keyword argument's name and its value: the Tensor
     /// language's `: `, Python's `=`.
     pub keyword: &'static str,
+    /// Python's words for the logical operators: `not x`, `a and b`,
+    /// `a or b` where the Tensor language writes `!x`, `a && b`, `a || b`.
+    pub word_operators: bool,
+    /// The callee the tree calls for `item in container` (with the
+    /// container first), printed back as Python writes it.
+    pub membership: Option<&'static str>,
 }
 
 impl Spelling<'_> {
@@ -46,6 +52,8 @@ impl Spelling<'_> {
     pub const TENSOR: Spelling<'static> = Spelling {
         callee: &no_other_name,
         keyword: ": ",
+        word_operators: false,
+        membership: None,
     };
 }
 
@@ -122,11 +130,24 @@ fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
         }
         return;
     }
-    let parenthesise = own_prec(&e.kind) < context;
+    let membership = membership_operands(p, e);
+    let own = match membership {
+        Some(_) => Prec::Compare,
+        None => own_prec(&e.kind),
+    };
+    let parenthesise = own < context;
     if parenthesise {
         p.out.push('(');
     }
     match &e.kind {
+        _ if membership.is_some() => {
+            let Some((item, container, negated)) = membership else {
+                unreachable!("matched as Some");
+            };
+            write_expr(p, item, Prec::Sum);
+            p.out.push_str(if negated { " not in " } else { " in " });
+            write_expr(p, container, Prec::Sum);
+        }
         ExprKind::Name(name) => p.out.push_str(name),
         ExprKind::SelfValue => p.out.push_str("self"),
         ExprKind::Int(value) => {
@@ -221,16 +242,22 @@ fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
             }
         }
         ExprKind::Unary { op, operand } => {
-            p.out.push(match op {
-                UnaryOp::Neg => '-',
-                UnaryOp::Not => '!',
+            p.out.push_str(match (op, p.spelling.word_operators) {
+                (UnaryOp::Neg, _) => "-",
+                (UnaryOp::Not, false) => "!",
+                (UnaryOp::Not, true) => "not ",
             });
             write_expr(p, operand, Prec::Unary);
         }
         ExprKind::Binary { op, lhs, rhs } => {
             let prec = binary_prec(*op);
             write_expr(p, lhs, prec);
-            let _ = write!(p.out, " {} ", op.symbol());
+            let symbol = match (op, p.spelling.word_operators) {
+                (BinaryOp::And, true) => "and",
+                (BinaryOp::Or, true) => "or",
+                _ => op.symbol(),
+            };
+            let _ = write!(p.out, " {symbol} ");
             write_expr(p, rhs, next(prec));
         }
         ExprKind::Compare { operands, ops } => {
@@ -290,6 +317,36 @@ fn next(prec: Prec) -> Prec {
     }
 }
 
+/// `item in container` (and `item not in container`) where the spelling
+/// has a membership callee: the call's operands, and whether it is negated.
+fn membership_operands<'e>(
+    p: &Printer<'_>,
+    e: &'e ast::Expr,
+) -> Option<(&'e ast::Expr, &'e ast::Expr, bool)> {
+    let membership = p.spelling.membership?;
+    let (call, negated) = match &e.kind {
+        ExprKind::Unary {
+            op: UnaryOp::Not,
+            operand,
+        } => (&**operand, true),
+        _ => (e, false),
+    };
+    let ExprKind::Call { callee, args } = &call.kind else {
+        return None;
+    };
+    let ExprKind::Name(name) = &callee.kind else {
+        return None;
+    };
+    match args.as_slice() {
+        [container, item]
+            if name == membership && container.name.is_none() && item.name.is_none() =>
+        {
+            Some((&item.value, &container.value, negated))
+        }
+        _ => None,
+    }
+}
+
 fn compare_symbol(op: CompareOp) -> &'static str {
     match op {
         CompareOp::Eq => "==",
@@ -343,12 +400,51 @@ mod tests {
         let python = Spelling {
             callee: &callee,
             keyword: "=",
+            word_operators: true,
+            membership: None,
         };
         assert_eq!(
             expr_within_spelled(value, 40, &python),
             "F.interpolate(x, scale_factor=2)"
         );
         assert_eq!(expr_within(value, 40), "interpolate(x, scale_factor: 2)");
+    }
+
+    #[test]
+    fn python_spelling_writes_membership_and_logic_in_words() {
+        let python = Spelling {
+            callee: &no_other_name,
+            keyword: "=",
+            word_operators: true,
+            membership: Some("contains"),
+        };
+        for (written, spelled) in [
+            ("contains(modes, mode)", "mode in modes"),
+            ("!contains(self.modes, a + b)", "a + b not in self.modes"),
+            ("!(a == 2) && b || c", "not (a == 2) and b or c"),
+            (
+                "!contains(modes, mode) && !done",
+                "mode not in modes and not done",
+            ),
+            ("contains(modes, mode).shape", "(mode in modes).shape"),
+            ("contains(modes, item: mode)", "contains(modes, item=mode)"),
+        ] {
+            let parse = crate::parse(&format!("let y = {written}"));
+            let Some(StmtKind::Let { value, .. }) = parse.file.script.first().map(|s| &s.kind)
+            else {
+                panic!("no let in {written:?}");
+            };
+            assert_eq!(
+                expr_within_spelled(value, 60, &python),
+                spelled,
+                "{written}"
+            );
+        }
+        // The Tensor language's own spelling keeps its symbols and calls.
+        assert_eq!(
+            printed("let y = !contains(modes, mode) && !done", None),
+            "!contains(modes, mode) && !done"
+        );
     }
 
     /// The value of the file's first `let`.

@@ -39,6 +39,8 @@ impl Frame<'_, '_> {
             &Spelling {
                 callee: &callee,
                 keyword: "=",
+                word_operators: true,
+                membership: Some(registry::CONTAINS),
             },
         )
     }
