@@ -552,7 +552,17 @@ fn report(
     };
     let Some(call) = fact.via.first() else {
         if reported.insert((fact.range, false)) {
-            diagnostics.push(with_sides(Diagnostic::new(code, fact.range, message)));
+            let mut diagnostic = with_sides(Diagnostic::new(code, fact.range, message));
+            // A class's own requirement that fails for one construction
+            // (`Block("flash")` against `assert mode in self.MODES`): the
+            // construction is where the value comes from.
+            if let Some(site) = &fact.constructed_at {
+                diagnostic = diagnostic.with_related(
+                    site.range,
+                    format!("for this construction of `{}`", site.callee),
+                );
+            }
+            diagnostics.push(diagnostic);
         }
         return;
     };

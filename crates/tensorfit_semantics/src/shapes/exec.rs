@@ -177,6 +177,9 @@ pub struct Frame<'f, 'a> {
     pub kernel_bounds: Vec<usize>,
     /// While applying a callee's deferred operation: the calls it came through.
     via_context: Vec<CallSite>,
+    /// The constructions of this file's classes being run, innermost last
+    /// (an imported class's is in `via_context`).
+    local_constructions: Vec<CallSite>,
     /// The module constants whose values are being evaluated, innermost last.
     evaluating_constants: Vec<String>,
     /// The structs whose instances are being built, and the functions and
@@ -291,6 +294,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             deferred: Vec::new(),
             kernel_bounds: Vec::new(),
             via_context: Vec::new(),
+            local_constructions: Vec::new(),
             evaluating_constants: Vec::new(),
             building: Vec::new(),
             assumed: HashSet::new(),
@@ -356,6 +360,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             construction: self.construction_of(&explain),
             explain,
             via: CallPath::of(&self.via_context),
+            constructed_at: self.local_constructions.last().cloned(),
             part,
         };
         self.push_fact(fact);

@@ -113,6 +113,10 @@ pub struct Fact {
     /// The layer construction whose argument one side of the fact is
     /// (`in_features` of `fc1 = Linear(4096, 128)`): the line to change.
     pub construction: Option<Construction>,
+    /// The construction of a class of this file whose `__init__` (or
+    /// struct fields) states the fact, innermost: where a failure that
+    /// depends on the constructor's arguments comes from.
+    pub constructed_at: Option<CallSite>,
     /// Which part of its statement the fact is: a shape claim is stated
     /// one fact per part (its rank, each dimension), so that a call that
     /// refutes one dimension leaves the others assumed. 0 for the rest.

@@ -111,9 +111,13 @@ impl MapRanges for Fact {
             explain: _,
             part: _,
             construction,
+            constructed_at,
         } = self;
         range.map_ranges(map);
         via.map_ranges(map);
+        if let Some(site) = constructed_at {
+            site.range.map_ranges(map);
+        }
         if let Some(construction) = construction {
             construction.range.map_ranges(map);
         }

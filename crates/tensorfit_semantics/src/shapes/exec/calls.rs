@@ -10,6 +10,7 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::Term;
 use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
 
+use super::instantiation::ConstructionSite;
 use super::{pytorch_keywords, Deferred, Frame, LayerSite};
 use crate::registry::PARTIAL;
 use crate::shapes::analysis::Summary;
@@ -266,11 +267,15 @@ impl<'f, 'a> Frame<'f, 'a> {
             };
             // An imported struct's fields are another file's text:
             // what they require is reported at this call.
-            let site = (!local).then(|| CallSite {
+            let call = CallSite {
                 range,
                 callee: name.to_owned(),
                 text: text.to_owned(),
-            });
+            };
+            let site = match local {
+                true => ConstructionSite::ThisFile(call),
+                false => ConstructionSite::OtherFile(call),
+            };
             return self.construct_at(def, bound, site);
         }
         if let Some(contract) = program.prelude_op(name) {

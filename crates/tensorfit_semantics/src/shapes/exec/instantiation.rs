@@ -23,21 +23,37 @@ use crate::shapes::substitution::Substitution;
 use crate::shapes::value::{Instance, Rest, Shape, Value};
 use crate::shapes::vars::VarGen;
 
+/// Where a struct is constructed, as [`Frame::construct_at`] reports it.
+pub enum ConstructionSite {
+    /// No call: a method's `self`, assumed.
+    None,
+    /// A call of a struct of the file being checked.
+    ThisFile(CallSite),
+    /// A call of an imported struct.
+    OtherFile(CallSite),
+}
+
 impl<'f, 'a> Frame<'f, 'a> {
     /// `Struct(args)`: evaluates the fields from the parameters.
     pub fn construct(&mut self, def: &ast::Struct, bound: Vec<(String, Value, String)>) -> Value {
-        self.construct_at(def, bound, None)
+        self.construct_at(def, bound, ConstructionSite::None)
     }
 
-    /// `Struct(args)` at `site`, when the struct is another file's: what
-    /// its fields require is then reported as a failure of that call (as
-    /// an imported function's requirements are), not at its own text.
+    /// `Struct(args)` at `site`. What another file's struct requires is
+    /// reported as a failure of the call (as an imported function's
+    /// requirements are), not at its own text; what this file's requires
+    /// is reported at its text, naming the construction that fails it.
     pub fn construct_at(
         &mut self,
         def: &ast::Struct,
         bound: Vec<(String, Value, String)>,
-        site: Option<CallSite>,
+        site: ConstructionSite,
     ) -> Value {
+        let (site, local_site) = match site {
+            ConstructionSite::None => (None, None),
+            ConstructionSite::ThisFile(call) => (None, Some(call)),
+            ConstructionSite::OtherFile(call) => (Some(call), None),
+        };
         let name = def
             .name
             .as_ref()
@@ -84,6 +100,8 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let Some(site) = &site {
             self.via_context.insert(0, site.clone());
         }
+        let local = local_site.is_some();
+        self.local_constructions.extend(local_site);
         self.run_init(def);
         for field in &def.fields {
             let value = self.expr(&field.value);
@@ -91,6 +109,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             // Another method may change a tensor field in place, which is
             // not followed: its items are not kept.
             fields.push((field.name.text.clone(), value.without_elements()));
+        }
+        if local {
+            self.local_constructions.pop();
         }
         if let Some(saved) = saved_function {
             self.via_context.remove(0);
@@ -261,6 +282,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 sides: fact.sides.clone(),
                 part: fact.part,
                 construction: fact.construction.clone(),
+                constructed_at: fact
+                    .constructed_at
+                    .clone()
+                    .or_else(|| self.local_constructions.last().cloned()),
             });
         }
         self.instantiate_records(summary, &mut substitution, &call_site);
