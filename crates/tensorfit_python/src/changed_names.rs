@@ -10,11 +10,13 @@
 //! see (a hook, a decorator, a test's monkeypatch). What either may change
 //! is unknown rather than stale.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use tree_sitter::Node;
 
-use crate::lower::syntax::{child_by_field, descendants, named_children, text_of};
+use crate::lower::syntax::{
+    child_by_field, descendants, descendants_with_parents, named_children, text_of,
+};
 
 /// What counts as a change of the name at the root of an expression.
 #[derive(Clone, Copy)]
@@ -122,27 +124,31 @@ fn path_of(node: Node<'_>, text: &str) -> Option<Vec<String>> {
     }
 }
 
-/// Whether `node` is assigned or deleted: the target of an assignment or
-/// `del`, alone or in a tuple of targets (`a.x, b.y = 1, 2`).
-fn is_assigned_or_deleted(node: Node<'_>) -> bool {
-    let mut child = node;
-    while let Some(parent) = child.parent() {
-        match parent.kind() {
+/// The targets a statement assigns or deletes, alone or in a tuple of
+/// targets (`a.x, b.y = 1, 2`, `del d["k"]`), by node id.
+fn note_targets(statement: Node<'_>, targets: &mut HashSet<usize>) {
+    let mut stack: Vec<Node<'_>> = match statement.kind() {
+        "assignment" | "augmented_assignment" | "for_statement" => {
+            child_by_field(statement, "left").into_iter().collect()
+        }
+        "delete_statement" => named_children(statement),
+        _ => return,
+    };
+    while let Some(target) = stack.pop() {
+        targets.insert(target.id());
+        if matches!(
+            target.kind(),
             "pattern_list"
-            | "expression_list"
-            | "tuple_pattern"
-            | "list_pattern"
-            | "tuple"
-            | "list"
-            | "parenthesized_expression" => child = parent,
-            "assignment" | "augmented_assignment" | "for_statement" => {
-                return child_by_field(parent, "left") == Some(child)
-            }
-            "delete_statement" => return true,
-            _ => return false,
+                | "expression_list"
+                | "tuple_pattern"
+                | "list_pattern"
+                | "tuple"
+                | "list"
+                | "parenthesized_expression"
+        ) {
+            stack.extend(named_children(target));
         }
     }
-    false
 }
 
 /// The paths of the values `node` may change in place, as `changes`
@@ -151,8 +157,12 @@ fn is_assigned_or_deleted(node: Node<'_>) -> bool {
 /// is called on (`d` for `d.setdefault(...)`), an argument of a call.
 pub(crate) fn objects_changed_by(node: Node<'_>, text: &str, changes: Changes) -> Vec<Vec<String>> {
     let mut paths: Vec<Vec<String>> = Vec::new();
-    for node in descendants(node) {
-        let parent = node.parent();
+    // Each target is marked from its statement, met before it, rather than
+    // found by walking up: tree-sitter's `parent` is linear in the depth.
+    let mut targets = HashSet::new();
+    let below = descendants_with_parents(node).map(|placed| (placed.node, Some(placed.parent)));
+    for (node, parent) in std::iter::once((node, None)).chain(below) {
+        note_targets(node, &mut targets);
         let parent_kind = parent.map(|p| p.kind()).unwrap_or_default();
         let object = || match node.kind() {
             "attribute" => child_by_field(node, "object"),
@@ -171,7 +181,7 @@ pub(crate) fn objects_changed_by(node: Node<'_>, text: &str, changes: Changes) -
             && matches!(parent_kind, "argument_list" | "keyword_argument")
             && !keyword_name;
         let changed = if method_called
-            || (matches!(node.kind(), "attribute" | "subscript") && is_assigned_or_deleted(node))
+            || (matches!(node.kind(), "attribute" | "subscript") && targets.contains(&node.id()))
         {
             object()
         } else if passed {

@@ -17,7 +17,7 @@ use crate::class_functions::{
 };
 use crate::lower::syntax::{
     child_by_field, decorators, definition_of, descendants, is_field, named_children, text_of,
-    uses_of,
+    uses_of, Placed,
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -735,15 +735,22 @@ fn container_constants(top: &[Node<'_>], text: &str) -> BTreeSet<String> {
 /// Whether every use of `name` in the file, but its assignments, reads an
 /// item of it (`name[key]` not assigned to).
 fn only_items_read(root: Node<'_>, name: &str, text: &str) -> bool {
-    uses_of(root, name, text).all(|(node, parent)| {
-        let assigned = |p: Node<'_>, target: Node<'_>| {
-            matches!(p.kind(), "assignment" | "augmented_assignment") && is_field(p, "left", target)
-        };
-        let read_item = parent.kind() == "subscript"
-            && is_field(parent, "value", node)
-            && parent.parent().is_none_or(|p| !assigned(p, parent));
-        read_item || (parent.kind() == "assignment" && is_field(parent, "left", node))
-    })
+    uses_of(root, name, text).all(
+        |Placed {
+             node,
+             parent,
+             grandparent,
+         }| {
+            let assigned = |p: Node<'_>, target: Node<'_>| {
+                matches!(p.kind(), "assignment" | "augmented_assignment")
+                    && is_field(p, "left", target)
+            };
+            let read_item = parent.kind() == "subscript"
+                && is_field(parent, "value", node)
+                && grandparent.is_none_or(|p| !assigned(p, parent));
+            read_item || (parent.kind() == "assignment" && is_field(parent, "left", node))
+        },
+    )
 }
 
 /// Literals and arithmetic of literals: what a module-level constant such

@@ -9,7 +9,7 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::statements::reassigned;
-use super::syntax::{child_by_field, descendants, is_plain_argument, named_children};
+use super::syntax::{child_by_field, descendants_with_parents, is_plain_argument, named_children};
 use super::Lowerer;
 
 impl Lowerer<'_> {
@@ -276,13 +276,12 @@ impl Lowerer<'_> {
         }
         let mut forgotten: Vec<Stmt> = Vec::new();
         let mut roots: Vec<Expr> = Vec::new();
-        for call in descendants(statement).filter(|n| n.kind() == "call") {
-            if call
-                .parent()
-                .is_some_and(|p| p.kind() == "expression_statement")
-            {
+        let calls = descendants_with_parents(statement).filter(|p| p.node.kind() == "call");
+        for placed in calls {
+            if placed.parent.kind() == "expression_statement" {
                 continue;
             }
+            let call = placed.node;
             let Some(function) = child_by_field(call, "function") else {
                 continue;
             };

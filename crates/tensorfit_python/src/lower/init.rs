@@ -16,8 +16,8 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::syntax::{
-    child_by_field, decorated, decorators, definition_of, descendants, first_parameter, is_field,
-    named_children, text_of, uses_of,
+    child_by_field, decorated, decorators, definition_of, descendants, descendants_with_parents,
+    first_parameter, is_field, named_children, text_of, uses_of, Placed,
 };
 use super::{derived, methods_of, registered, Lowerer, Scope, ScopeKind};
 
@@ -656,23 +656,24 @@ fn post_init_changes(
         changed.insert(ANY_FIELD.to_owned());
         return;
     }
-    let is_callee = |node: Node<'_>| {
-        node.parent()
-            .is_some_and(|p| p.kind() == "call" && child_by_field(p, "function") == Some(node))
+    let is_callee = |node: Node<'_>, parent: Option<Node<'_>>| {
+        parent.is_some_and(|p| p.kind() == "call" && child_by_field(p, "function") == Some(node))
     };
-    for node in descendants(method) {
+    for Placed {
+        node,
+        parent,
+        grandparent,
+    } in descendants_with_parents(method)
+    {
         let on_self = child_by_field(node, "object").is_some_and(|o| text_of(o, text) == self_name);
         if node.kind() != "attribute" || !on_self {
             continue;
         }
-        if is_callee(node) {
+        if is_callee(node, Some(parent)) {
             changed.insert(ANY_FIELD.to_owned());
             continue;
         }
-        let Some(parent) = node.parent() else {
-            continue;
-        };
-        let method_called = parent.kind() == "attribute" && is_callee(parent);
+        let method_called = parent.kind() == "attribute" && is_callee(parent, grandparent);
         let passed = matches!(parent.kind(), "argument_list" | "keyword_argument");
         if method_called || passed {
             if let Some(name) = child_by_field(node, "attribute") {
@@ -691,28 +692,24 @@ fn changes_self_in_methods(class: Node<'_>, text: &str) -> bool {
             return false;
         };
         let is_self = |node: Option<Node<'_>>| node.is_some_and(|o| text_of(o, text) == self_name);
-        descendants(method)
-            .into_iter()
-            .any(|node| match node.kind() {
-                // `self.append(m)`, `self.update(...)`.
-                "call" => child_by_field(node, "function").is_some_and(|f| {
-                    f.kind() == "attribute"
-                        && is_self(child_by_field(f, "object"))
-                        && child_by_field(f, "attribute").is_some_and(|a| {
-                            super::containers::IN_PLACE_METHODS.contains(&text_of(a, text))
-                        })
-                }),
-                // `self[k] = m`, `del self[k]`.
-                "subscript" => {
-                    let changed = node.parent().is_some_and(|p| {
-                        matches!(p.kind(), "delete_statement" | "expression_list")
-                            || (matches!(p.kind(), "assignment" | "augmented_assignment")
-                                && child_by_field(p, "left") == Some(node))
-                    });
-                    changed && is_self(child_by_field(node, "value"))
-                }
-                _ => false,
-            })
+        descendants_with_parents(method).any(|Placed { node, parent, .. }| match node.kind() {
+            // `self.append(m)`, `self.update(...)`.
+            "call" => child_by_field(node, "function").is_some_and(|f| {
+                f.kind() == "attribute"
+                    && is_self(child_by_field(f, "object"))
+                    && child_by_field(f, "attribute").is_some_and(|a| {
+                        super::containers::IN_PLACE_METHODS.contains(&text_of(a, text))
+                    })
+            }),
+            // `self[k] = m`, `del self[k]`.
+            "subscript" => {
+                let changed = matches!(parent.kind(), "delete_statement" | "expression_list")
+                    || (matches!(parent.kind(), "assignment" | "augmented_assignment")
+                        && child_by_field(parent, "left") == Some(node));
+                changed && is_self(child_by_field(node, "value"))
+            }
+            _ => false,
+        })
     })
 }
 
@@ -911,7 +908,7 @@ fn is_field_factory(node: Node<'_>, text: &str) -> bool {
 /// Whether every use of `name` in `body` is as a number: not the object of
 /// an attribute, a callee, a subscripted value, an iterable or unpacked.
 fn only_used_as_number(body: Node<'_>, name: &str, text: &str) -> bool {
-    uses_of(body, name, text).all(|(node, parent)| {
+    uses_of(body, name, text).all(|Placed { node, parent, .. }| {
         let is = |field: &str| is_field(parent, field, node);
         let non_numeric = match parent.kind() {
             "attribute" => is("object"),

@@ -26,15 +26,48 @@ pub(crate) fn is_plain_argument(argument: Node<'_>) -> bool {
     )
 }
 
-/// Each use of the identifier `name` below `root`, with its parent.
+/// A node met by [`descendants_with_parents`], with the two nodes above
+/// it.
+#[derive(Clone, Copy)]
+pub(crate) struct Placed<'t> {
+    pub node: Node<'t>,
+    pub parent: Node<'t>,
+    /// `None` when the parent is the walk's root.
+    pub grandparent: Option<Node<'t>>,
+}
+
+/// [`descendants`] below `root` (not itself), each with its parent and
+/// grandparent: tree-sitter's `parent` walks down from the root, so
+/// asking it of every node would be quadratic in the nesting
+/// (`torch.relu(torch.relu(...))` 5,000 deep).
+pub(crate) fn descendants_with_parents(root: Node<'_>) -> impl Iterator<Item = Placed<'_>> {
+    let mut stack: Vec<Placed<'_>> = named_children(root)
+        .into_iter()
+        .map(|node| Placed {
+            node,
+            parent: root,
+            grandparent: None,
+        })
+        .collect();
+    std::iter::from_fn(move || {
+        let placed = stack.pop()?;
+        stack.extend(named_children(placed.node).into_iter().map(|node| Placed {
+            node,
+            parent: placed.node,
+            grandparent: Some(placed.parent),
+        }));
+        Some(placed)
+    })
+}
+
+/// Each use of the identifier `name` below `root`, with what is above it.
 pub(crate) fn uses_of<'t>(
     root: Node<'t>,
     name: &'t str,
     text: &'t str,
-) -> impl Iterator<Item = (Node<'t>, Node<'t>)> {
-    descendants(root)
-        .filter(move |node| node.kind() == "identifier" && text_of(*node, text) == name)
-        .filter_map(|node| Some((node, node.parent()?)))
+) -> impl Iterator<Item = Placed<'t>> {
+    descendants_with_parents(root)
+        .filter(move |p| p.node.kind() == "identifier" && text_of(p.node, text) == name)
 }
 
 /// Whether `node` is the child `parent` has in `field`.
