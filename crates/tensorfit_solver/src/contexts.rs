@@ -178,7 +178,7 @@ pub(crate) fn in_scope_context(
         with_scope(&mut |scope| scope.trail = None);
         return Answer::Unknown;
     };
-    let Some(token) = interrupts.register(session.context.raw()) else {
+    let Some(registered) = interrupts.register(session.context.raw()) else {
         with_scope(&mut |scope| scope.interrupted = true);
         return Answer::Unknown;
     };
@@ -189,7 +189,7 @@ pub(crate) fn in_scope_context(
         true => timed(&session, timeout_ms, query),
         false => (Answer::Unknown, true),
     };
-    if interrupts.deregister(token) {
+    if registered.deregister() {
         with_scope(&mut |scope| scope.interrupted = true);
         return Answer::Unknown;
     }
@@ -286,7 +286,7 @@ impl Interrupts {
         self.lock().stopped = false;
     }
 
-    fn register(&self, context: z3_sys::Z3_context) -> Option<u64> {
+    fn register(&self, context: z3_sys::Z3_context) -> Option<Registered<'_>> {
         let mut state = self.lock();
         if state.stopped {
             return None;
@@ -294,19 +294,42 @@ impl Interrupts {
         let token = state.next_token;
         state.next_token += 1;
         state.running.push((token, context.as_ptr() as usize));
-        Some(token)
-    }
-
-    /// Whether the query may have been interrupted.
-    fn deregister(&self, token: u64) -> bool {
-        let mut state = self.lock();
-        state.running.retain(|(t, _)| *t != token);
-        state.stopped
+        Some(Registered {
+            interrupts: self,
+            token,
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, InterruptState> {
         // The state stays consistent under a panic: every update is one step.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A query's context registered with its group's [`Interrupts`] while the
+/// query runs. Dropped without [`Registered::deregister`] (the query's work
+/// unwound when its allowance ran out, see `crate::work`), it deregisters
+/// all the same: a context left registered would be interrupted by the
+/// next edit after it is freed.
+struct Registered<'i> {
+    interrupts: &'i Interrupts,
+    token: u64,
+}
+
+impl Registered<'_> {
+    /// Whether the query may have been interrupted.
+    fn deregister(self) -> bool {
+        let mut state = self.interrupts.lock();
+        state.running.retain(|(t, _)| *t != self.token);
+        state.stopped
+    }
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        // After `deregister` the token is gone and this removes nothing.
+        let mut state = self.interrupts.lock();
+        state.running.retain(|(t, _)| *t != self.token);
     }
 }
 
@@ -320,4 +343,54 @@ extern "C" {
 pub fn z3_held_bytes() -> u64 {
     // SAFETY: reads a global counter; no arguments, no context needed.
     unsafe { Z3_get_estimated_alloc_size() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// As for the watchdog (`crate::watchdog`): a query whose work unwinds
+    /// leaves its context registered with its group no more, or the next
+    /// edit's [`Interrupts::stop`] would interrupt it after it is freed.
+    #[test]
+    fn a_query_that_unwinds_leaves_its_group() {
+        let interrupts = Interrupts::default();
+        // Never dereferenced unless the registration is left behind, which
+        // the assertion below catches first.
+        let context = z3_sys::Z3_context::dangling();
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _registered = interrupts.register(context).expect("not stopped");
+            std::panic::resume_unwind(Box::new("out of work"));
+        }));
+        assert!(unwound.is_err());
+        assert!(interrupts.lock().running.is_empty());
+
+        let registered = interrupts.register(context).expect("not stopped");
+        assert!(!registered.deregister());
+        assert!(interrupts.lock().running.is_empty());
+        interrupts.stop();
+        assert!(interrupts.register(context).is_none());
+    }
+
+    /// End to end: a query whose translation runs out of its allowance
+    /// unwinds through the unit's Z3 session and leaves nothing
+    /// registered, and the unit's next query is answered.
+    #[test]
+    fn a_unit_goes_on_after_a_query_out_of_work() {
+        let interrupts = Arc::new(Interrupts::default());
+        let answers = in_own_context(&interrupts, || {
+            let cut = crate::work::with_allowance(10, 60_000, || {
+                in_scope_context(60_000, None, |_, _| {
+                    crate::work::charge(100);
+                    Answer::Unknown
+                })
+            });
+            let next = in_scope_context(60_000, None, |_, _| Answer::Unsat(Vec::new()));
+            (cut, next)
+        })
+        .expect("not interrupted");
+        assert!(answers.0.is_none());
+        assert!(matches!(answers.1, Answer::Unsat(_)));
+        assert!(interrupts.lock().running.is_empty());
+    }
 }

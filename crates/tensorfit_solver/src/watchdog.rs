@@ -28,6 +28,9 @@ struct State {
 }
 
 /// A query being timed; [`Timed::finish`] says whether it ran out of time.
+/// Dropped unfinished (the query's work unwound when its own allowance ran
+/// out, see `crate::work`), it stops the timing all the same: a context
+/// left registered would be interrupted after it is freed.
 pub(crate) struct Timed {
     token: u64,
 }
@@ -55,6 +58,13 @@ impl Timed {
             .running
             .remove(&self.token)
             .is_some_and(|(_, _, fired)| fired)
+    }
+}
+
+impl Drop for Timed {
+    fn drop(&mut self) {
+        // After `finish` the token is gone and this removes nothing.
+        watchdog().lock().running.remove(&self.token);
     }
 }
 
@@ -112,5 +122,35 @@ impl Watchdog {
                 None => self.changed.wait(state).unwrap_or_else(|e| e.into_inner()),
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A query whose work unwinds (its own allowance spent, see
+    /// `crate::work`) must not stay registered: its context is freed with
+    /// its unit, and the watchdog would interrupt freed memory when the
+    /// deadline passed (fairseq's benchmarking `core.py` aborted so).
+    #[test]
+    fn a_query_that_unwinds_is_timed_no_more() {
+        // Never dereferenced: the deadline is a minute away, and the test
+        // fails before it if the query is still registered.
+        let context = z3_sys::Z3_context::dangling();
+        let token = std::cell::Cell::new(None);
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let timed = start(context, 60_000);
+            token.set(Some(timed.token));
+            std::panic::resume_unwind(Box::new("out of work"));
+        }));
+        assert!(unwound.is_err());
+        let token = token.get().expect("the query started");
+        assert!(!watchdog().lock().running.contains_key(&token));
+
+        let finished = start(context, 60_000);
+        let token = finished.token;
+        assert!(!finished.finish());
+        assert!(!watchdog().lock().running.contains_key(&token));
     }
 }
