@@ -904,7 +904,9 @@ fn instantiate_type(frame: &mut Frame<'_, '_>, ty: &ast::Type, range: TextRange)
             Value::Tensor(shape)
         }
         ast::TypeKind::Int => Value::Int(frame.fresh_int()),
-        ast::TypeKind::Bool => Value::Bool(Formula::var(frame.analysis.vars.fresh())),
+        // What an operation answers about its data (`torch.equal`): a
+        // path it decides is not known to be taken.
+        ast::TypeKind::Bool => Value::Bool(frame.opaque_condition()),
         ast::TypeKind::Float => Value::Float(None),
         ast::TypeKind::Shape => Value::Shape(Shape::opaque(frame.analysis.vars.fresh())),
         _ => Value::Unknown,

@@ -141,7 +141,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                 for (i, op) in ops.iter().enumerate() {
                     match compare(*op, &values[i], &values[i + 1]) {
                         Some(f) => parts.push(f),
-                        None => return Value::Bool(Formula::var(self.analysis.vars.fresh())),
+                        // `src.shape != dst.shape` of tensors of unknown
+                        // rank: a path it decides is not known to be taken
+                        // (a guard on it, nested or not, binds no caller).
+                        None => return Value::Bool(self.opaque_condition()),
                     }
                 }
                 Value::Bool(Formula::and(parts))

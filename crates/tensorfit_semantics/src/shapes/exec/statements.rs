@@ -283,7 +283,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     /// A condition whose value nothing is known of ([`Analysis::opaque_vars`]).
-    fn opaque_condition(&mut self) -> Formula {
+    pub(in crate::shapes) fn opaque_condition(&mut self) -> Formula {
         let v = self.analysis.vars.fresh();
         self.analysis.opaque_vars.borrow_mut().insert(v);
         Formula::var(v)
