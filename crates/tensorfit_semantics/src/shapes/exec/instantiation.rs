@@ -259,7 +259,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                 substitution: &mut substitution,
                 vars,
             });
-            let via = CallPath::through(call_site.clone(), &fact.via);
+            // Inside another file's struct being built, the call is that
+            // construction's too: its site comes first, as for the facts
+            // the struct states itself (see `construct_at`).
+            let via = self.via_context.iter().rev().fold(
+                CallPath::through(call_site.clone(), &fact.via),
+                |inner, site| CallPath::through(site.clone(), &inner),
+            );
             if formula == Formula::truth(true)
                 || !self.is_new(kind, &guard, &formula, (fact.range, fact.part))
                 || (kind == FactKind::Precondition
