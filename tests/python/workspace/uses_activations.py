@@ -8,7 +8,7 @@ from activations import Encoder
 
 class Sparse(Encoder):
     def __init__(self, dim, activation="relu", bidirectional=True):
-        super().__init__(dim, activation, bidirectional)  #~ error: this call of `Encoder` fails
+        super().__init__(dim, activation, bidirectional)
 
 
 class Plain(Encoder):

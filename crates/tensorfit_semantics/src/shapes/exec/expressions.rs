@@ -485,11 +485,15 @@ pub(super) fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
         }),
         // Strings are equal to equal strings only: `v == "M"` over VGG's
         // `[64, "M", 128]` is false for the numbers.
+        // A symbolic number is no string only if it is a number: a Python
+        // parameter read as one because it is only stored (`self.f0_pred =
+        // f0_pred`) may hold the string it is compared with.
         (Value::Str(_), _) | (_, Value::Str(_)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
             let same = match (a, b) {
                 (Value::Str(x), Value::Str(y)) => x == y,
-                (Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::None, _)
-                | (_, Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::None) => false,
+                (other, Value::Str(_)) | (Value::Str(_), other) if is_plain_constant(other) => {
+                    false
+                }
                 _ => return None,
             };
             Some(Formula::truth(same == (op == CompareOp::Eq)))
@@ -517,6 +521,17 @@ pub(super) fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
             })
         }
         _ => None,
+    }
+}
+
+/// A number, truth value or `None` whose value is known.
+fn is_plain_constant(value: &Value) -> bool {
+    match value {
+        Value::Int(t) => t.as_const().is_some(),
+        Value::Float(f) => f.is_some(),
+        Value::Bool(f) => f.as_const().is_some(),
+        Value::None => true,
+        _ => false,
     }
 }
 
