@@ -57,3 +57,38 @@ class Styled(nn.Module):
 
 
 styled = Styled()(torch.randn(2, 4), torch.randn(1, 8))
+
+
+# A list or dict field a method fills through `self` (fairseq's caption
+# statistics append to `self.stat["video_tps"]` in `save_stat`, and
+# `print_stat` divides by its length): other methods read it filled, not
+# as `__init__` left it. A helper only `__init__` calls builds the
+# instance and keeps its list known.
+class Statistics:
+    def __init__(self, width):
+        self.stat = {"tps": [], "lens": []}
+        self.items = []
+        self.blocks = torch.nn.ModuleList()
+        self._build(width)
+
+    def _build(self, width):
+        for _ in range(2):
+            self.blocks.append(torch.nn.Linear(width, width))
+
+    def save(self, value):
+        self.stat["tps"].append(value)
+        self.items.append(value)
+
+    def report(self):
+        return sum(self.items) / len(self.items) + sum(self.stat["tps"]) / len(self.stat["tps"])
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
+statistics = Statistics(6)
+statistics.save(2.0)
+mean = statistics.report()
+through = statistics.forward(torch.randn(3, 6))  #~ shape through: Tensor[3, 6]

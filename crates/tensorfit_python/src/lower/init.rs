@@ -20,6 +20,7 @@ use super::syntax::{
     first_parameter, is_field, named_children, text_of, uses_of, Placed,
 };
 use super::{derived, methods_of, registered, Lowerer, Scope, ScopeKind};
+use crate::changed_names::SHARED_VALUE_CHANGES;
 
 /// The prefix of the local that holds a field inside `init`.
 pub(super) const FIELD_PREFIX: &str = "self.";
@@ -541,11 +542,20 @@ fn mutated_fields(
     let loads_itself = text_of(class, text).contains("self.load_state_dict(")
         || text_of(class, text).contains("self._load_from_state_dict(");
     let mut mutated = std::collections::BTreeSet::new();
-    for (name, method) in methods_of(class, text) {
+    let methods = methods_of(class, text);
+    for (name, method) in &methods {
         if name == LOAD_HOOK && !loads_itself {
             continue;
         }
-        assigned_on_self(method, text, &mut mutated);
+        assigned_on_self(*method, text, &mut mutated);
+        // A helper only `__init__` calls (`self._build_layers()` appending
+        // to `self.blocks`) builds the instance: it is inlined there.
+        let called_elsewhere = methods.iter().any(|(other, body)| {
+            other != name && text_of(*body, text).contains(&format!(".{name}("))
+        });
+        if called_elsewhere || !calls_own_method(class, name, text) {
+            changed_through_self(*method, text, &mut mutated);
+        }
     }
     mutated.extend(none_fields_set_from_outside(class, text, set_on_others));
     mutated
@@ -711,6 +721,44 @@ fn changes_self_in_methods(class: Node<'_>, text: &str) -> bool {
             _ => false,
         })
     })
+}
+
+/// Whether the class's `__init__` calls its method `name` (`self.name(`).
+fn calls_own_method(class: Node<'_>, name: &str, text: &str) -> bool {
+    let Some(body) = child_by_field(class, "body") else {
+        return false;
+    };
+    named_children(body)
+        .into_iter()
+        .map(definition_of)
+        .filter(|member| member.kind() == "function_definition")
+        .filter(|member| {
+            child_by_field(*member, "name").is_some_and(|n| text_of(n, text) == "__init__")
+        })
+        .any(|init| text_of(init, text).contains(&format!(".{name}(")))
+}
+
+/// The fields whose value a method changes in place through `self`, as a
+/// list, dict or set is changed (`self.items.append(v)`,
+/// `self.stat["tps"].append(v)`, `self.seen.add(k)`): another method
+/// reads them as they are then, not as `__init__` left them. A tensor
+/// field's in-place arithmetic (`self.weight.normal_()`) keeps its shape
+/// and is not counted.
+fn changed_through_self(
+    method: Node<'_>,
+    text: &str,
+    found: &mut std::collections::BTreeSet<String>,
+) {
+    let Some(self_name) = first_parameter(method, text) else {
+        return;
+    };
+    for path in crate::changed_names::objects_changed_by(method, text, SHARED_VALUE_CHANGES) {
+        if let [root, field, ..] = path.as_slice() {
+            if root == self_name {
+                found.insert(field.clone());
+            }
+        }
+    }
 }
 
 /// The method `nn.Module.load_state_dict` calls on every module it loads.
