@@ -344,7 +344,12 @@ impl Lowerer<'_> {
     /// unknown.
     fn imported(&self, path: &str, range: TextRange) -> Expr {
         let kind = match torch_names::resolve(path) {
-            Resolved::Operation(name) => ExprKind::Name(self.operation_name(name)),
+            // Reached through a module (`F.softmax`), the operation is
+            // never the file's own function of that name, nor its
+            // importer's: a body analysed at another file's call runs
+            // among that file's names (pyg's example imports a `softmax`
+            // of its own beside a library that calls `F.softmax`).
+            Resolved::Operation(name) => ExprKind::Name(registry::operation_reference(name)),
             Resolved::FirstArgument | Resolved::Lazy(_) | Resolved::Partial => {
                 ExprKind::Unknown(format!("`{path}` is read only as a call"))
             }

@@ -22,6 +22,9 @@ impl Frame<'_, '_> {
         if name.contains(ast::CLASS_FUNCTION_SEPARATOR) {
             return Some(ast::python_function_name(name).into_owned());
         }
+        if let Some(op) = registry::referenced_operation(name) {
+            return registry::operation(op)?.python_spelling();
+        }
         if !self.analysis.program.names_prelude_op(name) {
             return None;
         }
