@@ -114,3 +114,15 @@ class Block(torch.nn.Module):
 plain = Block("softmax-xformers")
 flash = Block("flash-cosine")
 fused = Block(fused=True)
+
+
+# A class's function is named as the file calls it: `Ops.heads`.
+class Ops:
+    @staticmethod
+    def heads(x, n):
+        if x.shape[-1] % n != 0:
+            raise ValueError("not divisible")
+        return x
+
+
+halves = Ops.heads(torch.randn(2, 5), 2)  #~ error: this call of `Ops.heads` fails

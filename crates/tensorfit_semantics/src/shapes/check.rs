@@ -534,6 +534,15 @@ fn construction_note(
     Some((construction.range, note))
 }
 
+/// A callee as the file writes it: a Python class's function is
+/// `Class.method`, not the analysis's `Class::method`.
+fn shown_callee<'c>(analysis: &Analysis<'_>, callee: &'c str) -> std::borrow::Cow<'c, str> {
+    match analysis.language.is_python() {
+        true => tensorfit_syntax::ast::python_function_name(callee),
+        false => callee.into(),
+    }
+}
+
 fn report(
     analysis: &Analysis<'_>,
     fact: &Fact,
@@ -559,7 +568,10 @@ fn report(
             if let Some(site) = &fact.constructed_at {
                 diagnostic = diagnostic.with_related(
                     site.range,
-                    format!("for this construction of `{}`", site.callee),
+                    format!(
+                        "for this construction of `{}`",
+                        shown_callee(analysis, &site.callee)
+                    ),
                 );
             }
             diagnostics.push(diagnostic);
@@ -575,14 +587,17 @@ fn report(
         let mut diagnostic = Diagnostic::new(
             code,
             call.range,
-            format!("this call of `{}` fails: {message}", call.callee),
+            format!(
+                "this call of `{}` fails: {message}",
+                shown_callee(analysis, &call.callee)
+            ),
         );
         if inner_local {
             diagnostic = diagnostic.with_related(
                 fact.range,
                 format!(
                     "the requirement that fails, in `{}`",
-                    fact.function.as_deref().unwrap_or("?")
+                    shown_callee(analysis, fact.function.as_deref().unwrap_or("?"))
                 ),
             );
             if let Some((range, note)) = &construction {
@@ -598,7 +613,10 @@ fn report(
             }
             diagnostic = diagnostic.with_related(
                 inner.range,
-                format!("through this call of `{}`", inner.callee),
+                format!(
+                    "through this call of `{}`",
+                    shown_callee(analysis, &inner.callee)
+                ),
             );
         }
         diagnostics.push(diagnostic);
@@ -612,7 +630,10 @@ fn report(
             )
             .with_related(
                 call.range,
-                format!("the claim fails for this call of `{}`", call.callee),
+                format!(
+                    "the claim fails for this call of `{}`",
+                    shown_callee(analysis, &call.callee)
+                ),
             ),
         );
     }
