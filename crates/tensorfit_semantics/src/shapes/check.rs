@@ -534,13 +534,14 @@ fn construction_note(
     Some((construction.range, note))
 }
 
-/// A callee as the file writes it: a Python class's function is
-/// `Class.method`, not the analysis's `Class::method`.
-fn shown_callee<'c>(analysis: &Analysis<'_>, callee: &'c str) -> std::borrow::Cow<'c, str> {
-    match analysis.language.is_python() {
+/// `what` and a callee in backticks, as the file writes it: a Python
+/// class's function is `Class.method`, not the analysis's `Class::method`.
+fn naming(analysis: &Analysis<'_>, what: &str, callee: &str) -> String {
+    let callee = match analysis.language.is_python() {
         true => tensorfit_syntax::ast::python_function_name(callee),
         false => callee.into(),
-    }
+    };
+    format!("{what} `{callee}`")
 }
 
 fn report(
@@ -568,10 +569,7 @@ fn report(
             if let Some(site) = &fact.constructed_at {
                 diagnostic = diagnostic.with_related(
                     site.range,
-                    format!(
-                        "for this construction of `{}`",
-                        shown_callee(analysis, &site.callee)
-                    ),
+                    naming(analysis, "for this construction of", &site.callee),
                 );
             }
             diagnostics.push(diagnostic);
@@ -588,16 +586,17 @@ fn report(
             code,
             call.range,
             format!(
-                "this call of `{}` fails: {message}",
-                shown_callee(analysis, &call.callee)
+                "{} fails: {message}",
+                naming(analysis, "this call of", &call.callee)
             ),
         );
         if inner_local {
             diagnostic = diagnostic.with_related(
                 fact.range,
-                format!(
-                    "the requirement that fails, in `{}`",
-                    shown_callee(analysis, fact.function.as_deref().unwrap_or("?"))
+                naming(
+                    analysis,
+                    "the requirement that fails, in",
+                    fact.function.as_deref().unwrap_or("?"),
                 ),
             );
             if let Some((range, note)) = &construction {
@@ -613,10 +612,7 @@ fn report(
             }
             diagnostic = diagnostic.with_related(
                 inner.range,
-                format!(
-                    "through this call of `{}`",
-                    shown_callee(analysis, &inner.callee)
-                ),
+                naming(analysis, "through this call of", &inner.callee),
             );
         }
         diagnostics.push(diagnostic);
@@ -630,10 +626,7 @@ fn report(
             )
             .with_related(
                 call.range,
-                format!(
-                    "the claim fails for this call of `{}`",
-                    shown_callee(analysis, &call.callee)
-                ),
+                naming(analysis, "the claim fails for this call of", &call.callee),
             ),
         );
     }
