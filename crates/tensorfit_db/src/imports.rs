@@ -182,6 +182,7 @@ pub(crate) fn resolve_imports(
             ResolvedImport {
                 range: import.path_range,
                 display_path: path_text.clone(),
+                names: import.names.clone(),
                 outcome,
             },
             loaded,

@@ -43,6 +43,11 @@ pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext
                 if let Some(path) =
                     crate::python_modules::path_from(file.path(db), defining.path(db))
                 {
+                    context
+                        .names_by_file
+                        .entry(path.clone())
+                        .or_default()
+                        .insert(name.clone());
                     context.workspace_items.insert(name);
                     context.workspace_files.insert(path);
                 }
@@ -312,12 +317,18 @@ fn declarations<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<ast::Item> {
 pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
     // A Python file's imports of workspace files are in its context, not
     // in its pieces: they become the Tensor language's file imports.
-    let python_imports = module_context(db, file)
+    let context = module_context(db, file).as_deref();
+    let python_imports = context
         .iter()
         .flat_map(|context| context.workspace_files.iter())
         .map(|path| {
+            let names = context
+                .and_then(|c| c.names_by_file.get(path))
+                .map(|names| names.iter().cloned().collect())
+                .unwrap_or_default();
             ast::Item::Import(ast::Import {
                 path: Some(path.clone()),
+                names,
                 path_range: TextRange::empty(0),
                 range: TextRange::empty(0),
             })

@@ -125,6 +125,7 @@ fn as_imports(
             let import = ResolvedImport {
                 range: TextRange::empty(0),
                 display_path: target.display().to_string(),
+                names: Vec::new(),
                 outcome: ImportOutcome::Loaded(Arc::new(declared)),
             };
             (import, Some(imported))

@@ -141,6 +141,7 @@ fn items_of_the_file_and_of_imports() {
     let imports = [ResolvedImport {
         range: TextRange::new(7, 19),
         display_path: "lib.tensor".to_owned(),
+        names: Vec::new(),
         outcome: ImportOutcome::Loaded(imported),
     }];
     let items = complete(

@@ -231,6 +231,7 @@ fn imported_function() {
     let imports = [ResolvedImport {
         range: TextRange::new(7, 19),
         display_path: "lib.tensor".to_owned(),
+        names: Vec::new(),
         outcome: ImportOutcome::Loaded(imported),
     }];
     expect![[r#"

@@ -78,6 +78,10 @@ pub struct ModuleContext {
     /// The files those names come from, as paths relative to this file's
     /// directory (`blocks.py`, `../models/resnet.py`).
     pub workspace_files: BTreeSet<String>,
+    /// For each of those files, the names this file imports from it by
+    /// name: they are found there first, whatever the other files define
+    /// (two packages' `data_utils.py` may both define `gen_config_yaml`).
+    pub names_by_file: BTreeMap<String, BTreeSet<String>>,
     /// The modules imported with `from module import *`, whose names the
     /// database follows when another file imports them through this one
     /// (`torchvision/models/__init__.py` re-exports every builder so).

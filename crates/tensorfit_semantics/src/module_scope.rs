@@ -18,6 +18,8 @@ pub struct ResolvedImport {
     pub range: TextRange,
     /// The path as it should appear in messages.
     pub display_path: String,
+    /// The names the file imports from it by name (see `ast::Import`).
+    pub names: Vec<String>,
     pub outcome: ImportOutcome,
 }
 

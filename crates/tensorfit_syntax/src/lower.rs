@@ -275,6 +275,7 @@ impl<'t> Lowerer<'t> {
                     path: path_node
                         .filter(|p| !is_broken(*p))
                         .map(|p| self.string_value(p)),
+                    names: Vec::new(),
                     path_range: path_node
                         .map(|p| self.range(p))
                         .unwrap_or_else(|| self.range(node)),

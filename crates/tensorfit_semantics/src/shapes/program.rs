@@ -70,6 +70,8 @@ struct Indexed<'a> {
     local: bool,
     /// For an imported file, its place among the imports given.
     import: Option<usize>,
+    /// The names the checked file imports from it by name.
+    names: &'a [String],
 }
 
 /// What an analysis can call and name: the checked file's items, its
@@ -101,6 +103,7 @@ impl<'a> Program<'a> {
             index,
             local: true,
             import: None,
+            names: &[],
         }];
         for (i, import) in environment.imports.iter().enumerate().rev() {
             if let ImportOutcome::Loaded(imported) = &import.outcome {
@@ -109,6 +112,7 @@ impl<'a> Program<'a> {
                     index: Arc::new(ItemIndex::new(imported)),
                     local: false,
                     import: Some(i),
+                    names: &import.names,
                 });
             }
         }
@@ -117,6 +121,19 @@ impl<'a> Program<'a> {
             with_body,
             prelude: environment.prelude,
         }
+    }
+
+    /// The files `name` is looked up in, in order: the checked file, the
+    /// imports it takes `name` from by name, then the other imports (last
+    /// import first). A flat search would let another imported file's item
+    /// of the same name answer the file's own `from m import name`.
+    fn search_order<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'s Indexed<'a>> {
+        let named = move |f: &&Indexed<'a>| f.names.iter().any(|n| n == name);
+        let local = self.files.iter().filter(|f| f.local);
+        let imported = self.files.iter().filter(|f| !f.local);
+        local
+            .chain(imported.clone().filter(named))
+            .chain(imported.filter(move |f| !named(f)))
     }
 
     /// The body-carrying definition of `key` if it is the analysed one.
@@ -129,7 +146,7 @@ impl<'a> Program<'a> {
 
     /// The function `name` (not a method).
     pub fn function(&self, name: &str) -> Option<FunctionRef<'a>> {
-        self.files.iter().find_map(|f| {
+        self.search_order(name).find_map(|f| {
             let i = *f.index.functions.get(name)?;
             let ast::Item::Function(function) = &f.file.items[i] else {
                 return None;
@@ -149,7 +166,7 @@ impl<'a> Program<'a> {
 
     /// The struct `name`, and whether the checked file declares it.
     pub fn struct_def(&self, name: &str) -> Option<(&'a ast::Struct, bool)> {
-        self.files.iter().find_map(|f| {
+        self.search_order(name).find_map(|f| {
             let i = *f.index.structs.get(name)?;
             match &f.file.items[i] {
                 ast::Item::Struct(s) => Some((s, f.local)),
@@ -160,7 +177,7 @@ impl<'a> Program<'a> {
 
     /// The module-level constant `name`.
     pub fn constant(&self, name: &str) -> Option<&'a ast::Const> {
-        self.files.iter().find_map(|f| {
+        self.search_order(name).find_map(|f| {
             let i = *f.index.consts.get(name)?;
             match &f.file.items[i] {
                 ast::Item::Const(c) => Some(c),
