@@ -659,11 +659,7 @@ fn sets_what_base_reads(class: Node<'_>, text: &str) -> bool {
                 && child_by_field(c, "left").is_some_and(|l| text_of(l, text) != "_version")
         })
     });
-    let init = members.iter().map(|m| definition_of(*m)).find(|d| {
-        d.kind() == "function_definition"
-            && child_by_field(*d, "name").is_some_and(|n| text_of(n, text) == "__init__")
-    });
-    let Some(init) = init else {
+    let Some(init) = crate::lower::syntax::init_method(class, text) else {
         return attribute;
     };
     let mut before_super = child_by_field(init, "body")

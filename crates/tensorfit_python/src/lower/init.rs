@@ -16,8 +16,8 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::syntax::{
-    child_by_field, decorated, decorators, definition_of, descendants, descendants_with_parents,
-    first_parameter, is_field, named_children, text_of, uses_of, Placed,
+    child_by_field, decorated, decorators, descendants, descendants_with_parents, first_parameter,
+    init_method, is_field, named_children, text_of, uses_of, Placed,
 };
 use super::{derived, methods_of, registered, Lowerer, Scope, ScopeKind};
 use crate::changed_names::SHARED_VALUE_CHANGES;
@@ -55,10 +55,7 @@ impl Lowerer<'_> {
     pub(super) fn module_class(&mut self, class: Node<'_>) -> Struct {
         let body = child_by_field(class, "body");
         let members = body.map(named_children).unwrap_or_default();
-        let init = members.iter().map(|m| definition_of(*m)).find(|m| {
-            m.kind() == "function_definition"
-                && child_by_field(*m, "name").is_some_and(|n| self.text(n) == "__init__")
-        });
+        let init = init_method(class, self.text);
         let class_fields = self.class_attributes(&members);
         let class_name = child_by_field(class, "name").map(|n| self.text(n).to_owned());
         let outer_derived = self.derived.take();
@@ -573,16 +570,7 @@ fn none_fields_set_from_outside(
     set_on_others: &BTreeSet<String>,
 ) -> BTreeSet<String> {
     let mut found = std::collections::BTreeSet::new();
-    let init = child_by_field(class, "body")
-        .map(named_children)
-        .unwrap_or_default()
-        .into_iter()
-        .map(definition_of)
-        .find(|m| {
-            m.kind() == "function_definition"
-                && child_by_field(*m, "name").is_some_and(|n| text_of(n, text) == "__init__")
-        });
-    let Some(init) = init else {
+    let Some(init) = init_method(class, text) else {
         return found;
     };
     let Some(self_name) = first_parameter(init, text) else {
@@ -725,17 +713,7 @@ fn changes_self_in_methods(class: Node<'_>, text: &str) -> bool {
 
 /// Whether the class's `__init__` calls its method `name` (`self.name(`).
 fn calls_own_method(class: Node<'_>, name: &str, text: &str) -> bool {
-    let Some(body) = child_by_field(class, "body") else {
-        return false;
-    };
-    named_children(body)
-        .into_iter()
-        .map(definition_of)
-        .filter(|member| member.kind() == "function_definition")
-        .filter(|member| {
-            child_by_field(*member, "name").is_some_and(|n| text_of(n, text) == "__init__")
-        })
-        .any(|init| text_of(init, text).contains(&format!(".{name}(")))
+    init_method(class, text).is_some_and(|init| text_of(init, text).contains(&format!(".{name}(")))
 }
 
 /// The fields whose value a method changes in place through `self`, as a

@@ -20,7 +20,7 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
-use super::syntax::{child_by_field, decorated, definition_of, named_children};
+use super::syntax::{child_by_field, decorated, init_method};
 use super::Lowerer;
 use crate::context::resolve_dotted;
 use crate::torch_names::{self, Resolved};
@@ -30,13 +30,7 @@ impl Lowerer<'_> {
     /// for any other class.
     pub(super) fn sequential_builder(&mut self, name: &str, class: Node<'_>) -> Option<Function> {
         let base = self.context.sequential_builders.get(name)?.clone();
-        let init = named_children(child_by_field(class, "body")?)
-            .into_iter()
-            .map(definition_of)
-            .find(|member| {
-                member.kind() == "function_definition"
-                    && child_by_field(*member, "name").is_some_and(|n| self.text(n) == "__init__")
-            })?;
+        let init = init_method(class, self.text)?;
         let base_range = self.range(class);
         let callee = match torch_names::resolve(&resolve_dotted(&base, &self.context.imported)) {
             Resolved::Operation(op) => ExprKind::Name(self.operation_name(op)),

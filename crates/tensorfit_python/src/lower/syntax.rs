@@ -109,6 +109,17 @@ pub(crate) fn definition_of(node: Node<'_>) -> Node<'_> {
     }
 }
 
+/// A class's `__init__` (decorated or not), if it defines one.
+pub(crate) fn init_method<'t>(class: Node<'t>, text: &str) -> Option<Node<'t>> {
+    named_children(child_by_field(class, "body")?)
+        .into_iter()
+        .map(definition_of)
+        .find(|member| {
+            member.kind() == "function_definition"
+                && child_by_field(*member, "name").is_some_and(|n| text_of(n, text) == "__init__")
+        })
+}
+
 /// The decorated definition around a definition, or the definition: the
 /// item as the outline places it (from its first decorator).
 pub(crate) fn decorated(definition: Node<'_>) -> Node<'_> {
