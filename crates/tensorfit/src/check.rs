@@ -4,7 +4,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use tensorfit_base::{Code, Language, Severity};
+use tensorfit_base::{Code, Severity};
+use tensorfit_db::search_paths::SearchPaths;
 use tensorfit_ide::{analyze_file, read_source, AnalysisOptions, FsLoader};
 
 use crate::args::{CheckOptions, Format};
@@ -14,12 +15,10 @@ pub fn run(options: &CheckOptions) -> ExitCode {
     let mut io_errors = Vec::new();
     let paths = collect_files(&options.paths, &mut io_errors);
     let loader = std::sync::Arc::new(FsLoader::within(workspace_roots(&options.paths)));
+    // `python3` is asked for its site-packages only if an import needs them.
     let python_paths = match &options.python_paths {
-        Some(given) => given.clone(),
-        None if paths.iter().any(|p| Language::of_path(p).is_python()) => {
-            tensorfit_db::python_modules::site_packages()
-        }
-        None => Vec::new(),
+        Some(given) => SearchPaths::given(given.clone()),
+        None => SearchPaths::of_python3(),
     };
     loader.set_libraries(python_paths.clone());
     let mut files = Vec::new();

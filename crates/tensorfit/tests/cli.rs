@@ -794,3 +794,67 @@ fn python_migrations_are_listed_only_for_written_unknowns() {
         .collect();
     assert_eq!(functions, ["bare", "asked"]);
 }
+
+/// `python3` is asked for its site-packages only when an import is looked
+/// for below them: a model file that imports `torch` and its own project's
+/// modules never starts it. A fake `python3` on PATH counts its runs and
+/// answers a `site-packages` directory with an installed package.
+#[cfg(unix)]
+#[test]
+fn python3_is_asked_only_when_an_import_needs_installed_packages() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("python3_asked");
+    let site = dir.join("lib/site-packages");
+    write(
+        &site,
+        "pkg/__init__.py",
+        "def halve(x):\n    return x[:, :4]\n",
+    );
+    let asked = dir.join("asked");
+    let fake = write(
+        &dir,
+        "bin/python3",
+        format!(
+            "#!/bin/sh\necho run >> '{}'\necho '{}'\n",
+            asked.display(),
+            site.display()
+        ),
+    );
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let project = dir.join("project");
+    write(&project, "blocks.py", "def same(x):\n    return x\n");
+    write(
+        &project,
+        "plain.py",
+        "import torch\nimport torch.nn as nn\nfrom typing import Optional\n\
+         from blocks import same\nkept = same(torch.randn(3, 8))\n",
+    );
+    write(
+        &project,
+        "installed.py",
+        "import torch\nfrom pkg import halve\nhalved = halve(torch.randn(3, 8))\n",
+    );
+    let path = format!("{}:/usr/bin:/bin", dir.join("bin").display());
+    let check = |file: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+            .args(["check", "--shapes", file])
+            .current_dir(&project)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let runs = std::fs::read_to_string(&asked).unwrap_or_default();
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            runs.lines().count(),
+        )
+    };
+    let (text, runs) = check("plain.py");
+    assert!(text.contains("kept: Tensor[3, 8]"), "{text}");
+    assert_eq!(
+        runs, 0,
+        "python3 was started for a file that needs nothing of it"
+    );
+    let (text, runs) = check("installed.py");
+    assert!(text.contains("halved: Tensor[3, 4]"), "{text}");
+    assert_eq!(runs, 1, "python3 is asked once");
+}

@@ -163,7 +163,8 @@ impl Host {
     /// besides the importer's project (site-packages; see
     /// [`crate::python_modules`]). Only a change is applied: the imports
     /// of Python files are resolved again.
-    pub fn set_python_paths(&mut self, dirs: Vec<std::path::PathBuf>) {
+    pub fn set_python_paths(&mut self, dirs: impl Into<crate::search_paths::SearchPaths>) {
+        let dirs = dirs.into();
         let input = self.db.python_paths();
         if *input.dirs(&self.db) != dirs {
             self.write(|db| input.set_dirs(db).to(dirs));

@@ -7,6 +7,7 @@ use tensorfit_semantics::{ImportOutcome, ResolvedImport};
 use tensorfit_syntax::ast;
 
 use crate::queries::parse;
+use crate::search_paths::SearchPaths;
 use crate::{Db, SourceFile};
 
 /// Where imported files come from: the file system for the command line,
@@ -39,8 +40,15 @@ impl FileLoader for NoImports {
 pub struct FsLoader {
     roots: RwLock<Vec<PathBuf>>,
     /// Directories read besides the workspace: the Python search paths
-    /// (installed packages), which imports may follow into.
-    libraries: RwLock<Vec<PathBuf>>,
+    /// (installed packages), which imports may follow into; canonical
+    /// once first asked (asking them may start `python3`).
+    libraries: RwLock<Libraries>,
+}
+
+#[derive(Default)]
+struct Libraries {
+    search_paths: SearchPaths,
+    canonical: Arc<std::sync::OnceLock<Vec<PathBuf>>>,
 }
 
 /// The largest source file tensorfit reads: far more than any model.
@@ -65,22 +73,31 @@ impl FsLoader {
 
     /// Sets the directories of installed packages that may be read too
     /// (the Python search paths).
-    pub fn set_libraries(&self, dirs: impl IntoIterator<Item = PathBuf>) {
-        let dirs = dirs
-            .into_iter()
-            .filter_map(|dir| std::fs::canonicalize(dir).ok())
-            .collect();
-        *self.libraries.write().unwrap_or_else(|e| e.into_inner()) = dirs;
+    pub fn set_libraries(&self, search_paths: impl Into<SearchPaths>) {
+        *self.libraries.write().unwrap_or_else(|e| e.into_inner()) = Libraries {
+            search_paths: search_paths.into(),
+            canonical: Arc::default(),
+        };
     }
 
     fn inside_roots(&self, canonical: &Path) -> bool {
         let roots = self.roots.read().unwrap_or_else(|e| e.into_inner());
-        let libraries = self.libraries.read().unwrap_or_else(|e| e.into_inner());
-        roots.is_empty()
-            || roots
+        if roots.is_empty() || roots.iter().any(|root| canonical.starts_with(root)) {
+            return true;
+        }
+        drop(roots);
+        let (search_paths, libraries) = {
+            let libraries = self.libraries.read().unwrap_or_else(|e| e.into_inner());
+            (libraries.search_paths.clone(), libraries.canonical.clone())
+        };
+        let libraries = libraries.get_or_init(|| {
+            search_paths
+                .dirs()
                 .iter()
-                .chain(libraries.iter())
-                .any(|root| canonical.starts_with(root))
+                .filter_map(|dir| std::fs::canonicalize(dir).ok())
+                .collect()
+        });
+        libraries.iter().any(|root| canonical.starts_with(root))
     }
 }
 

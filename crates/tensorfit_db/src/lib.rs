@@ -27,6 +27,7 @@ pub mod python_modules;
 pub mod queries;
 mod relocate;
 pub mod report;
+pub mod search_paths;
 mod transitive_imports;
 
 use std::collections::HashMap;
@@ -121,7 +122,7 @@ pub struct FileSystem {
 #[salsa::input(debug)]
 pub struct PythonPaths {
     #[returns(ref)]
-    pub dirs: Vec<PathBuf>,
+    pub dirs: search_paths::SearchPaths,
 }
 
 /// What every analysis is asked for.
@@ -216,7 +217,7 @@ impl Database {
         db.settings = Some(Settings::new(&db, options, false));
         db.prelude = Some(PreludeInput::new(&db, Prelude::builtin_shared().clone()));
         db.file_system = Some(FileSystem::new(&db, 0));
-        db.python_paths = Some(PythonPaths::new(&db, Vec::new()));
+        db.python_paths = Some(PythonPaths::new(&db, search_paths::SearchPaths::default()));
         db
     }
 

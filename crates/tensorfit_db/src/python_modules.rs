@@ -2,7 +2,8 @@
 //! importer's own project (a relative module, or an absolute one looked for
 //! in the importer's directory and a few above it), else below a search
 //! path ([`crate::PythonPaths`], by default the site-packages of the
-//! `python3` on PATH: [`site_packages`]).
+//! `python3` on PATH: [`crate::search_paths`]). An installed library's
+//! imports of other libraries are not followed.
 //!
 //! A name is followed through the files that re-export it, as Python binds
 //! it: `from torchvision.models import resnet50` finds
@@ -13,13 +14,12 @@
 
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::imports::{normalize, resolve_relative};
 use tensorfit_python::{ClassFunctions, ModuleContext};
 
 use crate::items::plain_module_context;
+use crate::search_paths::SearchPaths;
 use crate::{Db, SourceFile};
 
 /// How many files a name is followed through (re-exports of re-exports):
@@ -162,12 +162,28 @@ fn locate_module(db: &dyn Db, importer: SourceFile, module: &str) -> Option<Sour
         (found != importer && found.language(db).is_python()).then_some(found)
     };
     let importer_path = importer.path(db);
+    let search_paths = db.python_paths().dirs(db);
+    // An installed library's imports of other libraries are not followed
+    // (torchvision's `transforms.functional` imports PIL, which imports
+    // a dozen files of its own): what a library calls in another one is
+    // unknown, as anything not modelled, and reading them made a check
+    // of a torchvision model three times slower for the same findings.
+    if let Some(own) = SearchPaths::library_package(importer_path) {
+        let absolute = !module.starts_with('.');
+        if absolute && module.split('.').next() != Some(own) {
+            return None;
+        }
+    }
     tensorfit_python::module_candidates(module)
         .into_iter()
         .find_map(|candidate| python_file(resolve_relative(importer_path, &candidate)))
         .or_else(|| {
+            // None for a modelled or relative module: `python3` is not asked.
             let candidates = tensorfit_python::package_candidates(module);
-            db.python_paths().dirs(db).iter().find_map(|dir| {
+            if candidates.is_empty() {
+                return None;
+            }
+            search_paths.dirs().iter().find_map(|dir| {
                 candidates
                     .iter()
                     .find_map(|candidate| python_file(dir.join(candidate)))
@@ -202,52 +218,6 @@ pub fn path_from(from: &Path, to: &Path) -> Option<String> {
         path.push(component.as_os_str());
     }
     Some(path.to_string_lossy().into_owned())
-}
-
-/// The site-packages directories of the `python3` on PATH (its
-/// `sys.path` entries named `site-packages` or `dist-packages` that
-/// exist): the default search paths. The standard library is left out: the
-/// modules of it that models use (`math`, `functools`, …) are modelled,
-/// and the rest says nothing about shapes. Empty when there is no
-/// `python3`, or it does not answer within two seconds.
-pub fn site_packages() -> Vec<PathBuf> {
-    let Ok(mut child) = Command::new("python3")
-        .args(["-c", "import sys\nfor p in sys.path: print(p)"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-    else {
-        return Vec::new();
-    };
-    let deadline = Instant::now() + Duration::from_secs(2);
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            // Python starts in 20-80 ms: polling every 10 ms added up to
-            // 10 ms to every check of a Python file.
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(1)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Vec::new();
-            }
-        }
-    }
-    let mut output = String::new();
-    if let Some(mut stdout) = child.stdout.take() {
-        use std::io::Read;
-        let _ = stdout.read_to_string(&mut output);
-    }
-    output
-        .lines()
-        .map(PathBuf::from)
-        .filter(|path| {
-            path.file_name()
-                .is_some_and(|n| n == "site-packages" || n == "dist-packages")
-                && path.is_dir()
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -279,3 +279,52 @@ bad = Block(8, 32)(torch.randn(4, 9))
         Some("Tensor[4, 8]")
     );
 }
+
+#[test]
+fn an_installed_librarys_imports_of_other_libraries_are_not_followed() {
+    // `pkg.layers` calls a helper of its own package and one of another
+    // installed library; the user's file calls both through `pkg`.
+    let disk = Arc::new(Disk::default());
+    disk.write("lib/site-packages/pkg/__init__.py", "");
+    disk.write(
+        "lib/site-packages/pkg/layers.py",
+        "\
+from pkg.helpers import halve
+from other import quarter
+
+
+def own(x):
+    return halve(x)
+
+
+def foreign(x):
+    return quarter(x)
+",
+    );
+    disk.write(
+        "lib/site-packages/pkg/helpers.py",
+        "def halve(x):\n    return x[:, :4]\n",
+    );
+    disk.write(
+        "lib/site-packages/other/__init__.py",
+        "def quarter(x):\n    return x[:, :2]\n",
+    );
+    let train = "\
+import torch
+from pkg.layers import own, foreign
+
+a = own(torch.randn(3, 8))
+b = foreign(torch.randn(3, 8))
+";
+    let mut host = Host::new(disk, OPTIONS);
+    host.set_text(Path::new("project/train.py"), train);
+    host.set_python_paths(vec!["lib/site-packages".into()]);
+    // Its own package's module is read (an absolute import of `pkg`)...
+    assert_eq!(
+        shape_of(&host, "project/train.py", "a").as_deref(),
+        Some("Tensor[3, 4]")
+    );
+    // ...another library's is not: unknown, as anything not modelled.
+    assert_eq!(shape_of(&host, "project/train.py", "b"), None);
+    assert_eq!(messages(&host, "project/train.py"), Vec::<String>::new());
+}

@@ -64,7 +64,7 @@ pub struct AnalysisOptions {
     /// Where absolute Python imports are looked for besides the file's
     /// project (see `tensorfit_db::python_modules`); the loader must be
     /// allowed to read them.
-    pub python_paths: Vec<std::path::PathBuf>,
+    pub python_paths: tensorfit_db::search_paths::SearchPaths,
 }
 
 impl Default for AnalysisOptions {
@@ -72,7 +72,7 @@ impl Default for AnalysisOptions {
         AnalysisOptions {
             timeout_ms: 2000,
             questions: true,
-            python_paths: Vec::new(),
+            python_paths: Default::default(),
         }
     }
 }

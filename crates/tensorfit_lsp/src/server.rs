@@ -367,7 +367,7 @@ impl LanguageServer for Server {
         // `python3` on PATH: asked once, on an analysis thread (it waits
         // for a process) and without holding the state.
         if self.settings().python_paths.is_none() {
-            let dirs = analysis_pool::run(tensorfit_db::python_modules::site_packages)
+            let dirs = analysis_pool::run(tensorfit_db::search_paths::site_packages)
                 .await
                 .unwrap_or_default();
             let mut state = self.state();
