@@ -224,18 +224,11 @@ pub(crate) fn cycle_back_to(db: &dyn Db, origin: &Path, start: &Path) -> Option<
         let Ok(file) = db.file_at(&path) else {
             continue;
         };
-        // The declarations are enough to follow imports, and they stay the
-        // same while the user types in a body of that file.
-        for item in &crate::items::interface(db, file).items {
-            if let ast::Item::Import(ast::Import {
-                path: Some(next), ..
-            }) = item
-            {
-                let next = normalize(&resolve_relative(&path, next));
-                let mut next_chain = chain.clone();
-                next_chain.push(display(&next));
-                stack.push((next, next_chain));
-            }
+        for next in crate::items::imported_paths(db, file) {
+            let next = normalize(&resolve_relative(&path, next));
+            let mut next_chain = chain.clone();
+            next_chain.push(display(&next));
+            stack.push((next, next_chain));
         }
     }
     None

@@ -346,6 +346,29 @@ pub fn interface(db: &dyn Db, file: SourceFile) -> ast::SourceFile {
     }
 }
 
+/// The paths a file imports, as written from its directory: a Python
+/// file's from its context, a Tensor file's from its declarations. Cycles
+/// are looked for through every file an import reaches, so this lowers no
+/// Python body (torchvision's `resnet.py` reaches 10 files; lowering
+/// all of them was a quarter of its check).
+#[salsa::tracked(returns(ref))]
+pub(crate) fn imported_paths(db: &dyn Db, file: SourceFile) -> Vec<String> {
+    if let Some(context) = module_context(db, file) {
+        return context.workspace_files.iter().cloned().collect();
+    }
+    // They stay the same while the user types in a body of that file.
+    interface(db, file)
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            ast::Item::Import(ast::Import {
+                path: Some(path), ..
+            }) => Some(path.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Where a function or method is: its piece, the item's index in the
 /// piece, and the method's index in the struct.
 type FunctionPlace<'db> = (Piece<'db>, usize, Option<usize>);
