@@ -10,11 +10,37 @@ use tree_sitter::Node;
 /// deep as the line is long.
 pub(crate) fn descendants(root: Node<'_>) -> impl Iterator<Item = Node<'_>> {
     let mut stack = vec![root];
+    let mut cursor = root.walk();
     std::iter::from_fn(move || {
         let node = stack.pop()?;
-        stack.extend(named_children(node));
+        each_named_child(&mut cursor, node, |child| stack.push(child));
         Some(node)
     })
+}
+
+/// Calls `f` with each named child of `node` that is not a comment, in
+/// order, as [`named_children`] lists them, through one cursor the walks
+/// reuse: a new cursor and a vector per node were a tenth of a Python
+/// file's check (every whole-file walk of the module context visits
+/// every node).
+fn each_named_child<'t>(
+    cursor: &mut tree_sitter::TreeCursor<'t>,
+    node: Node<'t>,
+    mut f: impl FnMut(Node<'t>),
+) {
+    cursor.reset(node);
+    if !cursor.goto_first_child() {
+        return;
+    }
+    loop {
+        let child = cursor.node();
+        if child.is_named() && !child.is_extra() {
+            f(child);
+        }
+        if !cursor.goto_next_sibling() {
+            break;
+        }
+    }
 }
 
 /// Whether a call's argument is a plain value (not `name=...`, `*xs` or
@@ -49,13 +75,16 @@ pub(crate) fn descendants_with_parents(root: Node<'_>) -> impl Iterator<Item = P
             grandparent: None,
         })
         .collect();
+    let mut cursor = root.walk();
     std::iter::from_fn(move || {
         let placed = stack.pop()?;
-        stack.extend(named_children(placed.node).into_iter().map(|node| Placed {
-            node,
-            parent: placed.node,
-            grandparent: Some(placed.parent),
-        }));
+        each_named_child(&mut cursor, placed.node, |node| {
+            stack.push(Placed {
+                node,
+                parent: placed.node,
+                grandparent: Some(placed.parent),
+            })
+        });
         Some(placed)
     })
 }
@@ -148,4 +177,58 @@ pub(crate) fn decorators<'t>(node: Node<'_>, text: &'t str) -> Vec<&'t str> {
         .filter(|child| child.kind() == "decorator")
         .map(|child| text_of(child, text).trim_start_matches('@').trim())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walks reuse one cursor; they must meet the nodes, parents and
+    /// grandparents that listing each node's named children meets, in the
+    /// same order (some callers keep the first node found).
+    #[test]
+    fn walks_visit_what_named_children_lists_in_the_same_order() {
+        let text = "\
+import torch  # a comment
+class Net(torch.nn.Module):
+    def forward(self, x):  # another
+        # between statements
+        y = torch.relu(x[:, 0] + 1)
+        return [y, {'a': (x, y)}]
+";
+        let tree = crate::parse_tree(text, None);
+        let root = tree.root_node();
+        let mut expected = Vec::new();
+        let mut stack = vec![(root, None::<Node<'_>>, None::<Node<'_>>)];
+        while let Some((node, parent, grandparent)) = stack.pop() {
+            expected.push((
+                node.id(),
+                parent.map(|p| p.id()),
+                grandparent.map(|g| g.id()),
+            ));
+            stack.extend(
+                named_children(node)
+                    .into_iter()
+                    .map(|child| (child, Some(node), parent)),
+            );
+        }
+        let walked: Vec<usize> = descendants(root).map(|n| n.id()).collect();
+        let listed: Vec<usize> = expected.iter().map(|(id, _, _)| *id).collect();
+        assert_eq!(walked, listed);
+        let with_parents: Vec<_> = descendants_with_parents(root)
+            .map(|p| {
+                (
+                    p.node.id(),
+                    Some(p.parent.id()),
+                    p.grandparent.map(|g| g.id()),
+                )
+            })
+            .collect();
+        assert_eq!(with_parents, expected[1..].to_vec());
+        assert!(
+            listed.len() > 30,
+            "the text has a real tree: {}",
+            listed.len()
+        );
+    }
 }
