@@ -1,7 +1,7 @@
 //! Checking one file.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{Environment, Limits, Prelude, ShapeFindings, ShapeOptions};
@@ -15,8 +15,8 @@ pub struct FileAnalysis {
     pub line_index: Arc<LineIndex>,
     /// The text that was analysed (invalid UTF-8 replaced).
     pub text: Arc<str>,
-    /// The syntax tree of `text`, in its offsets.
-    pub tree: Arc<tensorfit_syntax::ast::SourceFile>,
+    /// The syntax tree of `text`, in its offsets: see [`Self::tree`].
+    tree: Arc<OnceLock<Arc<tensorfit_syntax::ast::SourceFile>>>,
     /// The prelude the file was analysed with.
     pub prelude: Arc<Prelude>,
     /// The file is Python (PyTorch code), not the Tensor language: fixes
@@ -26,6 +26,22 @@ pub struct FileAnalysis {
 }
 
 impl FileAnalysis {
+    /// The syntax tree of `text`, in its offsets. The editor's analyses
+    /// have it from the database; a command-line check, whose report does
+    /// not need it, lowers the text again only if asked (lowering a whole
+    /// Python file a second time was a twelfth of its check).
+    pub fn tree(&self) -> &Arc<tensorfit_syntax::ast::SourceFile> {
+        self.tree.get_or_init(|| {
+            let language = if self.python {
+                tensorfit_base::Language::Python
+            } else {
+                tensorfit_base::Language::Tensor
+            };
+            let tree = tensorfit_db::front_end::parse_tree(language, &self.text, None);
+            tensorfit_db::front_end::lower_tree(language, &tree, &self.text).file
+        })
+    }
+
     /// Sorted by position.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.report.diagnostics
@@ -121,7 +137,7 @@ pub fn analyze_file(
     let mut host = Host::new(loader, shape_options);
     host.set_python_paths(options.python_paths);
     let file = host.set_text(path, &text);
-    let mut analysis = file_analysis(host.db(), file);
+    let mut analysis = analysis_without_tree(host.db(), file);
     if !diagnostics.is_empty() {
         let report = Arc::make_mut(&mut analysis.report);
         diagnostics.extend(report.diagnostics.iter().cloned());
@@ -134,10 +150,22 @@ pub fn analyze_file(
 /// The analysis of a file of the database (an open buffer), as the editor
 /// features take it.
 pub fn file_analysis(db: &tensorfit_db::Database, file: tensorfit_db::SourceFile) -> FileAnalysis {
+    let analysis = analysis_without_tree(db, file);
+    let _ = analysis
+        .tree
+        .set(tensorfit_db::queries::parse(db, file).file.clone());
+    analysis
+}
+
+/// [`file_analysis`] with the tree left to [`FileAnalysis::tree`].
+fn analysis_without_tree(
+    db: &tensorfit_db::Database,
+    file: tensorfit_db::SourceFile,
+) -> FileAnalysis {
     FileAnalysis {
         line_index: tensorfit_db::queries::line_index(db, file),
         text: file.text(db).clone(),
-        tree: tensorfit_db::queries::parse(db, file).file.clone(),
+        tree: Arc::default(),
         prelude: tensorfit_db::prelude(db),
         python: file.language(db).is_python(),
         report: tensorfit_db::file_report(db, file),

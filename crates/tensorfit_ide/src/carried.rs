@@ -80,7 +80,8 @@ impl CarriedAnalysis {
     /// of the analysed text was edited since.
     fn in_edited_code(&self, old: u32) -> bool {
         !self.edits.is_empty()
-            && innermost_unit(&self.analysis.tree, old).is_some_and(|unit| self.edits.touches(unit))
+            && innermost_unit(self.analysis.tree(), old)
+                .is_some_and(|unit| self.edits.touches(unit))
     }
 }
 

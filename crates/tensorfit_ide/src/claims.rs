@@ -22,7 +22,7 @@ pub(crate) fn claim_fixes(analysis: &FileAnalysis) -> Vec<Fix> {
         return Vec::new();
     }
     let consts: HashSet<&str> = analysis
-        .tree
+        .tree()
         .items
         .iter()
         .filter_map(|item| match item {
@@ -31,7 +31,7 @@ pub(crate) fn claim_fixes(analysis: &FileAnalysis) -> Vec<Fix> {
         })
         .collect();
     let mut bindings = Vec::new();
-    for item in &analysis.tree.items {
+    for item in &analysis.tree().items {
         match item {
             ast::Item::Function(f) => function_bindings(f, &consts, &mut bindings),
             ast::Item::Struct(s) => s
@@ -42,7 +42,7 @@ pub(crate) fn claim_fixes(analysis: &FileAnalysis) -> Vec<Fix> {
         }
     }
     block_bindings(
-        &analysis.tree.script,
+        &analysis.tree().script,
         &Rc::new(consts.clone()),
         &mut bindings,
     );

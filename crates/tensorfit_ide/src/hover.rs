@@ -87,8 +87,8 @@ pub(crate) enum Names {
 impl Names {
     pub(crate) fn resolve<'a>(self, analysis: &'a FileAnalysis, offset: u32) -> Resolution<'a> {
         match self {
-            Names::AroundOffset => resolve_around(&analysis.tree, &analysis.prelude, offset),
-            Names::WholeFile => resolve(&analysis.tree, &analysis.prelude),
+            Names::AroundOffset => resolve_around(analysis.tree(), &analysis.prelude, offset),
+            Names::WholeFile => resolve(analysis.tree(), &analysis.prelude),
         }
     }
 }
@@ -133,7 +133,7 @@ fn function_hover(analysis: &FileAnalysis, offset: u32, names: Names) -> Option<
 fn names_a_function(analysis: &FileAnalysis, word: &str) -> bool {
     let named = |name: &Option<ast::Name>| name.as_ref().is_some_and(|n| n.text == word);
     analysis.prelude.function(word).is_some()
-        || analysis.tree.items.iter().any(|item| match item {
+        || analysis.tree().items.iter().any(|item| match item {
             ast::Item::Function(f) => named(&f.name),
             ast::Item::Struct(s) => s.methods.iter().any(|m| named(&m.name)),
             _ => false,

@@ -13,7 +13,7 @@ use tensorfit_semantics::resolve::{DefKind, Target};
 pub(crate) fn index_hover(analysis: &FileAnalysis, offset: u32, names: Names) -> Option<Hover> {
     // Resolving names walks the item around the offset: only done inside
     // an index statement.
-    let stmt = statement_at(&analysis.tree, offset)?;
+    let stmt = statement_at(analysis.tree(), offset)?;
     let mut exprs = Vec::new();
     stmt_exprs(stmt, &mut exprs);
     let is_kernel = matches!(

@@ -19,7 +19,7 @@ use crate::FileAnalysis;
 pub fn unknown_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     let covers = |range: TextRange| range.start <= offset && offset <= range.end;
     let mut statements: Vec<&Stmt> = Vec::new();
-    for item in &analysis.tree.items {
+    for item in &analysis.tree().items {
         match item {
             ast::Item::Function(f) => statements.extend(body_of(f)),
             ast::Item::Struct(s) => {
@@ -29,7 +29,7 @@ pub fn unknown_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
             _ => {}
         }
     }
-    statements.extend(&analysis.tree.script);
+    statements.extend(&analysis.tree().script);
     while let Some(stmt) = statements.pop() {
         if !covers(stmt.range) {
             continue;

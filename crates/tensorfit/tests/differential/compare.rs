@@ -245,7 +245,7 @@ fn judge_run(
     // `let (b, t, c) = x.shape` states), which the failing call broke.
     let within =
         |outer: TextRange, inner: TextRange| outer.start <= inner.start && inner.end <= outer.end;
-    let broken_params: Vec<TextRange> = functions(&analysis.tree)
+    let broken_params: Vec<TextRange> = functions(analysis.tree())
         .filter(|f| failed_at.iter().any(|at| within(f.range, *at)))
         .flat_map(|f| f.params.iter().map(|p| p.range))
         .collect();
