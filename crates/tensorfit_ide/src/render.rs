@@ -88,7 +88,7 @@ pub(crate) fn param(param: &ast::Param) -> String {
 
 pub(crate) fn type_text(ty: &ast::Type) -> String {
     match &ty.kind {
-        TypeKind::Int => "Int".to_owned(),
+        TypeKind::Int | TypeKind::Number => "Int".to_owned(),
         TypeKind::Bool => "Bool".to_owned(),
         TypeKind::Float => "Float".to_owned(),
         TypeKind::Shape => "Shape".to_owned(),

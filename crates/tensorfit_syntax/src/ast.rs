@@ -211,6 +211,12 @@ pub struct Type {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeKind {
     Int,
+    /// A Python constructor parameter read as a number because `__init__`
+    /// only stores it or uses it as one: an `Int` to the analysis, except
+    /// that it may hold a float (`word_blanking_prob`), so comparisons that
+    /// order it are not decided as integers' (see
+    /// `tensorfit_semantics`' `Analysis::fractional_vars`). Never written.
+    Number,
     Bool,
     Float,
     Shape,

@@ -312,17 +312,18 @@ impl Lowerer<'_> {
     }
 
     /// A parameter of `__init__`. Unannotated and without a default, it is
-    /// read as an `Int` when `__init__` uses it only as a number (passed
-    /// on, in arithmetic, compared): channel counts, widths, sizes, which
-    /// is what most constructor parameters of a model are. One that is
-    /// called, indexed, iterated or has attributes read (a block class, a
-    /// list, a config) stays unknown.
+    /// read as a number (`TypeKind::Number`, an `Int` that may be a float)
+    /// when `__init__` uses it only as a number (passed on, in arithmetic,
+    /// compared): channel counts, widths, sizes, which is what most
+    /// constructor parameters of a model are, and probabilities. One that
+    /// is called, indexed, iterated or has attributes read (a block class,
+    /// a list, a config) stays unknown.
     fn constructor_param(&self, mut param: Param, bare: bool, body: Option<Node<'_>>) -> Param {
         let used_as_number =
             || body.is_none_or(|body| only_used_as_number(body, &param.name.text, self.text));
         if bare && used_as_number() {
             param.ty = Some(Type {
-                kind: TypeKind::Int,
+                kind: TypeKind::Number,
                 range: TextRange::empty(param.name.range.end as usize),
             });
         }

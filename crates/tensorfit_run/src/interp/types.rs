@@ -28,7 +28,7 @@ impl Interpreter<'_> {
         };
         match &ty.kind {
             TypeKind::Missing => Ok(()),
-            TypeKind::Int => matches!(value, Value::Int(_))
+            TypeKind::Int | TypeKind::Number => matches!(value, Value::Int(_))
                 .then_some(())
                 .ok_or_else(|| mismatch(value)),
             TypeKind::Bool => matches!(value, Value::Bool(_))

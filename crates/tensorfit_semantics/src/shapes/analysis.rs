@@ -122,6 +122,11 @@ pub struct Analysis<'a> {
     /// taken, so a failure only on such paths is no proof (see
     /// `check::check_paths`).
     pub opaque_vars: RefCell<BTreeSet<VarId>>,
+    /// The variables of Python numbers that may hold a float
+    /// (`ast::TypeKind::Number`): a comparison that orders one is not
+    /// decided over the integers, where `0 < p < 1` never holds (see
+    /// `exec::expressions::compare`).
+    pub fractional_vars: RefCell<BTreeSet<VarId>>,
     /// Summaries of the file's own functions; imported ones are made here.
     source: Option<&'a dyn SummarySource>,
     /// The holes this analysis evaluated.
@@ -174,6 +179,7 @@ impl<'a> Analysis<'a> {
             depth: super::Depth::Everything,
             language: options.language,
             opaque_vars: RefCell::new(BTreeSet::new()),
+            fractional_vars: RefCell::new(BTreeSet::new()),
             source,
             holes: RefCell::new(BTreeMap::new()),
             summaries: RefCell::new(HashMap::new()),
@@ -705,6 +711,11 @@ pub fn placeholder(
     let Some(ty) = ty else { return Value::Unknown };
     match &ty.kind {
         ast::TypeKind::Int => Value::Int(Term::var(frame.analysis.vars.named(name))),
+        ast::TypeKind::Number => {
+            let v = frame.analysis.vars.named(name);
+            frame.analysis.fractional_vars.borrow_mut().insert(v);
+            Value::Int(Term::var(v))
+        }
         ast::TypeKind::Bool => Value::Bool(Formula::var(frame.analysis.vars.named(name))),
         ast::TypeKind::Float => Value::Float(None),
         ast::TypeKind::Shape => {
@@ -903,7 +914,7 @@ fn instantiate_type(frame: &mut Frame<'_, '_>, ty: &ast::Type, range: TextRange)
             frame.assume(shape.well_formed(), range);
             Value::Tensor(shape)
         }
-        ast::TypeKind::Int => Value::Int(frame.fresh_int()),
+        ast::TypeKind::Int | ast::TypeKind::Number => Value::Int(frame.fresh_int()),
         // What an operation answers about its data (`torch.equal`): a
         // path it decides is not known to be taken.
         ast::TypeKind::Bool => Value::Bool(frame.opaque_condition()),

@@ -750,7 +750,7 @@ impl<'f, 'a> Frame<'f, 'a> {
 /// A type as the program writes it: `Tensor[n, 8]`, `(Tensor, Int)`.
 pub(crate) fn describe_type(ty: &ast::Type) -> String {
     match &ty.kind {
-        ast::TypeKind::Int => "Int".to_owned(),
+        ast::TypeKind::Int | ast::TypeKind::Number => "Int".to_owned(),
         ast::TypeKind::Bool => "Bool".to_owned(),
         ast::TypeKind::Float => "Float".to_owned(),
         ast::TypeKind::Shape => "Shape".to_owned(),

@@ -139,6 +139,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
                 let mut parts = Vec::new();
                 for (i, op) in ops.iter().enumerate() {
+                    if self.orders_a_fraction(*op, &values[i], &values[i + 1]) {
+                        // Over the integers `0 < p < 1` never holds, for a
+                        // float it may: undecided, and decided at a call
+                        // that passes known numbers (`numbers_decide`).
+                        self.numbers_decide = true;
+                        return Value::Bool(self.opaque_condition());
+                    }
                     match compare(*op, &values[i], &values[i + 1]) {
                         Some(f) => parts.push(f),
                         // `src.shape != dst.shape` of tensors of unknown
@@ -444,6 +451,34 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     // ----------------------------------------------------------------- calls
+}
+
+impl Frame<'_, '_> {
+    /// Whether `a op b` orders a number that may hold a float
+    /// ([`crate::shapes::analysis::Analysis::fractional_vars`]).
+    fn orders_a_fraction(&self, op: CompareOp, a: &Value, b: &Value) -> bool {
+        if !matches!(
+            op,
+            CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge
+        ) {
+            return false;
+        }
+        let fractional = self.analysis.fractional_vars.borrow();
+        if fractional.is_empty() {
+            return false;
+        }
+        let mentions_one = |value: &Value| {
+            let Value::Int(term) = value else {
+                return false;
+            };
+            let mut found = false;
+            term.visit_atoms(&mut |atom| {
+                found |= matches!(atom, Term::Var(v) if fractional.contains(v));
+            });
+            found
+        };
+        mentions_one(a) || mentions_one(b)
+    }
 }
 
 /// Python's `a is b`, which programs ask of `None` only: whether both or
