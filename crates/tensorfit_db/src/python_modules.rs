@@ -19,7 +19,7 @@ use crate::imports::{normalize, resolve_relative};
 use tensorfit_python::{ClassFunctions, ModuleContext};
 
 use crate::items::plain_module_context;
-use crate::search_paths::SearchPaths;
+use crate::search_paths::library_package;
 use crate::{Db, SourceFile};
 
 /// How many files a name is followed through (re-exports of re-exports):
@@ -168,7 +168,7 @@ fn locate_module(db: &dyn Db, importer: SourceFile, module: &str) -> Option<Sour
     // a dozen files of its own): what a library calls in another one is
     // unknown, as anything not modelled, and reading them made a check
     // of a torchvision model three times slower for the same findings.
-    if let Some(own) = SearchPaths::library_package(importer_path) {
+    if let Some(own) = library_package(importer_path) {
         let absolute = !module.starts_with('.');
         if absolute && module.split('.').next() != Some(own) {
             return None;

@@ -41,21 +41,21 @@ impl SearchPaths {
             Source::OfPython(answer) => answer.get_or_init(site_packages),
         }
     }
+}
 
-    /// The top-level package `path` belongs to when it is an installed
-    /// library's file: the directory (or module) right below its last
-    /// `site-packages`/`dist-packages` directory, where installers put
-    /// packages and the only directories [`site_packages`] answers, so
-    /// `python3` need not be asked. `None` for any other file: a project
-    /// named as a search path (`--python-path src`) keeps following its
-    /// imports between its own top-level packages.
-    pub fn library_package(path: &Path) -> Option<&str> {
-        let components: Vec<Component<'_>> = path.components().collect();
-        let last = components.iter().rposition(is_packages_dir)?;
-        let first = components.get(last + 1)?.as_os_str().to_str()?;
-        // A module directly in the directory is its own package.
-        Some(first.strip_suffix(".py").unwrap_or(first))
-    }
+/// The top-level package `path` belongs to when it is an installed
+/// library's file: the directory (or module) right below its last
+/// `site-packages`/`dist-packages` directory, where installers put
+/// packages and the only directories [`site_packages`] answers, so
+/// `python3` need not be asked. `None` for any other file: a project
+/// named as a search path (`--python-path src`) keeps following its
+/// imports between its own top-level packages.
+pub fn library_package(path: &Path) -> Option<&str> {
+    let components: Vec<Component<'_>> = path.components().collect();
+    let last = components.iter().rposition(is_packages_dir)?;
+    let first = components.get(last + 1)?.as_os_str().to_str()?;
+    // A module directly in the directory is its own package.
+    Some(first.strip_suffix(".py").unwrap_or(first))
 }
 
 fn is_packages_dir(component: &Component<'_>) -> bool {
@@ -144,7 +144,7 @@ pub fn site_packages() -> Vec<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::SearchPaths;
+    use super::{library_package, SearchPaths};
     use std::path::Path;
 
     #[test]
@@ -161,11 +161,7 @@ mod tests {
             ("models/net.py", None),
         ];
         for (file, expected) in cases {
-            assert_eq!(
-                SearchPaths::library_package(Path::new(file)),
-                expected,
-                "{file}"
-            );
+            assert_eq!(library_package(Path::new(file)), expected, "{file}");
         }
     }
 
