@@ -36,6 +36,13 @@ pub const REGISTERED_MODULES_FIELD: &str = "$modules";
 /// class does not set by its own name. No identifier can be this name.
 pub const DYNAMIC_ATTRIBUTES_FIELD: &str = "$attributes";
 
+/// Why a Python field is unknown when a method other than `__init__` may
+/// assign or change it (`self.{name}` is written before): the analysis
+/// does not follow such a method's changes to its object, so a value set
+/// on the object from outside (`r.extra = t`) is not kept either, where a
+/// call of that method would leave it stale.
+pub const CHANGED_AFTER_INIT: &str = "may be changed after `__init__`";
+
 /// A function's key as Python spells it: a class function `Class::method`
 /// is `Class.method`; any other key is itself.
 pub fn python_function_name(key: &str) -> std::borrow::Cow<'_, str> {

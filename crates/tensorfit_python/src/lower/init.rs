@@ -90,10 +90,7 @@ impl Lowerer<'_> {
                 continue;
             }
             let kind = match mutated.contains(&name.text) {
-                true => ExprKind::Unknown(format!(
-                    "`self.{}` is also assigned outside `__init__`",
-                    name.text
-                )),
+                true => ExprKind::Unknown(format!("`self.{}` {CHANGED_AFTER_INIT}", name.text)),
                 false => ExprKind::Name(format!("{FIELD_PREFIX}{}", name.text)),
             };
             fields.push(Field {
@@ -186,10 +183,7 @@ impl Lowerer<'_> {
                 || touched.contains(ANY_FIELD)
                 || (changes_in_place && touched.contains(&name.text));
             let kind = match changed {
-                true => ExprKind::Unknown(format!(
-                    "`self.{}` may be changed after `__init__`",
-                    name.text
-                )),
+                true => ExprKind::Unknown(format!("`self.{}` {CHANGED_AFTER_INIT}", name.text)),
                 false => ExprKind::Name(name.text.clone()),
             };
             fields.push(Field {

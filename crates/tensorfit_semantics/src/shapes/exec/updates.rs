@@ -43,7 +43,14 @@ impl<'f, 'a> Frame<'f, 'a> {
             (registry::SET_ATTR, [object, attribute, value])
                 if !self.intercepts_attribute(object, attribute) =>
             {
-                with_attribute_set(object, attribute, value.clone())
+                // A field a method of the class also assigns: that
+                // method's change is not followed, so the value set here
+                // could be stale after any call of one.
+                let value = match self.changed_by_methods(object, attribute) {
+                    true => Value::Unknown,
+                    false => value.clone(),
+                };
+                with_attribute_set(object, attribute, value)
             }
             (registry::POP, _) => popped(&values),
             // A class's own `train` or `eval` may do anything: unknown.
@@ -99,6 +106,30 @@ impl<'f, 'a> Frame<'f, 'a> {
             },
             _ => Value::Unknown,
         })
+    }
+
+    /// Whether a method of `object`'s class (or of a base) other than
+    /// `__init__` may assign or change the field `name` ([`ast::CHANGED_AFTER_INIT`]).
+    fn changed_by_methods(&self, object: &Value, name: &Value) -> bool {
+        let (Value::Instance(instance), Value::Str(name)) = (object, name) else {
+            return false;
+        };
+        let mut current: Option<&Instance> = Some(instance);
+        while let Some(instance) = current {
+            let program = &self.analysis.program;
+            if let Some((class, _)) = program.struct_def(&instance.struct_name) {
+                let assigned = class.fields.iter().any(|field| {
+                    field.name.text == *name
+                        && matches!(&field.value.kind, ast::ExprKind::Unknown(why)
+                            if why.ends_with(ast::CHANGED_AFTER_INIT))
+                });
+                if assigned {
+                    return true;
+                }
+            }
+            current = instance.base();
+        }
+        false
     }
 
     /// Whether setting `name` on `object` may run code of its class (a
