@@ -123,9 +123,11 @@ pub struct Analysis<'a> {
     /// `check::check_paths`).
     pub opaque_vars: RefCell<BTreeSet<VarId>>,
     /// The variables of Python numbers that may hold a float
-    /// (`ast::TypeKind::Number`): a comparison that orders one is not
-    /// decided over the integers, where `0 < p < 1` never holds (see
-    /// `exec::expressions::compare`).
+    /// (`ast::TypeKind::Number`) made by this analysis: a comparison that
+    /// orders one is not decided over the integers, where `0 < p < 1`
+    /// never holds (see `Frame::orders_a_fraction`). A summary made by
+    /// another analysis does not carry them: its renamed variables are
+    /// read as integers.
     pub fractional_vars: RefCell<BTreeSet<VarId>>,
     /// Summaries of the file's own functions; imported ones are made here.
     source: Option<&'a dyn SummarySource>,
