@@ -8,10 +8,11 @@
 
 use std::collections::HashMap;
 
+use crate::evaluate::{self, Assignment};
 use crate::term::{Formula, Term, VarId};
 
 /// The uniform values tried, in order.
-const CANDIDATES: &[i64] = &[1, 2, 3, 4, 8, 64];
+pub(crate) const CANDIDATES: &[i64] = &[1, 2, 3, 4, 8, 64];
 
 /// The ranks tried with each of [`CANDIDATES`] for the other atoms, when
 /// no uniform value fits and only satisfiability is asked: a tensor of a
@@ -19,7 +20,7 @@ const CANDIDATES: &[i64] = &[1, 2, 3, 4, 8, 64];
 /// has no uniform model, and such sets sent every convolutional model's
 /// check to Z3 (making a context for it costs more than the rest of the
 /// check).
-const RANKS: &[i64] = &[0, 1, 2, 3, 4, 5, 6];
+pub(crate) const RANKS: &[i64] = &[0, 1, 2, 3, 4, 5, 6];
 
 /// The values atoms take: every rank one, every dimension and variable
 /// another. Equal positions of a dimension function still get equal
@@ -56,70 +57,46 @@ fn valuations(satisfiability_only: bool) -> impl Iterator<Item = Valuation> {
     uniform.chain(apart)
 }
 
-fn floor_div(a: i64, b: i64) -> Option<i64> {
-    if b == 0 {
-        return None;
+/// A valuation with the boolean variables' truths.
+struct Uniform<'a> {
+    value: Valuation,
+    bools: &'a HashMap<VarId, bool>,
+}
+
+impl Assignment for Uniform<'_> {
+    fn atom(&self, atom: &Term) -> Option<i64> {
+        Some(match atom {
+            Term::Rank(_) => self.value.rank,
+            _ => self.value.other,
+        })
     }
-    Some(a.div_euclid(b) - i64::from(b < 0 && a.rem_euclid(b) != 0))
+
+    fn truth(&self, var: VarId) -> Option<bool> {
+        self.bools.get(&var).copied()
+    }
 }
 
-fn eval_term(term: &Term, value: Valuation, bools: &HashMap<VarId, bool>) -> Option<i64> {
-    crate::work::charge(1);
-    Some(match term {
-        Term::Const(c) => *c,
-        Term::Rank(_) => value.rank,
-        Term::Var(_) | Term::Dim(..) => value.other,
-        Term::Add(parts) => parts
-            .iter()
-            .try_fold(0i64, |sum, p| sum.checked_add(eval_term(p, value, bools)?))?,
-        Term::Mul(a, b) => eval_term(a, value, bools)?.checked_mul(eval_term(b, value, bools)?)?,
-        Term::Div(a, b) => floor_div(eval_term(a, value, bools)?, eval_term(b, value, bools)?)?,
-        Term::Rem(a, b) => {
-            let (x, y) = (eval_term(a, value, bools)?, eval_term(b, value, bools)?);
-            x.checked_sub(y.checked_mul(floor_div(x, y)?)?)?
-        }
-        Term::Ite(c, a, b) => {
-            if eval_formula(c, value, bools)? {
-                eval_term(a, value, bools)?
-            } else {
-                eval_term(b, value, bools)?
-            }
-        }
-    })
-}
-
-fn eval_formula(formula: &Formula, value: Valuation, bools: &HashMap<VarId, bool>) -> Option<bool> {
-    crate::work::charge(1);
-    Some(match formula {
-        Formula::Const(v) => *v,
-        Formula::Var(v) => *bools.get(v)?,
-        Formula::IsZero(t) => eval_term(t, value, bools)? == 0,
-        Formula::NonPositive(t) => eval_term(t, value, bools)? <= 0,
-        Formula::Not(inner) => !eval_formula(inner, value, bools)?,
-        Formula::And(parts) => {
-            for p in parts {
-                if !eval_formula(p, value, bools)? {
-                    return Some(false);
-                }
-            }
-            true
-        }
-        Formula::Or(parts) => {
-            for p in parts {
-                if eval_formula(p, value, bools)? {
-                    return Some(true);
-                }
-            }
-            false
-        }
-    })
+/// What the values of the `wanted` terms are for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Values {
+    /// They reach the user (an example in a message): they keep coming
+    /// from the uniform valuations, or from Z3, as they always have.
+    Shown,
+    /// Any model's will do (whether a term is forced to one value, which
+    /// asks next whether it can differ from the first model's).
+    Any,
 }
 
 /// A valuation (see [`valuations`]) under which every formula holds, and
 /// the values of `wanted` under it. A boolean variable that a formula states alone (`b`
 /// or `not b`: a branch taken) gets that value; the others are all false,
-/// then all true.
-pub(crate) fn find_model(formulas: &[&Formula], wanted: &[Term]) -> Option<Vec<i64>> {
+/// then all true. Where any values will do, a model is also looked for
+/// atom by atom (see `crate::repair`).
+pub(crate) fn find_model(
+    formulas: &[&Formula],
+    wanted: &[Term],
+    values: Values,
+) -> Option<Vec<i64>> {
     let mut stated: HashMap<VarId, bool> = HashMap::new();
     for f in formulas {
         match f {
@@ -135,21 +112,29 @@ pub(crate) fn find_model(formulas: &[&Formula], wanted: &[Term]) -> Option<Vec<i
     for f in formulas {
         f.visit_bool_vars(&mut |v| bool_vars.push(v));
     }
-    for truth in [false, true] {
-        let bools: HashMap<VarId, bool> = bool_vars
+    let any_values = wanted.is_empty() || values == Values::Any;
+    let truths = |truth: bool| -> HashMap<VarId, bool> {
+        bool_vars
             .iter()
             .map(|v| (*v, stated.get(v).copied().unwrap_or(truth)))
-            .collect();
-        for value in valuations(wanted.is_empty()) {
-            if formulas
-                .iter()
-                .all(|f| eval_formula(f, value, &bools) == Some(true))
-            {
-                return wanted.iter().map(|t| eval_term(t, value, &bools)).collect();
+            .collect()
+    };
+    for truth in [false, true] {
+        let bools = truths(truth);
+        for value in valuations(any_values) {
+            let at = Uniform {
+                value,
+                bools: &bools,
+            };
+            if formulas.iter().all(|f| evaluate::holds(f, &at)) {
+                return wanted.iter().map(|t| evaluate::term(t, &at)).collect();
             }
         }
     }
-    None
+    if !any_values {
+        return None;
+    }
+    crate::repair::find_model(formulas, wanted, &stated)
 }
 
 #[cfg(test)]
@@ -160,7 +145,7 @@ mod tests {
     fn plain_bounds_have_a_uniform_model() {
         let rank = Term::rank(3);
         let f = Formula::ge(&rank, &Term::int(2));
-        assert!(find_model(&[&f], &[]).is_some());
+        assert!(find_model(&[&f], &[], Values::Shown).is_some());
     }
 
     #[test]
@@ -168,10 +153,10 @@ mod tests {
         // b and not c: neither all-false nor all-true satisfies both.
         let (b, c) = (Formula::Var(1), Formula::not(&Formula::Var(2)));
         let rank = Formula::ge(&Term::rank(3), &Term::int(2));
-        assert!(find_model(&[&b, &c, &rank], &[]).is_some());
+        assert!(find_model(&[&b, &c, &rank], &[], Values::Shown).is_some());
         // A contradiction about the same variable still has no model.
         let not_b = Formula::not(&Formula::Var(1));
-        assert!(find_model(&[&b, &not_b], &[]).is_none());
+        assert!(find_model(&[&b, &not_b], &[], Values::Any).is_none());
     }
 
     #[test]
@@ -188,9 +173,9 @@ mod tests {
             Formula::ge(&last, &Term::int(5)),
         ];
         let facts: Vec<&Formula> = facts.iter().collect();
-        assert!(find_model(&facts, &[]).is_some());
+        assert!(find_model(&facts, &[], Values::Shown).is_some());
         // Values asked for keep to the uniform valuations.
-        assert!(find_model(&facts, std::slice::from_ref(&last)).is_none());
+        assert!(find_model(&facts, std::slice::from_ref(&last), Values::Shown).is_none());
     }
 
     #[test]
@@ -198,6 +183,6 @@ mod tests {
         let x = Term::var(1);
         let a = Formula::ge(&x, &Term::int(5));
         let b = Formula::le(&x, &Term::int(2));
-        assert!(find_model(&[&a, &b], &[]).is_none());
+        assert!(find_model(&[&a, &b], &[], Values::Any).is_none());
     }
 }

@@ -50,6 +50,11 @@ impl Eliminated {
         }
     }
 
+    /// The atoms replaced by what they equal.
+    pub(crate) fn eliminated_atoms(&self) -> impl Iterator<Item = &Term> {
+        self.substitution.keys()
+    }
+
     pub fn resolve_formula(&mut self, formula: &Formula) -> (Formula, Deps) {
         let mut deps = Deps::new();
         let substitution = &mut self.substitution;
@@ -110,16 +115,12 @@ pub fn eliminate(facts: impl IntoIterator<Item = (u32, Formula)>) -> Result<Elim
     let mut result = Eliminated::default();
     let mut pending: Vec<Derived> = Vec::new();
     for (id, formula) in facts {
-        match formula {
-            Formula::And(parts) => pending.extend(parts.into_iter().map(|f| Derived {
-                formula: f,
-                deps: Deps::from([id]),
-            })),
-            formula => pending.push(Derived {
-                formula,
-                deps: Deps::from([id]),
-            }),
-        }
+        let mut parts = Vec::new();
+        push_conjuncts(formula, &mut parts);
+        pending.extend(parts.into_iter().map(|formula| Derived {
+            formula,
+            deps: Deps::from([id]),
+        }));
     }
     // Equalities first, in order; everything else is substituted at the end.
     let mut others = Vec::new();
@@ -146,6 +147,28 @@ pub fn eliminate(facts: impl IntoIterator<Item = (u32, Formula)>) -> Result<Elim
         }
     }
     Ok(result)
+}
+
+/// The parts of a conjunction, each on its own: `a and b`, and `not (a
+/// or b)` as `not a` and `not b` (the path past `if g != 1 or w != 64:
+/// raise` is `g == 1` and `w == 64`, two equalities to substitute).
+fn push_conjuncts(formula: Formula, parts: &mut Vec<Formula>) {
+    match formula {
+        Formula::And(inner) => {
+            for part in inner {
+                push_conjuncts(part, parts);
+            }
+        }
+        Formula::Not(inner) => match &*inner {
+            Formula::Or(disjuncts) => {
+                for part in disjuncts {
+                    push_conjuncts(Formula::not(part), parts);
+                }
+            }
+            _ => parts.push(Formula::Not(inner)),
+        },
+        formula => parts.push(formula),
+    }
 }
 
 /// For `difference = 0`, an atom of coefficient ±1 and what it equals.
@@ -196,6 +219,26 @@ mod tests {
         ];
         let core = eliminate(facts).unwrap_err();
         assert_eq!(core, Deps::from([0, 1, 3]));
+    }
+
+    #[test]
+    fn the_path_past_a_raise_on_either_of_two_values_substitutes_both() {
+        // `if groups != 1 or width != 64: raise`, not taken.
+        let either = Formula::or([
+            Formula::ne(&x(1), &Term::int(1)),
+            Formula::ne(&x(2), &Term::int(64)),
+        ]);
+        let facts = vec![
+            (0, Formula::not(&either)),
+            (1, Formula::ge(&Term::mul(&x(1), &x(2)), &x(3))),
+        ];
+        let mut eliminated = eliminate(facts).unwrap();
+        assert_eq!(eliminated.resolve(&x(2)).0, Term::int(64));
+        assert_eq!(
+            eliminated.remaining[0].formula,
+            Formula::le(&x(3), &Term::int(64))
+        );
+        assert_eq!(eliminated.remaining[0].deps, Deps::from([0, 1]));
     }
 
     #[test]

@@ -11,8 +11,10 @@ mod candidates;
 pub mod components;
 mod contexts;
 pub mod eliminate;
+mod evaluate;
 mod known_answers;
 mod range;
+mod repair;
 mod simple_solver;
 pub mod term;
 pub mod time_cap;
@@ -32,6 +34,7 @@ pub use known_answers::{
 };
 pub use work::with_allowance;
 
+use candidates::Values;
 use time_cap::QueryTime;
 use z3_backend::Answer;
 
@@ -73,7 +76,11 @@ pub enum Forced {
     Unknown,
 }
 
-fn raw_check(facts: &[&Fact], wanted: &[Term], limits: Limits) -> (Outcome, Vec<(Term, i64)>) {
+fn raw_check(
+    facts: &[&Fact],
+    (wanted, values): (&[Term], Values),
+    limits: Limits,
+) -> (Outcome, Vec<(Term, i64)>) {
     // Z3 gets no more time than the question asking and the caps allow.
     let (timeout_ms, capped) = match time_cap::query_time(limits.timeout_ms, work::deadline()) {
         QueryTime::Run { timeout_ms, capped } => (timeout_ms, capped),
@@ -84,8 +91,10 @@ fn raw_check(facts: &[&Fact], wanted: &[Term], limits: Limits) -> (Outcome, Vec<
         QueryTime::QuestionOver => return (Outcome::Unknown, Vec::new()),
     };
     let limits = Limits { timeout_ms };
-    let answer = work::bounded(timeout_ms, || unbounded_check(facts, wanted, limits))
-        .unwrap_or((Outcome::Unknown, Vec::new()));
+    let answer = work::bounded(timeout_ms, || {
+        unbounded_check(facts, (wanted, values), limits)
+    })
+    .unwrap_or((Outcome::Unknown, Vec::new()));
     if capped && answer.0 == Outcome::Unknown {
         time_cap::note_cut();
     }
@@ -94,7 +103,7 @@ fn raw_check(facts: &[&Fact], wanted: &[Term], limits: Limits) -> (Outcome, Vec<
 
 fn unbounded_check(
     facts: &[&Fact],
-    wanted: &[Term],
+    (wanted, values): (&[Term], Values),
     limits: Limits,
 ) -> (Outcome, Vec<(Term, i64)>) {
     let eliminated = eliminate::eliminate(facts.iter().map(|f| (f.id, f.formula.clone())));
@@ -112,7 +121,7 @@ fn unbounded_check(
         return (Outcome::Sat, values);
     }
     let formulas: Vec<&Formula> = eliminated.remaining.iter().map(|d| &d.formula).collect();
-    if let Some(values) = candidates::find_model(&formulas, &resolved) {
+    if let Some(values) = candidates::find_model(&formulas, &resolved, values) {
         return (Outcome::Sat, wanted.iter().cloned().zip(values).collect());
     }
     match z3_backend::solve(&formulas, &[], &resolved, limits.timeout_ms) {
@@ -141,7 +150,7 @@ fn unbounded_check(
 /// Whether `facts` can all hold; when not, a minimal contradicting subset.
 pub fn check(facts: &[Fact], limits: Limits) -> Outcome {
     let all: Vec<&Fact> = facts.iter().collect();
-    match raw_check(&all, &[], limits).0 {
+    match raw_check(&all, (&[], Values::Any), limits).0 {
         Outcome::Unsat(core) => Outcome::Unsat(minimize(facts, core, limits)),
         other => other,
     }
@@ -161,7 +170,7 @@ fn minimize(facts: &[Fact], core: Vec<u32>, limits: Limits) -> Vec<u32> {
         }
         let candidate: Vec<u32> = core.iter().copied().filter(|id| *id != core[i]).collect();
         let subset: Vec<&Fact> = facts.iter().filter(|f| candidate.contains(&f.id)).collect();
-        if let Outcome::Unsat(smaller) = raw_check(&subset, &[], limits).0 {
+        if let Outcome::Unsat(smaller) = raw_check(&subset, (&[], Values::Any), limits).0 {
             core = smaller;
             core.sort_unstable();
             i = i.min(core.len());
@@ -172,9 +181,14 @@ fn minimize(facts: &[Fact], core: Vec<u32>, limits: Limits) -> Vec<u32> {
 
 /// One model's values for `terms`, if the facts can hold.
 pub fn model(facts: &[Fact], terms: &[Term], limits: Limits) -> Option<Vec<i64>> {
+    model_for(facts, (terms, Values::Shown), limits)
+}
+
+fn model_for(facts: &[Fact], wanted: (&[Term], Values), limits: Limits) -> Option<Vec<i64>> {
     let all: Vec<&Fact> = facts.iter().collect();
-    match raw_check(&all, terms, limits) {
-        (Outcome::Sat, values) if values.len() == terms.len() => {
+    let count = wanted.0.len();
+    match raw_check(&all, wanted, limits) {
+        (Outcome::Sat, values) if values.len() == count => {
             Some(values.into_iter().map(|(_, v)| v).collect())
         }
         _ => None,
@@ -226,7 +240,9 @@ pub fn least_model(facts: &[Fact], terms: &[Term], floor: i64, limits: Limits) -
 
 /// Whether the facts force `term` to one value.
 pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
-    let Some(values) = model(facts, std::slice::from_ref(term), limits) else {
+    // Only whether the term can differ from this model's value is shown.
+    let wanted = (std::slice::from_ref(term), Values::Any);
+    let Some(values) = model_for(facts, wanted, limits) else {
         return Forced::Unknown;
     };
     let value = values[0];
@@ -250,7 +266,7 @@ pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
 /// shows most of them doing so.)
 pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced> {
     let all: Vec<&Fact> = facts.iter().collect();
-    let first = match raw_check(&all, terms, limits) {
+    let first = match raw_check(&all, (terms, Values::Any), limits) {
         (Outcome::Sat, values) if values.len() == terms.len() => {
             values.into_iter().map(|(_, v)| v).collect::<Vec<i64>>()
         }
@@ -271,7 +287,7 @@ pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced
         let mut asked = all.clone();
         asked.push(&extra);
         let wanted: Vec<Term> = open.iter().map(|i| terms[*i].clone()).collect();
-        match raw_check(&asked, &wanted, limits) {
+        match raw_check(&asked, (&wanted, Values::Any), limits) {
             (Outcome::Sat, values) if values.len() == wanted.len() => {
                 let before = open.len();
                 let still: Vec<usize> = open
@@ -309,7 +325,7 @@ pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced
 /// Like [`check`], without minimising the core: for yes/no questions.
 pub fn check_unminimized(facts: &[Fact], limits: Limits) -> Outcome {
     let all: Vec<&Fact> = facts.iter().collect();
-    raw_check(&all, &[], limits).0
+    raw_check(&all, (&[], Values::Any), limits).0
 }
 
 #[cfg(test)]
@@ -332,6 +348,55 @@ mod tests {
             fact(3, Formula::ge(&Term::var(3), &Term::int(0))),
         ];
         assert_eq!(check(&facts, Limits::default()), Outcome::Unsat(vec![1, 2]));
+    }
+
+    /// A rank of 3 or 4 (an image or a batch of them) with its channels
+    /// fixed and a condition on two sizes: that the facts can hold, and
+    /// that the rank is not forced, are decided before Z3 (a context for
+    /// it costs more than a model file's whole check).
+    #[test]
+    fn a_rank_of_three_or_four_is_decided_without_z3() {
+        let rank = Term::rank(7);
+        let channels = Term::dim(7, Term::sub(&rank, &Term::int(3)));
+        let height = Term::dim(7, Term::sub(&rank, &Term::int(2)));
+        let (i, j, stride) = (Term::var(1), Term::var(2), Term::var(3));
+        let facts = vec![
+            fact(
+                0,
+                Formula::or([
+                    Formula::eq(&rank, &Term::int(3)),
+                    Formula::eq(&rank, &Term::int(4)),
+                ]),
+            ),
+            fact(1, Formula::eq(&channels, &Term::int(3))),
+            fact(
+                2,
+                Formula::or([
+                    Formula::lt(&i, &Term::int(1)),
+                    Formula::and([Formula::ge(&j, &Term::int(0)), Formula::lt(&j, &i)]),
+                ]),
+            ),
+            fact(3, Formula::ge(&stride, &Term::int(1))),
+            fact(
+                4,
+                Formula::ge(
+                    &Term::div(&Term::sub(&height, &Term::int(1)), &stride),
+                    &Term::int(0),
+                ),
+            ),
+        ];
+        let before = contexts::Z3_RUNS.with(|runs| runs.get());
+        assert!(matches!(
+            forced(&facts, &rank, Limits::default()),
+            Forced::Varies(_)
+        ));
+        assert_eq!(check(&facts, Limits::default()), Outcome::Sat);
+        assert_eq!(contexts::Z3_RUNS.with(|runs| runs.get()), before);
+        // That the channels cannot differ from 3 takes a proof: Z3's.
+        assert_eq!(
+            forced(&facts, &channels, Limits::default()),
+            Forced::Value(3)
+        );
     }
 
     #[test]

@@ -609,7 +609,7 @@ impl Formula {
 }
 
 impl Term {
-    fn visit_bool_vars(&self, f: &mut dyn FnMut(VarId)) {
+    pub(crate) fn visit_bool_vars(&self, f: &mut dyn FnMut(VarId)) {
         match self {
             Term::Ite(c, a, b) => {
                 c.visit_bool_vars(f);

@@ -1,0 +1,348 @@
+//! A model looked for atom by atom, for a question whose answer shows no
+//! value (whether facts can hold, or whether a term can differ from one
+//! model's value), when no uniform valuation fits (`crate::candidates`).
+//!
+//! Each such question Z3 answered cost a context (about 13 ms and 16 MiB
+//! the first time in a process) for fact sets as plain as "the rank is 3 or
+//! 4, the channels (`x.shape[-3]`) are 3, and `i < 1` or `0 <= j < i`":
+//! torchvision's ResNet asked six. Two steps decide most of them:
+//!
+//! - every rank takes one of [`RANKS`] in turn, so that a dimension indexed
+//!   from the end sits at a known position and equalities about it are
+//!   substituted (`crate::eliminate`);
+//! - starting from every atom at 1, the first fact that fails is repaired
+//!   by the one change of one of its atoms (to a small value or one the
+//!   fact names) that makes the most facts hold, for at most [`MAX_MOVES`]
+//!   changes; a change that makes no more facts hold ends the search.
+//!
+//! What is found is a model: every fact holds under it, every dimension is
+//! positive (substituted ones too), and every dimension sits at a position
+//! the search knows (two dimensions at computed positions could meet at
+//! one with two values). Finding none says nothing: Z3 is asked then.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::candidates::RANKS;
+use crate::evaluate::{self, Assignment};
+use crate::term::{Formula, Term, VarId};
+
+/// How many changes one search makes at most.
+const MAX_MOVES: usize = 24;
+
+/// The values an atom is changed to, besides those its fact names.
+const STEPS: &[i64] = &[0, 1, 2, 3, 4, 8, 64];
+
+/// A model of `formulas` and the values of `wanted` in it, the boolean
+/// variables in `stated` keeping their truths (branches taken).
+pub(crate) fn find_model(
+    formulas: &[&Formula],
+    wanted: &[Term],
+    stated: &HashMap<VarId, bool>,
+) -> Option<Vec<i64>> {
+    let mut has_rank = false;
+    let mut note_rank = |atom: &Term| has_rank |= matches!(atom, Term::Rank(_));
+    formulas.iter().for_each(|f| f.visit_atoms(&mut note_rank));
+    wanted.iter().for_each(|t| t.visit_atoms(&mut note_rank));
+    let ranks: Vec<Option<i64>> = match has_rank {
+        true => RANKS.iter().copied().map(Some).collect(),
+        false => vec![None],
+    };
+    ranks
+        .into_iter()
+        .find_map(|rank| with_ranks(formulas, wanted, stated, rank))
+}
+
+/// The search with every rank at `rank`.
+fn with_ranks(
+    formulas: &[&Formula],
+    wanted: &[Term],
+    stated: &HashMap<VarId, bool>,
+    rank: Option<i64>,
+) -> Option<Vec<i64>> {
+    let mut fix = |atom: &Term| match (atom, rank) {
+        (Term::Rank(_), Some(rank)) => Some(Term::int(rank)),
+        _ => None,
+    };
+    let fixed = formulas
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (i as u32, f.rewrite(&mut fix)));
+    let mut eliminated = crate::eliminate::eliminate(fixed).ok()?;
+    let mut facts: Vec<Formula> = std::mem::take(&mut eliminated.remaining)
+        .into_iter()
+        .map(|derived| derived.formula)
+        .collect();
+    // A substituted dimension is positive through what it equals.
+    let substituted: Vec<Term> = eliminated
+        .eliminated_atoms()
+        .filter(|atom| matches!(atom, Term::Dim(..)))
+        .cloned()
+        .collect();
+    for dim in substituted {
+        let value = eliminated.resolve(&dim).0;
+        facts.push(Formula::ge(&value, &Term::int(1)));
+    }
+    let wanted: Vec<Term> = wanted
+        .iter()
+        .map(|t| eliminated.resolve(&t.rewrite(&mut fix)).0)
+        .collect();
+    let mut search = Search::new(&facts, &wanted, stated)?;
+    search.run(&facts)?;
+    wanted
+        .iter()
+        .map(|t| evaluate::term(t, &search.values))
+        .collect()
+}
+
+/// The atoms' values being searched.
+#[derive(Default)]
+struct Values {
+    ints: HashMap<Term, i64>,
+    bools: HashMap<VarId, bool>,
+}
+
+impl Assignment for Values {
+    fn atom(&self, atom: &Term) -> Option<i64> {
+        self.ints.get(atom).copied()
+    }
+
+    fn truth(&self, var: VarId) -> Option<bool> {
+        self.bools.get(&var).copied()
+    }
+}
+
+struct Search<'a> {
+    values: Values,
+    stated: &'a HashMap<VarId, bool>,
+}
+
+/// One change the search may make.
+#[derive(Clone)]
+enum Move {
+    Int(Term, i64),
+    Bool(VarId, bool),
+}
+
+impl<'a> Search<'a> {
+    /// Every atom at 1 (each boolean at its stated truth, else false);
+    /// `None` where an atom is no variable or dimension at a known
+    /// position.
+    fn new(facts: &[Formula], wanted: &[Term], stated: &'a HashMap<VarId, bool>) -> Option<Self> {
+        let mut values = Values::default();
+        let mut placed = true;
+        let mut note = |atom: &Term| match atom {
+            Term::Var(_) => {
+                values.ints.insert(atom.clone(), 1);
+            }
+            Term::Dim(_, index) if index.as_const().is_some() => {
+                values.ints.insert(atom.clone(), 1);
+            }
+            _ => placed = false,
+        };
+        facts.iter().for_each(|f| f.visit_atoms(&mut note));
+        wanted.iter().for_each(|t| t.visit_atoms(&mut note));
+        if !placed {
+            return None;
+        }
+        let mut note_bool = |var: VarId| {
+            values
+                .bools
+                .insert(var, stated.get(&var).copied().unwrap_or(false));
+        };
+        facts.iter().for_each(|f| f.visit_bool_vars(&mut note_bool));
+        wanted
+            .iter()
+            .for_each(|t| t.visit_bool_vars(&mut note_bool));
+        Some(Search { values, stated })
+    }
+
+    /// Repairs the first failing fact until all hold (`Some`) or no
+    /// change helps (`None`).
+    fn run(&mut self, facts: &[Formula]) -> Option<()> {
+        let mut holding = self.holding(facts);
+        for _ in 0..MAX_MOVES {
+            let failing = facts.iter().find(|f| !evaluate::holds(f, &self.values));
+            let Some(failing) = failing else {
+                return Some(());
+            };
+            let mut best: Option<(usize, Move)> = None;
+            for candidate in self.moves(failing) {
+                let undo = self.apply(&candidate);
+                let now = self.holding(facts);
+                self.apply(&undo);
+                if now > best.as_ref().map_or(holding, |(n, _)| *n) {
+                    best = Some((now, candidate));
+                }
+            }
+            let (now, chosen) = best?;
+            self.apply(&chosen);
+            holding = now;
+        }
+        facts
+            .iter()
+            .all(|f| evaluate::holds(f, &self.values))
+            .then_some(())
+    }
+
+    fn holding(&self, facts: &[Formula]) -> usize {
+        facts
+            .iter()
+            .filter(|f| evaluate::holds(f, &self.values))
+            .count()
+    }
+
+    /// Makes the change; what undoes it.
+    fn apply(&mut self, change: &Move) -> Move {
+        match change {
+            Move::Int(atom, value) => {
+                let old = self.values.ints.insert(atom.clone(), *value).unwrap_or(1);
+                Move::Int(atom.clone(), old)
+            }
+            Move::Bool(var, value) => {
+                let old = self.values.bools.insert(*var, *value).unwrap_or(false);
+                Move::Bool(*var, old)
+            }
+        }
+    }
+
+    /// The changes of the fact's atoms, in the order they occur: to each of
+    /// [`STEPS`] and of the constants the fact names and their neighbours
+    /// (a dimension stays positive); a boolean not stated is flipped.
+    fn moves(&self, fact: &Formula) -> Vec<Move> {
+        let mut constants = Vec::new();
+        constants_in_formula(fact, &mut constants);
+        let mut tried: Vec<i64> = STEPS.to_vec();
+        for c in constants {
+            for value in [
+                c,
+                c.saturating_add(1),
+                c.saturating_sub(1),
+                c.saturating_neg(),
+            ] {
+                if !tried.contains(&value) {
+                    tried.push(value);
+                }
+            }
+        }
+        let mut atoms = Vec::new();
+        let mut seen = HashSet::new();
+        fact.visit_atoms(&mut |atom| {
+            if seen.insert(atom.clone()) {
+                atoms.push(atom.clone());
+            }
+        });
+        let mut moves = Vec::new();
+        for atom in atoms {
+            let current = self.values.ints.get(&atom).copied();
+            let positive = matches!(atom, Term::Dim(..));
+            for &value in &tried {
+                if Some(value) != current && (!positive || value >= 1) {
+                    moves.push(Move::Int(atom.clone(), value));
+                }
+            }
+        }
+        let mut bools = Vec::new();
+        fact.visit_bool_vars(&mut |var| {
+            if !self.stated.contains_key(&var) && !bools.contains(&var) {
+                bools.push(var);
+            }
+        });
+        for var in bools {
+            let current = self.values.bools.get(&var).copied().unwrap_or(false);
+            moves.push(Move::Bool(var, !current));
+        }
+        moves
+    }
+}
+
+fn constants_in_formula(formula: &Formula, found: &mut Vec<i64>) {
+    match formula {
+        Formula::Const(_) | Formula::Var(_) => {}
+        Formula::IsZero(t) | Formula::NonPositive(t) => constants_in_term(t, found),
+        Formula::Not(inner) => constants_in_formula(inner, found),
+        Formula::And(parts) | Formula::Or(parts) => {
+            parts.iter().for_each(|p| constants_in_formula(p, found))
+        }
+    }
+}
+
+fn constants_in_term(term: &Term, found: &mut Vec<i64>) {
+    match term {
+        Term::Const(c) => found.push(*c),
+        Term::Var(_) | Term::Rank(_) => {}
+        Term::Dim(_, index) => constants_in_term(index, found),
+        Term::Add(parts) => parts.iter().for_each(|p| constants_in_term(p, found)),
+        Term::Mul(a, b) | Term::Div(a, b) | Term::Rem(a, b) => {
+            constants_in_term(a, found);
+            constants_in_term(b, found);
+        }
+        Term::Ite(c, a, b) => {
+            constants_in_formula(c, found);
+            constants_in_term(a, found);
+            constants_in_term(b, found);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(facts: &[Formula], wanted: &[Term]) -> Option<Vec<i64>> {
+        let facts: Vec<&Formula> = facts.iter().collect();
+        find_model(&facts, wanted, &HashMap::new())
+    }
+
+    #[test]
+    fn a_dimension_from_the_end_is_placed_once_the_rank_is() {
+        // rank 3 or 4, x.shape[-3] == 3, and i < 1 or 0 <= j < i.
+        let rank = Term::rank(7);
+        let channels = Term::dim(7, Term::sub(&rank, &Term::int(3)));
+        let (i, j) = (Term::var(1), Term::var(2));
+        let facts = [
+            Formula::or([
+                Formula::eq(&rank, &Term::int(3)),
+                Formula::eq(&rank, &Term::int(4)),
+            ]),
+            Formula::eq(&channels, &Term::int(3)),
+            Formula::or([
+                Formula::lt(&i, &Term::int(1)),
+                Formula::and([Formula::ge(&j, &Term::int(0)), Formula::lt(&j, &i)]),
+            ]),
+        ];
+        let values = model(&facts, &[rank.clone(), channels.clone(), i.clone()]).unwrap();
+        assert_eq!(values[0], 3);
+        assert_eq!(values[1], 3);
+        assert!(values[2] < 1);
+    }
+
+    #[test]
+    fn a_contradiction_has_no_model() {
+        let x = Term::var(1);
+        let facts = [
+            Formula::ge(&x, &Term::int(5)),
+            Formula::le(&x, &Term::int(2)),
+        ];
+        assert_eq!(model(&facts, &[]), None);
+    }
+
+    #[test]
+    fn a_substituted_dimension_stays_positive() {
+        // d = n - 5 with n <= 5: no model with d positive.
+        let n = Term::var(1);
+        let d = Term::dim(2, Term::int(0));
+        let facts = [
+            Formula::eq(&d, &Term::sub(&n, &Term::int(5))),
+            Formula::le(&n, &Term::int(5)),
+            Formula::ge(&Term::rank(2), &Term::int(1)),
+        ];
+        assert_eq!(model(&facts, &[]), None);
+    }
+
+    #[test]
+    fn a_dimension_at_a_computed_position_is_left_to_z3() {
+        let at = Term::var(1);
+        let facts = [Formula::eq(&Term::dim(2, at.clone()), &Term::int(9))];
+        assert_eq!(model(&facts, &[]), None);
+    }
+}
