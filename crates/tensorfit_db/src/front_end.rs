@@ -76,6 +76,20 @@ pub fn lower_piece_in(
     }
 }
 
+/// The declaration of a Python piece that is a top-level function, its
+/// body not lowered (see `tensorfit_python::declare_function_in`); `None`
+/// for any other piece, and for a Tensor piece.
+pub fn declare_function_in(
+    tree: &tree_sitter::Tree,
+    text: &str,
+    range: TextRange,
+    base: usize,
+    places: &[(usize, usize)],
+    context: Option<&ModuleContext>,
+) -> Option<tensorfit_syntax::ast::Function> {
+    tensorfit_python::declare_function_in(tree, text, range, base, places, context?)
+}
+
 /// The syntax errors to report: Python's are the Python language server's
 /// (PYTHON.md §1), so none.
 pub fn syntax_errors(language: Language, tree: &tree_sitter::Tree, text: &str) -> Vec<Diagnostic> {
@@ -102,14 +116,15 @@ mod tests {
     use super::*;
 
     /// Lowering a piece from the file's tree (one parse per version) gives
-    /// what parsing the piece's own text gives, on every program of the
+    /// what parsing the piece's own text gives, and a top-level Python
+    /// function's signature alone its declaration, on every program of the
     /// test suite, the examples and the shared corpus when present, each
     /// at a place of its own (methods moved too) to exercise the offsets.
     #[test]
     fn a_piece_lowered_from_the_files_tree_is_the_piece_parsed_alone() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let files = programs::collect(&programs::default_directories(&root)).unwrap();
-        let (mut compared, mut from_text) = (0, 0);
+        let (mut compared, mut from_text, mut declared_functions) = (0, 0, 0);
         for program in &files {
             let Ok(text) = std::str::from_utf8(&program.bytes) else {
                 continue;
@@ -140,6 +155,25 @@ mod tests {
                     &places,
                     context.as_ref(),
                 );
+                let declared =
+                    declare_function_in(&tree, text, piece.range, base, &places, context.as_ref());
+                if let Some(declared) = declared {
+                    // A function declared without lowering its body is
+                    // the declaration cut from its whole lowering.
+                    let [tensorfit_syntax::ast::Item::Function(whole)] =
+                        alone.file.items.as_slice()
+                    else {
+                        panic!("{}: {:?} is no function", path.display(), piece.range);
+                    };
+                    assert_eq!(
+                        declared,
+                        crate::items::without_body(whole),
+                        "{}: the function at {:?}",
+                        path.display(),
+                        piece.range
+                    );
+                    declared_functions += 1;
+                }
                 match lower_piece_in(&tree, text, piece.range, base, &places, context.as_ref()) {
                     Some(in_tree) => {
                         assert_eq!(
@@ -161,6 +195,10 @@ mod tests {
             files.len()
         );
         assert!(compared >= 500, "{compared} pieces compared");
+        assert!(
+            declared_functions >= 100,
+            "{declared_functions} functions declared"
+        );
         // Only pieces with a syntax error (Python's, lowered from their
         // own text) are not read from the tree.
         assert!(

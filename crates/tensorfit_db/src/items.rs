@@ -284,16 +284,29 @@ pub fn lowered<'db>(db: &'db dyn Db, piece: Piece<'db>) -> LoweredPiece {
 /// other functions' analyses.
 #[salsa::tracked(returns(ref))]
 fn declarations<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<ast::Item> {
-    // The ranges that cover a body end where the body starts: typing in a
-    // body changes its length, which must not change the declarations.
-    let strip = |f: &ast::Function| ast::Function {
-        body: None,
-        range: match &f.body {
-            Some(body) => TextRange::new(f.range.start as usize, body.range.start as usize),
-            None => f.range,
-        },
-        ..f.clone()
-    };
+    // A Python function's body is lowered only when an analysis reads it:
+    // an imported file's are mostly never read.
+    if let PieceSource::Text {
+        base,
+        places,
+        context,
+        cut_from,
+        ..
+    } = piece.source(db)
+    {
+        let declared = crate::front_end::declare_function_in(
+            &cut_from.tree.0,
+            &cut_from.text,
+            cut_from.range,
+            *base,
+            places,
+            context.as_deref(),
+        );
+        if let Some(function) = declared {
+            return vec![ast::Item::Function(function)];
+        }
+    }
+    let strip = without_body;
     lowered(db, piece)
         .file
         .items
@@ -308,6 +321,20 @@ fn declarations<'db>(db: &'db dyn Db, piece: Piece<'db>) -> Vec<ast::Item> {
             other => other.clone(),
         })
         .collect()
+}
+
+/// A function as it is declared: no body, its range ending where the body
+/// starts (typing in a body changes its length, which must not change the
+/// declarations).
+pub(crate) fn without_body(f: &ast::Function) -> ast::Function {
+    ast::Function {
+        body: None,
+        range: match &f.body {
+            Some(body) => TextRange::new(f.range.start as usize, body.range.start as usize),
+            None => f.range,
+        },
+        ..f.clone()
+    }
 }
 
 /// What an analysis may see of the file's items: everything but function

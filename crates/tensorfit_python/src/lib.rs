@@ -105,6 +105,39 @@ pub fn lower_piece_in(
     ))
 }
 
+/// The declaration of the top-level function at `range` of the file's
+/// tree, as the database cuts [`lower_piece_in`]'s (no body, the range
+/// ending where the body starts), without lowering its body. `None` for
+/// any other piece, and where [`lower_piece_in`] gives none.
+pub fn declare_function_in(
+    tree: &tree_sitter::Tree,
+    text: &str,
+    range: TextRange,
+    base: usize,
+    places: &[(usize, usize)],
+    context: &ModuleContext,
+) -> Option<ast::Function> {
+    let node = tensorfit_syntax::root_child_at(tree, range)?;
+    if node.has_error() {
+        return None;
+    }
+    let start = range.start as usize;
+    let placement = placement_of(places, start);
+    let shift = base as isize - start as isize;
+    lower::Lowerer::new(text, context, &placement, shift).signature(node)
+}
+
+/// Where `places` (offsets relative to a piece starting at `start`) put
+/// the methods of a piece.
+fn placement_of(places: &[(usize, usize)], start: usize) -> impl Fn(usize) -> Option<usize> + '_ {
+    move |at: usize| {
+        places
+            .iter()
+            .find(|(offset, _)| offset + start == at)
+            .map(|(_, place)| *place)
+    }
+}
+
 /// The top-level `nodes` of a piece that starts at `at.0` in `text`, placed
 /// to start at `at.1` (`places` relative to the piece's start).
 fn lower_nodes(
@@ -114,12 +147,7 @@ fn lower_nodes(
     places: &[(usize, usize)],
     context: &ModuleContext,
 ) -> LoweredPiece {
-    let placement = |at: usize| {
-        places
-            .iter()
-            .find(|(offset, _)| offset + start == at)
-            .map(|(_, place)| *place)
-    };
+    let placement = placement_of(places, start);
     let mut file = ast::SourceFile::default();
     let shift = base as isize - start as isize;
     let mut lowerer = lower::Lowerer::new(text, context, &placement, shift);

@@ -45,6 +45,9 @@ pub(crate) struct Lowerer<'t> {
     placement: &'t dyn Fn(usize) -> Option<usize>,
     /// Added to the text's offsets (see `tensorfit_syntax::Placement`).
     shift: isize,
+    /// Functions are lowered without their bodies (see
+    /// [`Lowerer::signature`]).
+    signatures_only: bool,
     holes: Vec<TextRange>,
     depth: u32,
     scope: Scope,
@@ -158,6 +161,7 @@ impl<'t> Lowerer<'t> {
             context,
             placement,
             shift,
+            signatures_only: false,
             holes: Vec::new(),
             depth: 0,
             scope,
@@ -264,6 +268,23 @@ impl<'t> Lowerer<'t> {
         }
     }
 
+    /// A top-level function as its callers' analyses declare it: what
+    /// [`Self::top_level`] gives, without the body, the range ending where
+    /// the body starts (as the database cuts every declaration). Lowering
+    /// the bodies of the functions an imported file defines was most of
+    /// the lowering of a file that imports torchvision's models; a body is
+    /// lowered when an analysis reads it.
+    pub(crate) fn signature(&mut self, node: Node<'_>) -> Option<Function> {
+        let definition = definition_of(node);
+        if definition.kind() != "function_definition" {
+            return None;
+        }
+        self.signatures_only = true;
+        let function = self.function(definition, &decorators(node, self.text), false);
+        self.signatures_only = false;
+        Some(function)
+    }
+
     /// `NAME = value` at the top level, read by functions as a constant.
     fn constant(&mut self, statement: Node<'_>) -> Option<Const> {
         let assignment = named_children(statement).into_iter().next()?;
@@ -353,7 +374,12 @@ impl<'t> Lowerer<'t> {
         param_names.extend(class_parameter.iter().map(|name| name.text.clone()));
         let self_name = has_self.then(|| param_names.first().cloned()).flatten();
         let return_type = child_by_field(node, "return_type").and_then(|t| self.annotation(t));
-        let body = child_by_field(node, "body").map(|block| {
+        let block = child_by_field(node, "body");
+        let mut range = self.range(item);
+        if let Some(block) = block.filter(|_| self.signatures_only) {
+            range = TextRange::new(range.start as usize, self.range(block).start as usize);
+        }
+        let body = block.filter(|_| !self.signatures_only).map(|block| {
             let scope = Scope::of_body(
                 ScopeKind::Function,
                 block,
@@ -403,7 +429,7 @@ impl<'t> Lowerer<'t> {
             return_type,
             where_clauses: Vec::new(),
             body,
-            range: self.range(item),
+            range,
         };
         self.shift = saved_shift;
         self.super_init = outer_super_init;
