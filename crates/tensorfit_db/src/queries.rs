@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use tensorfit_base::{Code, Diagnostic, LineIndex, TextRange};
 use tensorfit_semantics::{
-    CalleeSummary, ClaimPart, CycleView, Depth, Environment, FunctionOutcome, ItemIndex, LimitKind,
-    RecursiveGroups, Summary, SummarySource,
+    CallTargets, CalleeSummary, ClaimPart, CycleView, Depth, Environment, FunctionOutcome,
+    ItemIndex, LimitKind, Summary, SummarySource,
 };
 use tensorfit_syntax::{ast, Parse};
 
@@ -100,22 +100,36 @@ impl Drop for InProgress {
     }
 }
 
-/// The cycles of the file's call graph, read from every body (re-run on
-/// any edit of a body, cheap; what depends on it is re-run only when the
-/// cycles change).
+/// The file's functions and methods, which calls are read against.
 #[salsa::tracked(returns(ref))]
-pub fn recursive_groups(db: &dyn Db, file: SourceFile) -> RecursiveGroups {
-    let keys = entry_keys(db, file);
-    RecursiveGroups::new(keys.iter().filter_map(|key| {
-        let definition =
-            function_definition(db, FunctionId::new(db, file, key.clone())).as_ref()?;
-        Some((key.clone(), definition))
-    }))
+fn call_targets(db: &dyn Db, file: SourceFile) -> CallTargets {
+    CallTargets::new(entry_keys(db, file).iter().cloned())
+}
+
+/// The functions of its file a function's body calls (re-run on any edit
+/// of the body, cheap; what depends on it is re-run only when they change).
+#[salsa::tracked(returns(ref))]
+fn calls_of(db: &dyn Db, id: FunctionId<'_>) -> Vec<String> {
+    match function_definition(db, id) {
+        Some(definition) => call_targets(db, id.file(db)).calls_in(id.key(db), definition),
+        None => Vec::new(),
+    }
+}
+
+/// The members of the function's cycle of calls (see
+/// [`tensorfit_semantics::cycle_of`]), read from the bodies it reaches
+/// alone: analysing a function of an imported file lowers no body it
+/// cannot call.
+#[salsa::tracked(returns(ref))]
+fn cycle_of(db: &dyn Db, id: FunctionId<'_>) -> Vec<String> {
+    let file = id.file(db);
+    tensorfit_semantics::cycle_of(id.key(db), &mut |key| {
+        calls_of(db, FunctionId::new(db, file, key.to_owned())).clone()
+    })
 }
 
 /// Summaries of a file's functions, from the database, as one analysis
-/// sees them (see [`RecursiveGroups::view`] for those of its own cycle of
-/// calls).
+/// sees them (see [`CycleView`] for those of its own cycle of calls).
 struct DbSummaries<'db> {
     db: &'db dyn Db,
     file: SourceFile,
@@ -294,7 +308,7 @@ fn analyse(
     let source = DbSummaries {
         db,
         file,
-        cycle: recursive_groups(db, file).view(key, base),
+        cycle: CycleView::of_cycle(key, cycle_of(db, id), base),
     };
     let outcome = guarded(definition.range, || {
         solving(db, || {

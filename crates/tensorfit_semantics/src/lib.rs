@@ -27,7 +27,7 @@ use tensorfit_syntax::ast;
 pub use environment::Environment;
 pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
-pub use recursion::{CalleeSummary, CycleView, RecursiveGroups};
+pub use recursion::{cycle_of, CallTargets, CalleeSummary, CycleView, RecursiveGroups};
 pub use script_groups::independent_groups;
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,

@@ -19,7 +19,7 @@
 //! its `forward`) is not followed: those calls rarely recurse, and
 //! following every one would put a model and its blocks in one cycle.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use tensorfit_syntax::ast::{self, ExprKind, FieldName};
 
@@ -41,40 +41,15 @@ impl RecursiveGroups {
             .enumerate()
             .map(|(i, (key, _))| (key.as_str(), i))
             .collect();
-        // Methods by their own name, for `x.m(...)`.
-        let mut methods: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, (key, _)) in functions.iter().enumerate() {
-            if let Some((_, method)) = key.split_once('.') {
-                methods.entry(method).or_default().push(i);
-            }
-        }
+        let targets = CallTargets::new(functions.iter().map(|(key, _)| key.clone()));
         let edges: Vec<Vec<usize>> = functions
             .iter()
             .map(|(key, function)| {
-                let owner = key.split_once('.').map(|(owner, _)| owner);
-                let mut out = Vec::new();
-                for expr in body_expressions(function) {
-                    for inner in expr.descendants() {
-                        let ExprKind::Call { callee, .. } = &inner.kind else {
-                            continue;
-                        };
-                        match &callee.kind {
-                            ExprKind::Name(name) => out.extend(index.get(name.as_str())),
-                            ExprKind::Field {
-                                value,
-                                field: FieldName::Named(method),
-                            } => match (&value.kind, owner) {
-                                (ExprKind::SelfValue, Some(owner)) => out
-                                    .extend(index.get(format!("{owner}.{}", method.text).as_str())),
-                                (ExprKind::SelfValue, None) => {}
-                                _ => out.extend(
-                                    methods.get(method.text.as_str()).into_iter().flatten(),
-                                ),
-                            },
-                            _ => {}
-                        }
-                    }
-                }
+                let mut out: Vec<usize> = targets
+                    .calls_in(key, function)
+                    .iter()
+                    .filter_map(|callee| index.get(callee.as_str()).copied())
+                    .collect();
                 out.sort_unstable();
                 out.dedup();
                 out
@@ -139,6 +114,109 @@ impl RecursiveGroups {
     }
 }
 
+/// The functions and methods of a file by key, which the calls in a body
+/// are read against (see the module's docs for which calls count).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallTargets {
+    keys: HashSet<String>,
+    /// Method keys by the method's own name, for `x.m(...)`.
+    methods: HashMap<String, Vec<String>>,
+}
+
+impl CallTargets {
+    pub fn new(keys: impl IntoIterator<Item = String>) -> Self {
+        let mut targets = CallTargets::default();
+        for key in keys {
+            if let Some((_, method)) = key.split_once('.') {
+                targets
+                    .methods
+                    .entry(method.to_owned())
+                    .or_default()
+                    .push(key.clone());
+            }
+            targets.keys.insert(key);
+        }
+        targets
+    }
+
+    /// The keys the body of `function` (keyed `key`) calls, sorted, each
+    /// once.
+    pub fn calls_in(&self, key: &str, function: &ast::Function) -> Vec<String> {
+        let owner = key.split_once('.').map(|(owner, _)| owner);
+        let mut out = Vec::new();
+        let mut add = |callee: &str| {
+            if self.keys.contains(callee) {
+                out.push(callee.to_owned());
+            }
+        };
+        for expr in body_expressions(function) {
+            for inner in expr.descendants() {
+                let ExprKind::Call { callee, .. } = &inner.kind else {
+                    continue;
+                };
+                match &callee.kind {
+                    ExprKind::Name(name) => add(name),
+                    ExprKind::Field {
+                        value,
+                        field: FieldName::Named(method),
+                    } => match (&value.kind, owner) {
+                        (ExprKind::SelfValue, Some(owner)) => {
+                            add(&format!("{owner}.{}", method.text))
+                        }
+                        (ExprKind::SelfValue, None) => {}
+                        _ => {
+                            for target in
+                                self.methods.get(method.text.as_str()).into_iter().flatten()
+                            {
+                                add(target);
+                            }
+                        }
+                    },
+                    _ => {}
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// The members of `root`'s cycle of calls, sorted (empty when it is in
+/// none), found from the functions `root` reaches alone (a cycle through
+/// it holds nothing else), `calls` giving the keys each one calls: an
+/// analysis of an imported function reads the bodies it may call, not
+/// every body of its file.
+pub fn cycle_of(root: &str, calls: &mut dyn FnMut(&str) -> Vec<String>) -> Vec<String> {
+    let mut keys: Vec<String> = vec![root.to_owned()];
+    let mut index: HashMap<String, usize> = HashMap::from([(root.to_owned(), 0)]);
+    let mut edges: Vec<Vec<usize>> = Vec::new();
+    while edges.len() < keys.len() {
+        let callees = calls(&keys[edges.len()]);
+        let mut out = Vec::new();
+        for callee in callees {
+            let at = *index.entry(callee.clone()).or_insert_with(|| {
+                keys.push(callee);
+                keys.len() - 1
+            });
+            out.push(at);
+        }
+        edges.push(out);
+    }
+    let Some(component) = strongly_connected(&edges)
+        .into_iter()
+        .find(|component| component.contains(&0))
+    else {
+        return Vec::new();
+    };
+    if component.len() == 1 && !edges[0].contains(&0) {
+        return Vec::new();
+    }
+    let mut members: Vec<String> = component.iter().map(|i| keys[*i].clone()).collect();
+    members.sort();
+    members
+}
+
 /// What one analysis sees of the functions of its own cycle of calls.
 #[derive(Clone, Copy, Debug)]
 pub struct CycleView<'g> {
@@ -156,6 +234,14 @@ pub enum CalleeSummary {
     Base,
     /// None: the result is unknown.
     Unknown,
+}
+
+impl<'g> CycleView<'g> {
+    /// How the analysis of `root` sees the members of its `cycle` (see
+    /// [`RecursiveGroups::view`]).
+    pub fn of_cycle(root: &'g str, cycle: &'g [String], base: bool) -> Self {
+        CycleView { root, cycle, base }
+    }
 }
 
 impl CycleView<'_> {
@@ -268,6 +354,51 @@ mod tests {
         assert_eq!(found.group("h"), ["h"]);
         assert!(found.group("leaf").is_empty());
         assert!(found.group("user").is_empty());
+    }
+
+    /// The cycle found from what a function reaches is its group.
+    #[test]
+    fn a_cycle_found_from_its_root_is_its_group() {
+        let source = "fn f(x: Tensor) -> Tensor { if x.rank > 1 { return g(x) }\n return x }\n\
+             fn g(x: Tensor) -> Tensor { return k(f(x)) }\n\
+             fn k(x: Tensor) -> Tensor { return x }\n\
+             fn h(x: Tensor) -> Tensor { return h(f(x)) }\n\
+             struct A() {\n fn up(self, x: Tensor) -> Tensor { return self.down(x) }\n\
+             fn down(self, x: Tensor) -> Tensor { return self.up(x) }\n\
+             fn forward(self, x: Tensor) -> Tensor { return self.up(x) }\n}\n";
+        let parse = tensorfit_syntax::parse(source);
+        let found = RecursiveGroups::of_file(&parse.file);
+        let mut functions: HashMap<String, ast::Function> = HashMap::new();
+        for item in &parse.file.items {
+            match item {
+                ast::Item::Function(f) => {
+                    functions.insert(f.name.as_ref().unwrap().text.clone(), f.clone());
+                }
+                ast::Item::Struct(s) => {
+                    for m in &s.methods {
+                        let key = format!("A.{}", m.name.as_ref().unwrap().text);
+                        functions.insert(key, m.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+        let targets = CallTargets::new(functions.keys().cloned());
+        let mut read = Vec::new();
+        for root in ["f", "g", "k", "h", "A.up", "A.down", "A.forward"] {
+            let cycle = cycle_of(root, &mut |key| {
+                read.push(key.to_owned());
+                targets.calls_in(key, &functions[key])
+            });
+            assert_eq!(cycle, found.group(root), "{root}");
+        }
+        // `k` calls nothing: only its own body is read.
+        read.clear();
+        cycle_of("k", &mut |key| {
+            read.push(key.to_owned());
+            targets.calls_in(key, &functions[key])
+        });
+        assert_eq!(read, ["k"]);
     }
 
     #[test]
