@@ -13,10 +13,18 @@ pub fn parse_tree(
     text: &str,
     old: Option<&tree_sitter::Tree>,
 ) -> tree_sitter::Tree {
+    #[cfg(test)]
+    PARSES.with(|parses| parses.set(parses.get() + 1));
     match language {
         Language::Tensor => tensorfit_syntax::parse_tree(text, old),
         Language::Python => tensorfit_python::parse_tree(text, old),
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The texts parsed on this thread (tests count them).
+    pub(crate) static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The file's pieces; a Python file's need its context (see

@@ -73,7 +73,9 @@ impl Host {
                 self.db.set_present(path, true);
                 file
             }
-            None => self.db.add_file(path.to_owned(), Arc::from(text)),
+            None => self
+                .db
+                .add_parsed_file(path.to_owned(), Arc::from(text), tree),
         };
         if existing.is_none() {
             // An import that missed this path finds the document now.
@@ -438,6 +440,22 @@ mod tests {
         // The last line has no break.
         let rope = Rope::from_str("let a = 1");
         assert_eq!(byte_offset(&rope, at(0, 14)), 9);
+    }
+
+    /// A document opened once is parsed once, for its editor and the
+    /// database alike.
+    #[test]
+    fn an_opened_document_is_parsed_once() {
+        let options = ShapeOptions {
+            limits: tensorfit_semantics::Limits::default(),
+            questions: false,
+            language: tensorfit_semantics::Language::Python,
+        };
+        let mut host = Host::new(Arc::new(crate::NoImports), options);
+        let parses = || crate::front_end::PARSES.with(|p| p.get());
+        let before = parses();
+        host.set_text(Path::new("net.py"), "import torch\nx = torch.zeros(2, 3)\n");
+        assert_eq!(parses() - before, 1);
     }
 
     #[test]

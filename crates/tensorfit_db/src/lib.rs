@@ -270,7 +270,19 @@ impl Database {
     /// a query cannot set an input, so it gets a new one).
     pub(crate) fn add_file(&self, path: PathBuf, text: Arc<str>) -> SourceFile {
         let language = Language::of_path(&path);
-        let tree = SyntaxTree(Arc::new(front_end::parse_tree(language, &text, None)));
+        let tree = front_end::parse_tree(language, &text, None);
+        self.add_parsed_file(path, text, tree)
+    }
+
+    /// [`Self::add_file`] with the text's tree already parsed (one parse
+    /// per version: an opened document's text was parsed for its editor).
+    pub(crate) fn add_parsed_file(
+        &self,
+        path: PathBuf,
+        text: Arc<str>,
+        tree: tree_sitter::Tree,
+    ) -> SourceFile {
+        let tree = SyntaxTree(Arc::new(tree));
         let file = SourceFile::new(self, path.clone(), text, tree);
         if let Ok(mut files) = self.files.lock() {
             files.insert(
