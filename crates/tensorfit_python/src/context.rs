@@ -16,8 +16,8 @@ use crate::class_functions::{
     MAX_BASE_DEPTH,
 };
 use crate::lower::syntax::{
-    child_by_field, decorators, definition_of, descendants, is_field, named_children, text_of,
-    uses_of, Placed,
+    child_by_field, decorators, definition_of, descendants, descendants_with_parents, is_field,
+    named_children, text_of, Placed,
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -372,9 +372,17 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     // A name a function declares `global` may be assigned whenever that
     // function runs: never a constant (detectron2's `_LOCAL_PROCESS_GROUP
     // = None`, set by `create_local_process_group`).
-    for statement in
-        crate::lower::syntax::descendants(root).filter(|n| n.kind() == "global_statement")
-    {
+    // One walk finds them and the attribute chains (`module_attributes`).
+    let mut globals = Vec::new();
+    let mut attributes = Vec::new();
+    for node in descendants(root) {
+        match node.kind() {
+            "global_statement" => globals.push(node),
+            "attribute" => attributes.push(node),
+            _ => {}
+        }
+    }
+    for statement in globals {
         for name in named_children(statement) {
             let entry = assigned
                 .entry(text_of(name, text).to_owned())
@@ -462,10 +470,11 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     // lst.append(2)`) is no constant either.
     context.script_changed_through_aliases =
         crate::changed_names::changed_through_aliases(root, text);
+    // A list or dict is a constant only while nothing can change it in
+    // place: every use of its name reads an item (`cfgs["A"]`).
+    let used_otherwise = used_other_than_by_item(root, &containers, text);
     for (name, (count, constant)) in assigned {
-        // A list or dict is a constant only while nothing can change it in
-        // place: every use of its name reads an item (`cfgs["A"]`).
-        let unchanged = || !containers.contains(&name) || only_items_read(root, &name, text);
+        let unchanged = || !used_otherwise.contains(&name);
         let shared = context.script_changed_through_aliases.contains(&name);
         if count == 1 && constant && !context.is_item(&name) && unchanged() && !shared {
             context.constants.insert(name);
@@ -473,7 +482,7 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             context.script_names.insert(name);
         }
     }
-    context.module_attributes = module_attributes(root, text, &context.imported);
+    context.module_attributes = module_attributes(&attributes, text, &context.imported);
     context.changed_elsewhere = crate::changed_names::changed_elsewhere(
         root,
         text,
@@ -484,16 +493,16 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     context
 }
 
-/// The attribute chains of the file rooted at an imported name
-/// (`models.resnet50`), resolved through the imports, but for the modules
-/// tensorfit models itself.
+/// The attribute chains of the file (`attributes`, every `attribute` node)
+/// rooted at an imported name (`models.resnet50`), resolved through the
+/// imports, but for the modules tensorfit models itself.
 fn module_attributes(
-    root: Node<'_>,
+    attributes: &[Node<'_>],
     text: &str,
     imported: &BTreeMap<String, String>,
 ) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
-    for node in descendants(root).filter(|n| n.kind() == "attribute") {
+    for &node in attributes {
         if found.len() >= MAX_MODULE_ATTRIBUTES {
             break;
         }
@@ -734,23 +743,42 @@ fn container_constants(top: &[Node<'_>], text: &str) -> BTreeSet<String> {
 
 /// Whether every use of `name` in the file, but its assignments, reads an
 /// item of it (`name[key]` not assigned to).
-fn only_items_read(root: Node<'_>, name: &str, text: &str) -> bool {
-    uses_of(root, name, text).all(
-        |Placed {
-             node,
-             parent,
-             grandparent,
-         }| {
-            let assigned = |p: Node<'_>, target: Node<'_>| {
-                matches!(p.kind(), "assignment" | "augmented_assignment")
-                    && is_field(p, "left", target)
-            };
-            let read_item = parent.kind() == "subscript"
-                && is_field(parent, "value", node)
-                && grandparent.is_none_or(|p| !assigned(p, parent));
-            read_item || (parent.kind() == "assignment" && is_field(parent, "left", node))
-        },
-    )
+/// Those of `names` used other than to read an item (`cfgs["A"]`) or to
+/// be assigned, anywhere below `root`: one walk for all of them (a walk per
+/// name was a twentieth of a torchvision model's check).
+fn used_other_than_by_item(
+    root: Node<'_>,
+    names: &BTreeSet<String>,
+    text: &str,
+) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    if names.is_empty() {
+        return found;
+    }
+    for Placed {
+        node,
+        parent,
+        grandparent,
+    } in descendants_with_parents(root)
+    {
+        if node.kind() != "identifier" {
+            continue;
+        }
+        let name = text_of(node, text);
+        if !names.contains(name) || found.contains(name) {
+            continue;
+        }
+        let assigned = |p: Node<'_>, target: Node<'_>| {
+            matches!(p.kind(), "assignment" | "augmented_assignment") && is_field(p, "left", target)
+        };
+        let read_item = parent.kind() == "subscript"
+            && is_field(parent, "value", node)
+            && grandparent.is_none_or(|p| !assigned(p, parent));
+        if !(read_item || (parent.kind() == "assignment" && is_field(parent, "left", node))) {
+            found.insert(name.to_owned());
+        }
+    }
+    found
 }
 
 /// Literals and arithmetic of literals: what a module-level constant such
