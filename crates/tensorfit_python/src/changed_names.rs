@@ -375,6 +375,11 @@ pub(crate) fn reached_through_aliases(
 /// variable the whole scope sees, as a branch or loop may forget it.
 pub(crate) fn changed_through_aliases(scope: Node<'_>, text: &str) -> BTreeSet<String> {
     let aliases = aliases_of(scope, text);
+    // Without aliases no change reaches another name: the scope's changes
+    // need no walk (most scopes, and most files' top levels, make none).
+    if aliases.is_empty() {
+        return BTreeSet::new();
+    }
     let changed = objects_changed_by(scope, text, SHARED_VALUE_CHANGES);
     reached_through_aliases(&aliases, changed)
         .into_keys()
