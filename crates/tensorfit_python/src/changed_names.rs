@@ -236,6 +236,12 @@ pub(crate) fn changed_by_inner_functions(
             .flat_map(named_children)
             .map(|name| text_of(name, text).to_owned())
             .collect();
+        let roots = roots_changed_by(body, text, changes);
+        // What the function's own names are matters only for what it
+        // changes or declares (finding them is another walk of its body).
+        if roots.is_empty() && declared.is_empty() {
+            continue;
+        }
         let mut own = parameter_names(function, text);
         let assigned = match body.kind() {
             "block" => crate::lower::locals::locals_of(body, text, &[]).all,
@@ -243,7 +249,7 @@ pub(crate) fn changed_by_inner_functions(
         };
         own.extend(assigned.iter().cloned());
         let by_declaration = declared.iter().filter(|name| assigned.contains(*name));
-        let in_place = roots_changed_by(body, text, changes)
+        let in_place = roots
             .into_iter()
             .filter(|name| !own.contains(name) || declared.contains(name));
         for name in by_declaration.cloned().chain(in_place) {
