@@ -16,8 +16,8 @@ use crate::class_functions::{
     MAX_BASE_DEPTH,
 };
 use crate::lower::syntax::{
-    child_by_field, decorators, definition_of, descendants, descendants_with_parents, is_field,
-    named_children, text_of, Placed,
+    child_by_field, decorators, definition_of, descendants_with_parents, is_field, named_children,
+    text_of, Placed,
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -372,13 +372,22 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     // A name a function declares `global` may be assigned whenever that
     // function runs: never a constant (detectron2's `_LOCAL_PROCESS_GROUP
     // = None`, set by `create_local_process_group`).
-    // One walk finds them and the attribute chains (`module_attributes`).
+    // One walk finds them, the attribute chains (`module_attributes`) and
+    // the lists and dicts used other than by reading an item (below).
+    let containers = container_constants(&top, text);
     let mut globals = Vec::new();
     let mut attributes = Vec::new();
-    for node in descendants(root) {
-        match node.kind() {
-            "global_statement" => globals.push(node),
-            "attribute" => attributes.push(node),
+    let mut used_otherwise = BTreeSet::new();
+    for placed in descendants_with_parents(root) {
+        match placed.node.kind() {
+            "global_statement" => globals.push(placed.node),
+            "attribute" => attributes.push(placed.node),
+            "identifier" if !containers.is_empty() => {
+                let name = text_of(placed.node, text);
+                if containers.contains(name) && !only_reads_an_item(placed) {
+                    used_otherwise.insert(name.to_owned());
+                }
+            }
             _ => {}
         }
     }
@@ -465,14 +474,12 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
             context.class_bases.insert(name, bases);
         }
     }
-    let containers = container_constants(&top, text);
     // A value changed through another name (`lst = store["a"];
     // lst.append(2)`) is no constant either.
     context.script_changed_through_aliases =
         crate::changed_names::changed_through_aliases(root, text);
     // A list or dict is a constant only while nothing can change it in
     // place: every use of its name reads an item (`cfgs["A"]`).
-    let used_otherwise = used_other_than_by_item(root, &containers, text);
     for (name, (count, constant)) in assigned {
         let unchanged = || !used_otherwise.contains(&name);
         let shared = context.script_changed_through_aliases.contains(&name);
@@ -743,42 +750,22 @@ fn container_constants(top: &[Node<'_>], text: &str) -> BTreeSet<String> {
 
 /// Whether every use of `name` in the file, but its assignments, reads an
 /// item of it (`name[key]` not assigned to).
-/// Those of `names` used other than to read an item (`cfgs["A"]`) or to
-/// be assigned, anywhere below `root`: one walk for all of them (a walk per
-/// name was a twentieth of a torchvision model's check).
-fn used_other_than_by_item(
-    root: Node<'_>,
-    names: &BTreeSet<String>,
-    text: &str,
-) -> BTreeSet<String> {
-    let mut found = BTreeSet::new();
-    if names.is_empty() {
-        return found;
-    }
-    for Placed {
+/// Whether this use of a name reads an item of its value (`cfgs["A"]`,
+/// not assigned to) or assigns the name itself.
+fn only_reads_an_item(
+    Placed {
         node,
         parent,
         grandparent,
-    } in descendants_with_parents(root)
-    {
-        if node.kind() != "identifier" {
-            continue;
-        }
-        let name = text_of(node, text);
-        if !names.contains(name) || found.contains(name) {
-            continue;
-        }
-        let assigned = |p: Node<'_>, target: Node<'_>| {
-            matches!(p.kind(), "assignment" | "augmented_assignment") && is_field(p, "left", target)
-        };
-        let read_item = parent.kind() == "subscript"
-            && is_field(parent, "value", node)
-            && grandparent.is_none_or(|p| !assigned(p, parent));
-        if !(read_item || (parent.kind() == "assignment" && is_field(parent, "left", node))) {
-            found.insert(name.to_owned());
-        }
-    }
-    found
+    }: Placed<'_>,
+) -> bool {
+    let assigned = |p: Node<'_>, target: Node<'_>| {
+        matches!(p.kind(), "assignment" | "augmented_assignment") && is_field(p, "left", target)
+    };
+    let read_item = parent.kind() == "subscript"
+        && is_field(parent, "value", node)
+        && grandparent.is_none_or(|p| !assigned(p, parent));
+    read_item || (parent.kind() == "assignment" && is_field(parent, "left", node))
 }
 
 /// Literals and arithmetic of literals: what a module-level constant such
