@@ -372,16 +372,19 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     // A name a function declares `global` may be assigned whenever that
     // function runs: never a constant (detectron2's `_LOCAL_PROCESS_GROUP
     // = None`, set by `create_local_process_group`).
-    // One walk finds them, the attribute chains (`module_attributes`) and
-    // the lists and dicts used other than by reading an item (below).
+    // One walk finds them, the attribute chains (`module_attributes`), the
+    // assignments (`attributes_set_on_others`) and the lists and dicts
+    // used other than by reading an item (below).
     let containers = container_constants(&top, text);
     let mut globals = Vec::new();
     let mut attributes = Vec::new();
+    let mut assignments = Vec::new();
     let mut used_otherwise = BTreeSet::new();
     for placed in descendants_with_parents(root) {
         match placed.node.kind() {
             "global_statement" => globals.push(placed.node),
             "attribute" => attributes.push(placed.node),
+            "assignment" => assignments.push(placed.node),
             "identifier" if !containers.is_empty() => {
                 let name = text_of(placed.node, text);
                 if containers.contains(name) && !only_reads_an_item(placed) {
@@ -496,7 +499,8 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
         crate::changed_names::MODULE_FUNCTION_CHANGES,
     );
     context.script_aliases = crate::changed_names::aliases_of(root, text);
-    context.attributes_set_on_others = crate::lower::init::attributes_set_on_others(root, text);
+    context.attributes_set_on_others =
+        crate::lower::init::attributes_set_on_others(&assignments, text);
     context
 }
 

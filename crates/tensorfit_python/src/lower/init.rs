@@ -597,13 +597,14 @@ fn none_fields_set_from_outside(
     found
 }
 
-/// The attributes the file assigns on an object other than a method's
-/// `self` (`m.bias = ...`): read from the whole file into the module's
-/// context, as a class is lowered alone.
-pub(crate) fn attributes_set_on_others(root: Node<'_>, text: &str) -> BTreeSet<String> {
-    descendants(root)
-        .filter(|n| n.kind() == "assignment")
-        .filter_map(|n| child_by_field(n, "left"))
+/// The attributes the file's `assignments` (every assignment node of it)
+/// assign on an object other than a method's `self` (`m.bias = ...`):
+/// read from the whole file into the module's context, as a class is
+/// lowered alone.
+pub(crate) fn attributes_set_on_others(assignments: &[Node<'_>], text: &str) -> BTreeSet<String> {
+    assignments
+        .iter()
+        .filter_map(|n| child_by_field(*n, "left"))
         .filter(|left| left.kind() == "attribute")
         .filter(|left| {
             child_by_field(*left, "object")
