@@ -220,9 +220,20 @@ pub(crate) fn changed_by_inner_functions(
     text: &str,
     changes: Changes,
 ) -> BTreeMap<String, String> {
-    let mut changed = BTreeMap::new();
     let functions = descendants(scope)
         .filter(|n| *n != scope && matches!(n.kind(), "function_definition" | "lambda"));
+    changed_by_functions(functions, text, changes)
+}
+
+/// [`changed_by_inner_functions`] of the functions and lambdas of a scope
+/// already found (in the order of `descendants`: the module context finds
+/// them in the walk it makes anyway).
+pub(crate) fn changed_by_functions<'t>(
+    functions: impl IntoIterator<Item = Node<'t>>,
+    text: &str,
+    changes: Changes,
+) -> BTreeMap<String, String> {
+    let mut changed = BTreeMap::new();
     for function in functions {
         let Some(body) = child_by_field(function, "body") else {
             continue;
@@ -268,7 +279,12 @@ pub(crate) fn changed_elsewhere(
     text: &str,
     by_functions: Changes,
 ) -> BTreeMap<String, String> {
-    changed_by_inner_functions(scope, text, by_functions)
+    with_why(changed_by_inner_functions(scope, text, by_functions))
+}
+
+/// Each name a function changes, with why (see [`changed_elsewhere`]).
+pub(crate) fn with_why(changed: BTreeMap<String, String>) -> BTreeMap<String, String> {
+    changed
         .into_iter()
         .map(|(name, function)| {
             let why = format!("`{name}` may be changed by {function}, whenever that runs");

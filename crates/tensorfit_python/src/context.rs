@@ -373,18 +373,21 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     // function runs: never a constant (detectron2's `_LOCAL_PROCESS_GROUP
     // = None`, set by `create_local_process_group`).
     // One walk finds them, the attribute chains (`module_attributes`), the
-    // assignments (`attributes_set_on_others`) and the lists and dicts
-    // used other than by reading an item (below).
+    // assignments (`attributes_set_on_others`), the functions and lambdas
+    // (`changed_elsewhere`) and the lists and dicts used other than by
+    // reading an item (below).
     let containers = container_constants(&top, text);
     let mut globals = Vec::new();
     let mut attributes = Vec::new();
     let mut assignments = Vec::new();
+    let mut functions = Vec::new();
     let mut used_otherwise = BTreeSet::new();
     for placed in descendants_with_parents(root) {
         match placed.node.kind() {
             "global_statement" => globals.push(placed.node),
             "attribute" => attributes.push(placed.node),
             "assignment" => assignments.push(placed.node),
+            "function_definition" | "lambda" => functions.push(placed.node),
             "identifier" if !containers.is_empty() => {
                 let name = text_of(placed.node, text);
                 if containers.contains(name) && !only_reads_an_item(placed) {
@@ -493,11 +496,12 @@ pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
         }
     }
     context.module_attributes = module_attributes(&attributes, text, &context.imported);
-    context.changed_elsewhere = crate::changed_names::changed_elsewhere(
-        root,
-        text,
-        crate::changed_names::MODULE_FUNCTION_CHANGES,
-    );
+    context.changed_elsewhere =
+        crate::changed_names::with_why(crate::changed_names::changed_by_functions(
+            functions,
+            text,
+            crate::changed_names::MODULE_FUNCTION_CHANGES,
+        ));
     context.script_aliases = crate::changed_names::aliases_of(root, text);
     context.attributes_set_on_others =
         crate::lower::init::attributes_set_on_others(&assignments, text);
