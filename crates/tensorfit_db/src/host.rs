@@ -66,6 +66,7 @@ impl Host {
         let rope = Rope::from_str(text);
         let language = Language::of_path(path);
         let tree = front_end::parse_tree(language, text, None);
+        self.db.follow_imports(path, &tree, text);
         let existing = self.file(path);
         let file = match existing.or_else(|| self.db.stored_file(path)) {
             Some(file) => {
@@ -165,6 +166,12 @@ impl Host {
     /// besides the importer's project (site-packages; see
     /// [`crate::python_modules`]). Only a change is applied: the imports
     /// of Python files are resolved again.
+    /// Parses the files a Python document imports from its package ahead,
+    /// on another thread (see `Database::prefetch_imports`).
+    pub fn prefetch_imports(&mut self) {
+        self.db.prefetch_imports();
+    }
+
     pub fn set_python_paths(&mut self, dirs: impl Into<crate::search_paths::SearchPaths>) {
         let dirs = dirs.into();
         let input = self.db.python_paths();

@@ -23,6 +23,7 @@ mod host;
 mod imports;
 pub mod items;
 mod layout;
+mod prefetch;
 pub mod python_modules;
 pub mod queries;
 mod relocate;
@@ -195,6 +196,9 @@ pub struct Database {
     script_checks: Arc<AtomicU64>,
     name_resolutions: Arc<AtomicU64>,
     interrupts: Arc<Interrupts>,
+    /// The worker that parses imported files ahead, where turned on
+    /// ([`Database::prefetch_imports`]).
+    prefetch: Option<Arc<prefetch::Prefetch>>,
 }
 
 impl Database {
@@ -213,12 +217,29 @@ impl Database {
             script_checks: Arc::default(),
             name_resolutions: Arc::default(),
             interrupts: Arc::default(),
+            prefetch: None,
         };
         db.settings = Some(Settings::new(&db, options, false));
         db.prelude = Some(PreludeInput::new(&db, Prelude::builtin_shared().clone()));
         db.file_system = Some(FileSystem::new(&db, 0));
         db.python_paths = Some(PythonPaths::new(&db, search_paths::SearchPaths::default()));
         db
+    }
+
+    /// From now on, the files a Python file added to the database imports
+    /// from its own package are parsed ahead on another thread (see
+    /// `prefetch.rs`): for a one-off check, which reads them one by one.
+    pub fn prefetch_imports(&mut self) {
+        self.prefetch = prefetch::Prefetch::start(self.loader.clone()).map(Arc::new);
+    }
+
+    /// Asks the worker for the files `path`'s relative imports may be.
+    pub(crate) fn follow_imports(&self, path: &Path, tree: &tree_sitter::Tree, text: &str) {
+        if let Some(prefetch) = &self.prefetch {
+            if Language::of_path(path).is_python() {
+                prefetch.follow(path, tensorfit_python::relative_imports(tree, text));
+            }
+        }
     }
 
     /// Function analyses run since the database was made (all snapshots).
@@ -326,7 +347,11 @@ impl Db for Database {
             return Ok(file);
         }
         let text = self.loader.load(&path).map_err(|e| e.to_string())?;
-        Ok(self.add_file(path, Arc::from(text)))
+        let ahead = self.prefetch.as_ref().and_then(|p| p.take(&path, &text));
+        Ok(match ahead {
+            Some(tree) => self.add_parsed_file(path, Arc::from(text), tree),
+            None => self.add_file(path, Arc::from(text)),
+        })
     }
 
     fn count_function_check(&self) {

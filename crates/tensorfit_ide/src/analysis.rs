@@ -136,6 +136,7 @@ pub fn analyze_file(
     };
     let mut host = Host::new(loader, shape_options);
     host.set_python_paths(options.python_paths);
+    host.prefetch_imports();
     let file = host.set_text(path, &text);
     let mut analysis = analysis_without_tree(host.db(), file);
     if !diagnostics.is_empty() {

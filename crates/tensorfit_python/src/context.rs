@@ -326,6 +326,31 @@ const MODELLED_PACKAGES: &[&str] = &[
     "numpy",
 ];
 
+/// The relative modules the file's top-level imports name (`._api`,
+/// `..transforms._presets`, `.functional`), each imported name's module
+/// and the name itself as a module (`from . import functional`), read off
+/// the import statements alone: what a worker parses ahead
+/// (`tensorfit_db`'s prefetch) before the module context is made.
+pub fn relative_imports(tree: &Tree, text: &str) -> Vec<String> {
+    let mut imported = BTreeMap::new();
+    for node in named_children(tree.root_node()) {
+        collect_imports(node, text, &mut imported);
+    }
+    let mut modules: Vec<String> = Vec::new();
+    for path in imported.into_values().filter(|p| p.starts_with('.')) {
+        let parent = path
+            .rsplit_once('.')
+            .map(|(module, _)| module.to_owned())
+            .filter(|module| !module.trim_start_matches('.').is_empty());
+        for module in parent.into_iter().chain([path]) {
+            if !modules.contains(&module) {
+                modules.push(module);
+            }
+        }
+    }
+    modules
+}
+
 /// The context of a parsed file.
 pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
     let mut context = ModuleContext::default();

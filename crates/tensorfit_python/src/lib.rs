@@ -33,7 +33,8 @@ use tensorfit_syntax::{ast, LoweredPiece, Parse};
 pub use annotation_style::{annotation_style, AnnotationStyle};
 pub use class_functions::ClassFunctions;
 pub use context::{
-    is_modelled_module, module_candidates, module_context, package_candidates, ModuleContext,
+    is_modelled_module, module_candidates, module_context, package_candidates, relative_imports,
+    ModuleContext,
 };
 pub use outline::outline;
 
