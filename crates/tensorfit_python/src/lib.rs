@@ -93,10 +93,7 @@ pub fn lower_piece_in(
     places: &[(usize, usize)],
     context: &ModuleContext,
 ) -> Option<LoweredPiece> {
-    let node = tensorfit_syntax::root_child_at(tree, range)?;
-    if node.has_error() {
-        return None;
-    }
+    let node = clean_root_child(tree, range)?;
     Some(lower_nodes(
         &[node],
         text,
@@ -118,14 +115,17 @@ pub fn declare_function_in(
     places: &[(usize, usize)],
     context: &ModuleContext,
 ) -> Option<ast::Function> {
-    let node = tensorfit_syntax::root_child_at(tree, range)?;
-    if node.has_error() {
-        return None;
-    }
+    let node = clean_root_child(tree, range)?;
     let start = range.start as usize;
     let placement = placement_of(places, start);
     let shift = base as isize - start as isize;
     lower::Lowerer::new(text, context, &placement, shift).signature(node)
+}
+
+/// The root's child at `range`, unless it holds a syntax error (such a
+/// piece is lowered from its own text: see [`lower_piece_in`]).
+fn clean_root_child(tree: &tree_sitter::Tree, range: TextRange) -> Option<tree_sitter::Node<'_>> {
+    tensorfit_syntax::root_child_at(tree, range).filter(|node| !node.has_error())
 }
 
 /// Where `places` (offsets relative to a piece starting at `start`) put
