@@ -7,6 +7,7 @@
 //! ([`eliminate`]); Z3 sees only what remains, under a time limit. When Z3
 //! cannot decide, the answer is `Unknown` and callers report nothing.
 
+mod bounds;
 mod candidates;
 pub mod components;
 mod contexts;
@@ -199,17 +200,37 @@ fn model_for(facts: &[Fact], wanted: (&[Term], Values), limits: Limits) -> Optio
 /// in a model of the facts: the same answer whatever model the solver
 /// happens to find first, which depends on the queries its context saw
 /// before (an example shown to the user must not change with an unrelated
-/// edit). Each term in turn is lowered by bisection below the value of the
-/// last model, the earlier ones fixed to their least values. Past
+/// edit). Each term in turn, the earlier ones fixed to their least values,
+/// is first tried at the lower bound the facts imply (`crate::bounds`);
+/// usually a model has it there, and no search is needed. Otherwise it is
+/// lowered by bisection below the value of a model. Past
 /// `MAX_LOWERING_QUERIES` the last model is the answer.
 pub fn least_model(facts: &[Fact], terms: &[Term], floor: i64, limits: Limits) -> Option<Vec<i64>> {
     const MAX_LOWERING_QUERIES: usize = 48;
-    let mut best = model(facts, terms, limits)?;
+    // Any model's values will do: the least ones are the answer.
+    let any_model = |asked: &[Fact]| model_for(asked, (terms, Values::Any), limits);
     let mut asked: Vec<Fact> = facts.to_vec();
+    let mut best: Option<Vec<i64>> = None;
     let mut queries = 0;
     for i in 0..terms.len() {
-        let (mut low, mut high) = (floor, best[i]);
+        let formulas: Vec<&Formula> = asked.iter().map(|f| &f.formula).collect();
+        let bound = match bounds::Bounds::implied_by(&formulas) {
+            Ok(bounds) => bounds.of(&terms[i]).lo.map_or(floor, |lo| lo.max(floor)),
+            Err(bounds::Contradiction) => return None,
+        };
+        let at_bound = fixed(&terms[i], bound);
+        asked.push(at_bound.clone());
+        if let Some(values) = any_model(&asked) {
+            best = Some(values);
+            continue;
+        }
+        asked.pop();
+        let mut current = match best.take() {
+            Some(values) if values[i] > bound => values,
+            _ => any_model(&asked)?,
+        };
         // Invariant: a model with terms[i] == high exists; none below low.
+        let (mut low, mut high) = (bound + 1, current[i]);
         while low < high && queries < MAX_LOWERING_QUERIES {
             queries += 1;
             let middle = low + (high - low) / 2;
@@ -217,25 +238,34 @@ pub fn least_model(facts: &[Fact], terms: &[Term], floor: i64, limits: Limits) -
                 id: u32::MAX,
                 formula: Formula::le(&terms[i], &Term::int(middle)),
             });
-            let lowered = model(&asked, terms, limits);
+            let lowered = any_model(&asked);
             asked.pop();
             match lowered {
                 Some(values) => {
                     high = values[i];
-                    best = values;
+                    current = values;
                 }
                 None => low = middle + 1,
             }
         }
         if low < high {
-            return Some(best); // out of queries: the last model
+            return Some(current); // out of queries: the last model
         }
-        asked.push(Fact {
-            id: u32::MAX,
-            formula: Formula::eq(&terms[i], &Term::int(high)),
-        });
+        asked.push(fixed(&terms[i], high));
+        best = Some(current);
     }
-    Some(best)
+    match best {
+        Some(values) => Some(values),
+        None => any_model(&asked),
+    }
+}
+
+/// The fact that `term` equals `value`.
+fn fixed(term: &Term, value: i64) -> Fact {
+    Fact {
+        id: u32::MAX,
+        formula: Formula::eq(term, &Term::int(value)),
+    }
 }
 
 /// Whether the facts force `term` to one value.
@@ -246,6 +276,9 @@ pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
         return Forced::Unknown;
     };
     let value = values[0];
+    if implied_points(facts, std::slice::from_ref(term))[0].is_some() {
+        return Forced::Value(value);
+    }
     let mut others: Vec<Fact> = facts.to_vec();
     others.push(Fact {
         id: u32::MAX,
@@ -273,7 +306,14 @@ pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced
         _ => return vec![Forced::Unknown; terms.len()],
     };
     let mut result: Vec<Forced> = first.iter().map(|v| Forced::Varies(*v)).collect();
-    let mut open: Vec<usize> = (0..terms.len()).collect();
+    // Terms whose bounds leave one value need no query.
+    let points = implied_points(facts, terms);
+    for (i, point) in points.iter().enumerate() {
+        if point.is_some() {
+            result[i] = Forced::Value(first[i]);
+        }
+    }
+    let mut open: Vec<usize> = (0..terms.len()).filter(|i| points[*i].is_none()).collect();
     while !open.is_empty() {
         let differs = Formula::or(
             open.iter()
@@ -320,6 +360,17 @@ pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced
         }
     }
     result
+}
+
+/// For each term, the one value the facts' bounds leave it, if they leave
+/// one (`crate::bounds`: sound, so a model's value is that value). Only
+/// for facts known to have a model.
+fn implied_points(facts: &[Fact], terms: &[Term]) -> Vec<Option<i64>> {
+    let formulas: Vec<&Formula> = facts.iter().map(|f| &f.formula).collect();
+    match bounds::Bounds::implied_by(&formulas) {
+        Ok(bounds) => terms.iter().map(|t| bounds.of(t).as_point()).collect(),
+        Err(bounds::Contradiction) => vec![None; terms.len()],
+    }
 }
 
 /// Like [`check`], without minimising the core: for yes/no questions.
@@ -451,6 +502,42 @@ mod tests {
             least_model(&contradictory, &terms, 1, Limits::default()),
             None
         );
+    }
+
+    /// An example's dimensions behind pooling layers: the least values
+    /// (188 for `(x / 4 + 1) / 4 >= 12`, then the least `y` whose quarter
+    /// matches) come from the bounds the facts imply, each confirmed by a
+    /// model, without Z3; which dimensions are forced likewise.
+    #[test]
+    fn least_models_and_forced_values_from_bounds_without_z3() {
+        let (x, y, batch) = (Term::var(1), Term::var(2), Term::var(3));
+        let pooled = |t: &Term| {
+            let inner = Term::add(&Term::div(t, &Term::int(4)), &Term::int(1));
+            Term::div(&inner, &Term::int(4))
+        };
+        let facts = vec![
+            fact(0, Formula::ge(&x, &Term::int(1))),
+            fact(1, Formula::ge(&y, &Term::int(1))),
+            fact(2, Formula::ge(&batch, &Term::int(1))),
+            fact(3, Formula::ge(&pooled(&x), &Term::int(12))),
+            fact(4, Formula::eq(&pooled(&x), &pooled(&y))),
+            fact(5, Formula::ge(&Term::div(&y, &Term::int(2)), &Term::int(7))),
+        ];
+        let before = contexts::Z3_RUNS.with(|runs| runs.get());
+        let terms = [batch.clone(), x.clone(), y.clone()];
+        assert_eq!(
+            least_model(&facts, &terms, 1, Limits::default()),
+            Some(vec![1, 188, 188])
+        );
+        let mut pinned = facts.clone();
+        pinned.push(fact(6, Formula::eq(&x, &Term::int(188))));
+        pinned.push(fact(7, Formula::le(&batch, &Term::int(1))));
+        let forced = forced_many(&pinned, &[batch, x, pooled(&y)], Limits::default());
+        assert_eq!(
+            forced,
+            vec![Forced::Value(1), Forced::Value(188), Forced::Value(12)]
+        );
+        assert_eq!(contexts::Z3_RUNS.with(|runs| runs.get()), before);
     }
 
     #[test]

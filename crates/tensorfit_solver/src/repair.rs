@@ -10,7 +10,8 @@
 //! - every rank takes one of [`RANKS`] in turn, so that a dimension indexed
 //!   from the end sits at a known position and equalities about it are
 //!   substituted (`crate::eliminate`);
-//! - starting from every atom at 1, the first fact that fails is repaired
+//! - starting from every atom at 1, or at the value nearest 1 inside the
+//!   bounds the facts imply (`crate::bounds`), the first fact that fails is repaired
 //!   by the one change of one of its atoms (to a small value or one the
 //!   fact names) that makes the most facts hold, for at most [`MAX_MOVES`]
 //!   changes; a change that makes no more facts hold ends the search.
@@ -22,18 +23,28 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::bounds::{Bounds, Interval};
 use crate::candidates::RANKS;
 use crate::evaluate::{self, Assignment};
 use crate::term::{Formula, Term, VarId};
 
-/// The most facts a search is tried on: each change is weighed against
-/// every fact, and U-Net's larger sets (up to 95 facts, with floor
-/// divisions the search rarely satisfies) went to Z3 after it anyway,
-/// a tenth slower.
+/// The most facts for which every change is weighed against every fact
+/// (U-Net's larger sets, up to 95 facts with floor divisions, made that
+/// search a tenth slower than Z3). In larger sets a change is weighed only
+/// when it makes the failing fact hold, and the first that makes more
+/// facts hold is made: enough where the starting values (inside the
+/// bounds) already satisfy all but one fact, such as "some dimension
+/// differs from the first model's".
 const MAX_FACTS: usize = 32;
 
 /// How many changes one search makes at most.
 const MAX_MOVES: usize = 24;
+
+/// The distances from an atom's value to the neighbours it is changed to.
+const NEIGHBOURS: &[i64] = &[1, -1, 2, 4, 8, 16];
+
+/// How many single changes [`Search::with_one_atom_pinned`] tries.
+const MAX_PINS: usize = 16;
 
 /// The values an atom is changed to, besides those its fact names.
 const STEPS: &[i64] = &[0, 1, 2, 3, 4, 8, 64];
@@ -45,9 +56,6 @@ pub(crate) fn find_model(
     wanted: &[Term],
     stated: &HashMap<VarId, bool>,
 ) -> Option<Vec<i64>> {
-    if formulas.len() > MAX_FACTS {
-        return None;
-    }
     let mut has_rank = false;
     let mut note_rank = |atom: &Term| has_rank |= matches!(atom, Term::Rank(_));
     formulas.iter().for_each(|f| f.visit_atoms(&mut note_rank));
@@ -95,16 +103,26 @@ fn with_ranks(
         .iter()
         .map(|t| eliminated.resolve(&t.rewrite(&mut fix)).0)
         .collect();
-    let mut search = Search::new(&facts, &wanted, stated)?;
-    search.run(&facts)?;
+    let formulas: Vec<&Formula> = facts.iter().collect();
+    let bounds = Bounds::implied_by(&formulas).ok()?;
+    let start = Search::new(&facts, &wanted, stated, &bounds)?;
+    let weighing = match facts.len() > MAX_FACTS {
+        true => Weighing::FirstFix,
+        false => Weighing::Best,
+    };
+    let mut search = start.clone();
+    let found = match search.run(&facts, weighing) {
+        Some(()) => search,
+        None => start.with_one_atom_pinned(&facts, &wanted, &bounds)?,
+    };
     wanted
         .iter()
-        .map(|t| evaluate::term(t, &search.values))
+        .map(|t| evaluate::term(t, &found.values))
         .collect()
 }
 
 /// The atoms' values being searched.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Values {
     ints: HashMap<Term, i64>,
     bools: HashMap<VarId, bool>,
@@ -120,9 +138,19 @@ impl Assignment for Values {
     }
 }
 
+#[derive(Clone)]
 struct Search<'a> {
     values: Values,
     stated: &'a HashMap<VarId, bool>,
+}
+
+/// Which change of a failing fact's atoms is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Weighing {
+    /// The one that makes the most facts hold.
+    Best,
+    /// The first that makes the failing fact hold and more facts hold.
+    FirstFix,
 }
 
 /// One change the search may make.
@@ -133,18 +161,26 @@ enum Move {
 }
 
 impl<'a> Search<'a> {
-    /// Every atom at 1 (each boolean at its stated truth, else false);
-    /// `None` where an atom is no variable or dimension at a known
-    /// position.
-    fn new(facts: &[Formula], wanted: &[Term], stated: &'a HashMap<VarId, bool>) -> Option<Self> {
+    /// Every atom at the value nearest 1 that its bounds allow (each
+    /// boolean at its stated truth, else false); `None` where an atom is
+    /// no variable or dimension at a known position.
+    fn new(
+        facts: &[Formula],
+        wanted: &[Term],
+        stated: &'a HashMap<VarId, bool>,
+        bounds: &Bounds,
+    ) -> Option<Self> {
         let mut values = Values::default();
         let mut placed = true;
         let mut note = |atom: &Term| match atom {
             Term::Var(_) => {
-                values.ints.insert(atom.clone(), 1);
+                values
+                    .ints
+                    .insert(atom.clone(), nearest_one(bounds.of(atom)));
             }
             Term::Dim(_, index) if index.as_const().is_some() => {
-                values.ints.insert(atom.clone(), 1);
+                let start = nearest_one(bounds.of(atom)).max(1);
+                values.ints.insert(atom.clone(), start);
             }
             _ => placed = false,
         };
@@ -167,7 +203,7 @@ impl<'a> Search<'a> {
 
     /// Repairs the first failing fact until all hold (`Some`) or no
     /// change helps (`None`).
-    fn run(&mut self, facts: &[Formula]) -> Option<()> {
+    fn run(&mut self, facts: &[Formula], weighing: Weighing) -> Option<()> {
         let mut holding = self.holding(facts);
         for _ in 0..MAX_MOVES {
             let failing = facts.iter().find(|f| !evaluate::holds(f, &self.values));
@@ -177,10 +213,20 @@ impl<'a> Search<'a> {
             let mut best: Option<(usize, Move)> = None;
             for candidate in self.moves(failing) {
                 let undo = self.apply(&candidate);
-                let now = self.holding(facts);
+                let weighed = match weighing {
+                    Weighing::Best => true,
+                    Weighing::FirstFix => evaluate::holds(failing, &self.values),
+                };
+                let now = match weighed {
+                    true => self.holding(facts),
+                    false => 0,
+                };
                 self.apply(&undo);
                 if now > best.as_ref().map_or(holding, |(n, _)| *n) {
                     best = Some((now, candidate));
+                    if weighing == Weighing::FirstFix {
+                        break;
+                    }
                 }
             }
             let (now, chosen) = best?;
@@ -191,6 +237,52 @@ impl<'a> Search<'a> {
             .iter()
             .all(|f| evaluate::holds(f, &self.values))
             .then_some(())
+    }
+
+    /// Where changing one atom breaks facts that other atoms could mend
+    /// (a dimension made 2 where another must be at least twice it): each
+    /// change of the first failing fact's atoms that makes it hold is
+    /// pinned, the bounds are implied again, and every atom starts anew
+    /// inside them. At most [`MAX_PINS`] changes inside the atoms' bounds
+    /// are tried.
+    fn with_one_atom_pinned(
+        &self,
+        facts: &[Formula],
+        wanted: &[Term],
+        bounds: &Bounds,
+    ) -> Option<Search<'a>> {
+        let failing = facts.iter().find(|f| !evaluate::holds(f, &self.values))?;
+        let formulas: Vec<&Formula> = facts.iter().collect();
+        let mut tried = 0;
+        for candidate in self.moves(failing) {
+            let Move::Int(atom, value) = &candidate else {
+                continue;
+            };
+            let range = bounds.of(atom);
+            if range.lo.is_some_and(|lo| *value < lo) || range.hi.is_some_and(|hi| *value > hi) {
+                continue;
+            }
+            let mut changed = self.clone();
+            changed.apply(&candidate);
+            if !evaluate::holds(failing, &changed.values) {
+                continue;
+            }
+            tried += 1;
+            if tried > MAX_PINS {
+                return None;
+            }
+            let pin = Formula::eq(atom, &Term::int(*value));
+            let mut pinned = formulas.clone();
+            pinned.push(&pin);
+            let Ok(bounds) = Bounds::implied_by(&pinned) else {
+                continue;
+            };
+            let anew = Search::new(facts, wanted, self.stated, &bounds)?;
+            if facts.iter().all(|f| evaluate::holds(f, &anew.values)) {
+                return Some(anew);
+            }
+        }
+        None
     }
 
     fn holding(&self, facts: &[Formula]) -> usize {
@@ -215,8 +307,9 @@ impl<'a> Search<'a> {
     }
 
     /// The changes of the fact's atoms, in the order they occur: to each of
-    /// [`STEPS`] and of the constants the fact names and their neighbours
-    /// (a dimension stays positive); a boolean not stated is flipped.
+    /// [`STEPS`], of the constants the fact names and their neighbours, and
+    /// of the atom's own neighbours (a dimension stays positive); a boolean
+    /// not stated is flipped.
     fn moves(&self, fact: &Formula) -> Vec<Move> {
         let mut constants = Vec::new();
         constants_in_formula(fact, &mut constants);
@@ -244,7 +337,14 @@ impl<'a> Search<'a> {
         for atom in atoms {
             let current = self.values.ints.get(&atom).copied();
             let positive = matches!(atom, Term::Dim(..));
-            for &value in &tried {
+            // Its own neighbours last: a dimension at its lower bound
+            // (140) that must differ from a model's, also after floor
+            // divisions by powers of two (`140 / 2 != 70`).
+            let neighbours = current
+                .into_iter()
+                .flat_map(|v| NEIGHBOURS.iter().map(move |d| v.saturating_add(*d)))
+                .filter(|v| !tried.contains(v));
+            for value in tried.iter().copied().chain(neighbours) {
                 if Some(value) != current && (!positive || value >= 1) {
                     moves.push(Move::Int(atom.clone(), value));
                 }
@@ -261,6 +361,15 @@ impl<'a> Search<'a> {
             moves.push(Move::Bool(var, !current));
         }
         moves
+    }
+}
+
+/// The value of `range` nearest 1: where a search starts an atom.
+fn nearest_one(range: Interval) -> i64 {
+    match (range.lo, range.hi) {
+        (Some(lo), _) if lo > 1 => lo,
+        (_, Some(hi)) if hi < 1 => hi,
+        _ => 1,
     }
 }
 
@@ -346,6 +455,58 @@ mod tests {
             Formula::ge(&Term::rank(2), &Term::int(1)),
         ];
         assert_eq!(model(&facts, &[]), None);
+    }
+
+    #[test]
+    fn atoms_start_inside_their_bounds() {
+        // 75 facts (past MAX_FACTS) that hold with every atom at its lower
+        // bound: x / 4 >= 35 and y >= 2 * x / 4 - 8.
+        let (x, y) = (Term::var(1), Term::var(2));
+        let quarter = Term::div(&x, &Term::int(4));
+        let mut facts = vec![
+            Formula::ge(&quarter, &Term::int(35)),
+            Formula::ge(
+                &y,
+                &Term::sub(&Term::mul(&Term::int(2), &quarter), &Term::int(8)),
+            ),
+        ];
+        for k in 0..73 {
+            facts.push(Formula::ge(&x, &Term::int(k)));
+        }
+        assert_eq!(model(&facts, &[x, y]), Some(vec![140, 62]));
+    }
+
+    #[test]
+    fn a_change_that_breaks_other_facts_moves_them_along() {
+        // d must differ from 1, and e and f must be at least twice d: d = 2
+        // alone breaks both; pinned, the bounds move e and f to 4.
+        let d = Term::dim(1, Term::int(0));
+        let e = Term::dim(1, Term::int(1));
+        let f = Term::dim(1, Term::int(2));
+        let twice_d = Term::mul(&Term::int(2), &d);
+        let facts = [
+            Formula::eq(&Term::rank(1), &Term::int(3)),
+            Formula::ge(&e, &twice_d),
+            Formula::ge(&f, &twice_d),
+            Formula::ge(&e, &Term::int(2)),
+            Formula::ge(&f, &Term::int(2)),
+            Formula::ne(&d, &Term::int(1)),
+        ];
+        let values = model(&facts, &[d, e, f]).unwrap();
+        assert_ne!(values[0], 1);
+        assert!(values[1] >= 2 * values[0] && values[2] >= 2 * values[0]);
+    }
+
+    #[test]
+    fn a_value_at_its_bound_can_be_moved_past_a_floor_division() {
+        // x >= 140 and x / 2 != 70: 141 still halves to 70; 142 does not.
+        let x = Term::var(1);
+        let facts = [
+            Formula::ge(&x, &Term::int(140)),
+            Formula::ne(&Term::div(&x, &Term::int(2)), &Term::int(70)),
+        ];
+        let values = model(&facts, std::slice::from_ref(&x)).unwrap();
+        assert!(values[0] >= 142, "{values:?}");
     }
 
     #[test]
