@@ -1,7 +1,7 @@
 //! Interval bounds that facts imply for their atoms, found without a
 //! solver: each fact `t <= 0` or `t == 0` narrows the atoms of `t` through
-//! sums, products by constants and floor divisions by constants, a few
-//! rounds over all facts.
+//! sums, products with a factor of one value and floor divisions by
+//! constants, a few rounds over all facts.
 //!
 //! The bounds are sound but not tight: every model keeps each atom inside
 //! its interval, but a value inside need not belong to a model. What uses
@@ -32,6 +32,13 @@ impl Interval {
         Interval {
             lo: Some(value),
             hi: Some(value),
+        }
+    }
+
+    fn at_least(value: i64) -> Interval {
+        Interval {
+            lo: Some(value),
+            hi: None,
         }
     }
 
@@ -225,13 +232,26 @@ impl Bounds {
         }
     }
 
-    /// Narrows by one fact; whether any bound changed. Facts under `or`
-    /// and `not` narrow nothing.
+    /// Narrows by one fact; whether any bound changed. A disjunction
+    /// narrows only when the bounds refute all of its parts but one.
     fn assume(&mut self, formula: &Formula) -> Result<bool, Contradiction> {
         match formula {
             Formula::Const(false) => Err(Contradiction),
             Formula::NonPositive(t) => self.restrict(t, Interval::at_most(0)),
             Formula::IsZero(t) => self.restrict(t, Interval::point(0)),
+            Formula::Not(inner) => match &**inner {
+                Formula::NonPositive(t) => self.restrict(t, Interval::at_least(1)),
+                Formula::IsZero(t) => {
+                    let range = self.of(t);
+                    match (range.lo, range.hi) {
+                        (Some(0), Some(0)) => Err(Contradiction),
+                        (Some(0), _) => self.restrict(t, Interval::at_least(1)),
+                        (_, Some(0)) => self.restrict(t, Interval::at_most(-1)),
+                        _ => Ok(false),
+                    }
+                }
+                _ => Ok(false),
+            },
             Formula::And(parts) => {
                 let mut changed = false;
                 for p in parts {
@@ -239,7 +259,35 @@ impl Bounds {
                 }
                 Ok(changed)
             }
-            _ => Ok(false),
+            Formula::Or(parts) => {
+                let mut open = parts.iter().filter(|p| !self.refutes(p));
+                match (open.next(), open.next()) {
+                    (None, _) => Err(Contradiction),
+                    (Some(only), None) => self.assume(only),
+                    _ => Ok(false),
+                }
+            }
+            Formula::Const(true) | Formula::Var(_) => Ok(false),
+        }
+    }
+
+    /// Whether no values inside the bounds make `formula` hold.
+    fn refutes(&self, formula: &Formula) -> bool {
+        match formula {
+            Formula::Const(value) => !value,
+            Formula::Var(_) => false,
+            Formula::NonPositive(t) => self.of(t).lo.is_some_and(|lo| lo > 0),
+            Formula::IsZero(t) => {
+                let range = self.of(t);
+                range.lo.is_some_and(|lo| lo > 0) || range.hi.is_some_and(|hi| hi < 0)
+            }
+            Formula::Not(inner) => match &**inner {
+                Formula::NonPositive(t) => self.of(t).hi.is_some_and(|hi| hi <= 0),
+                Formula::IsZero(t) => self.of(t).as_point() == Some(0),
+                _ => false,
+            },
+            Formula::And(parts) => parts.iter().any(|p| self.refutes(p)),
+            Formula::Or(parts) => parts.iter().all(|p| self.refutes(p)),
         }
     }
 
@@ -272,7 +320,9 @@ impl Bounds {
                 }
                 Ok(changed)
             }
-            Term::Mul(a, b) => match (a.as_const(), b.as_const()) {
+            // A factor of one value (a constant, or an atom the facts
+            // fixed) divides the other's range.
+            Term::Mul(a, b) => match (self.of(a).as_point(), self.of(b).as_point()) {
                 (Some(c), _) if c != 0 => self.restrict(b, wanted.divided_exactly(c)),
                 (_, Some(c)) if c != 0 => self.restrict(a, wanted.divided_exactly(c)),
                 _ => Ok(false),
@@ -328,6 +378,57 @@ mod tests {
             Interval {
                 lo: Some(376),
                 hi: Some(406)
+            }
+        );
+    }
+
+    #[test]
+    fn a_factor_fixed_by_the_facts_divides_the_product() {
+        // (x / 4 - 3) * (y / 4 - 3) == 256 (a flattened feature map) with
+        // x == 17: y / 4 - 3 == 256, so y is in 1036..=1039.
+        let (x, y) = (Term::var(1), Term::var(2));
+        let side = |t: &Term| Term::sub(&Term::div(t, &Term::int(4)), &Term::int(3));
+        let facts = [
+            Formula::eq(&Term::mul(&side(&x), &side(&y)), &Term::int(256)),
+            Formula::eq(&x, &Term::int(17)),
+        ];
+        let found = bounds(&facts).unwrap();
+        assert_eq!(
+            found.of(&y),
+            Interval {
+                lo: Some(1036),
+                hi: Some(1039)
+            }
+        );
+    }
+
+    #[test]
+    fn negations_and_disjunctions_the_bounds_decide() {
+        // "Some shown dimension differs from the model's" where the facts
+        // fix them all: every part refuted.
+        let (d, e) = (Term::dim(1, Term::int(1)), Term::var(2));
+        let fixed = [
+            Formula::eq(&d, &Term::int(1)),
+            Formula::eq(&Term::div(&e, &Term::int(4)), &Term::int(8)),
+        ];
+        let differs = Formula::or([
+            Formula::ne(&d, &Term::int(1)),
+            Formula::ne(&Term::div(&e, &Term::int(4)), &Term::int(8)),
+        ]);
+        let mut facts = fixed.to_vec();
+        facts.push(differs);
+        assert_eq!(bounds(&facts).unwrap_err(), Contradiction);
+        // One part left open is assumed: e != 32 at e's lower end moves it.
+        let mut facts = fixed.to_vec();
+        facts.push(Formula::or([
+            Formula::ne(&d, &Term::int(1)),
+            Formula::ne(&e, &Term::int(32)),
+        ]));
+        assert_eq!(
+            bounds(&facts).unwrap().of(&e),
+            Interval {
+                lo: Some(33),
+                hi: Some(35)
             }
         );
     }

@@ -134,7 +134,9 @@ pub(crate) fn find_model(
     if !any_values {
         return None;
     }
-    crate::repair::find_model(formulas, wanted, &stated)
+    crate::work::searching(crate::work::SEARCH_NODES, || {
+        crate::repair::find_model(formulas, wanted, &stated)
+    })
 }
 
 #[cfg(test)]

@@ -77,9 +77,22 @@ pub enum Forced {
     Unknown,
 }
 
+/// What an answer that the facts cannot hold must carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refutation {
+    /// A core of facts that a message names, minimised: from elimination
+    /// or Z3.
+    Core,
+    /// Only that there is no model (a yes/no question): the bounds the
+    /// facts imply may prove it (`crate::bounds`), with every remaining
+    /// fact as the core.
+    Any,
+}
+
 fn raw_check(
     facts: &[&Fact],
     (wanted, values): (&[Term], Values),
+    refutation: Refutation,
     limits: Limits,
 ) -> (Outcome, Vec<(Term, i64)>) {
     // Z3 gets no more time than the question asking and the caps allow.
@@ -93,7 +106,7 @@ fn raw_check(
     };
     let limits = Limits { timeout_ms };
     let answer = work::bounded(timeout_ms, || {
-        unbounded_check(facts, (wanted, values), limits)
+        unbounded_check(facts, (wanted, values), refutation, limits)
     })
     .unwrap_or((Outcome::Unknown, Vec::new()));
     if capped && answer.0 == Outcome::Unknown {
@@ -105,6 +118,7 @@ fn raw_check(
 fn unbounded_check(
     facts: &[&Fact],
     (wanted, values): (&[Term], Values),
+    refutation: Refutation,
     limits: Limits,
 ) -> (Outcome, Vec<(Term, i64)>) {
     let eliminated = eliminate::eliminate(facts.iter().map(|f| (f.id, f.formula.clone())));
@@ -122,6 +136,14 @@ fn unbounded_check(
         return (Outcome::Sat, values);
     }
     let formulas: Vec<&Formula> = eliminated.remaining.iter().map(|d| &d.formula).collect();
+    if refutation == Refutation::Any && refuted_by_bounds(&formulas) {
+        let core: BTreeSet<u32> = eliminated
+            .remaining
+            .iter()
+            .flat_map(|d| d.deps.iter().copied())
+            .collect();
+        return (Outcome::Unsat(core.into_iter().collect()), Vec::new());
+    }
     if let Some(values) = candidates::find_model(&formulas, &resolved, values) {
         return (Outcome::Sat, wanted.iter().cloned().zip(values).collect());
     }
@@ -151,7 +173,7 @@ fn unbounded_check(
 /// Whether `facts` can all hold; when not, a minimal contradicting subset.
 pub fn check(facts: &[Fact], limits: Limits) -> Outcome {
     let all: Vec<&Fact> = facts.iter().collect();
-    match raw_check(&all, (&[], Values::Any), limits).0 {
+    match raw_check(&all, (&[], Values::Any), Refutation::Core, limits).0 {
         Outcome::Unsat(core) => Outcome::Unsat(minimize(facts, core, limits)),
         other => other,
     }
@@ -171,7 +193,9 @@ fn minimize(facts: &[Fact], core: Vec<u32>, limits: Limits) -> Vec<u32> {
         }
         let candidate: Vec<u32> = core.iter().copied().filter(|id| *id != core[i]).collect();
         let subset: Vec<&Fact> = facts.iter().filter(|f| candidate.contains(&f.id)).collect();
-        if let Outcome::Unsat(smaller) = raw_check(&subset, (&[], Values::Any), limits).0 {
+        if let Outcome::Unsat(smaller) =
+            raw_check(&subset, (&[], Values::Any), Refutation::Core, limits).0
+        {
             core = smaller;
             core.sort_unstable();
             i = i.min(core.len());
@@ -188,7 +212,7 @@ pub fn model(facts: &[Fact], terms: &[Term], limits: Limits) -> Option<Vec<i64>>
 fn model_for(facts: &[Fact], wanted: (&[Term], Values), limits: Limits) -> Option<Vec<i64>> {
     let all: Vec<&Fact> = facts.iter().collect();
     let count = wanted.0.len();
-    match raw_check(&all, wanted, limits) {
+    match raw_check(&all, wanted, Refutation::Any, limits) {
         (Outcome::Sat, values) if values.len() == count => {
             Some(values.into_iter().map(|(_, v)| v).collect())
         }
@@ -214,9 +238,13 @@ pub fn least_model(facts: &[Fact], terms: &[Term], floor: i64, limits: Limits) -
     let mut queries = 0;
     for i in 0..terms.len() {
         let formulas: Vec<&Formula> = asked.iter().map(|f| &f.formula).collect();
-        let bound = match bounds::Bounds::implied_by(&formulas) {
-            Ok(bounds) => bounds.of(&terms[i]).lo.map_or(floor, |lo| lo.max(floor)),
-            Err(bounds::Contradiction) => return None,
+        let implied = work::searching(work::SEARCH_NODES, || {
+            Some(bounds::Bounds::implied_by(&formulas).map(|b| b.of(&terms[i]).lo))
+        });
+        let bound = match implied {
+            Some(Ok(lo)) => lo.map_or(floor, |lo| lo.max(floor)),
+            Some(Err(bounds::Contradiction)) => return None,
+            None => floor,
         };
         let at_bound = fixed(&terms[i], bound);
         asked.push(at_bound.clone());
@@ -299,7 +327,7 @@ pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
 /// shows most of them doing so.)
 pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced> {
     let all: Vec<&Fact> = facts.iter().collect();
-    let first = match raw_check(&all, (terms, Values::Any), limits) {
+    let first = match raw_check(&all, (terms, Values::Any), Refutation::Any, limits) {
         (Outcome::Sat, values) if values.len() == terms.len() => {
             values.into_iter().map(|(_, v)| v).collect::<Vec<i64>>()
         }
@@ -327,7 +355,7 @@ pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced
         let mut asked = all.clone();
         asked.push(&extra);
         let wanted: Vec<Term> = open.iter().map(|i| terms[*i].clone()).collect();
-        match raw_check(&asked, (&wanted, Values::Any), limits) {
+        match raw_check(&asked, (&wanted, Values::Any), Refutation::Any, limits) {
             (Outcome::Sat, values) if values.len() == wanted.len() => {
                 let before = open.len();
                 let still: Vec<usize> = open
@@ -367,16 +395,26 @@ pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced
 /// for facts known to have a model.
 fn implied_points(facts: &[Fact], terms: &[Term]) -> Vec<Option<i64>> {
     let formulas: Vec<&Formula> = facts.iter().map(|f| &f.formula).collect();
-    match bounds::Bounds::implied_by(&formulas) {
-        Ok(bounds) => terms.iter().map(|t| bounds.of(t).as_point()).collect(),
-        Err(bounds::Contradiction) => vec![None; terms.len()],
-    }
+    let points = work::searching(work::SEARCH_NODES, || {
+        let bounds = bounds::Bounds::implied_by(&formulas).ok()?;
+        Some(terms.iter().map(|t| bounds.of(t).as_point()).collect())
+    });
+    points.unwrap_or_else(|| vec![None; terms.len()])
+}
+
+/// Whether the bounds the facts imply leave some atom no value: a proof
+/// that they have no model (see [`Refutation::Any`]).
+fn refuted_by_bounds(formulas: &[&Formula]) -> bool {
+    work::searching(work::SEARCH_NODES, || {
+        bounds::Bounds::implied_by(formulas).is_err().then_some(())
+    })
+    .is_some()
 }
 
 /// Like [`check`], without minimising the core: for yes/no questions.
 pub fn check_unminimized(facts: &[Fact], limits: Limits) -> Outcome {
     let all: Vec<&Fact> = facts.iter().collect();
-    raw_check(&all, (&[], Values::Any), limits).0
+    raw_check(&all, (&[], Values::Any), Refutation::Any, limits).0
 }
 
 #[cfg(test)]
@@ -538,6 +576,31 @@ mod tests {
             vec![Forced::Value(1), Forced::Value(188), Forced::Value(12)]
         );
         assert_eq!(contexts::Z3_RUNS.with(|runs| runs.get()), before);
+    }
+
+    /// Whether a shown dimension can differ, where pooling fixed it:
+    /// refuted by the bounds for a yes/no question; a message's core still
+    /// comes from Z3.
+    #[test]
+    fn yes_no_questions_are_refuted_by_bounds() {
+        let x = Term::var(1);
+        let pooled = Term::div(&x, &Term::int(4));
+        let facts = vec![
+            fact(0, Formula::eq(&pooled, &Term::int(8))),
+            fact(1, Formula::ge(&x, &Term::int(1))),
+            fact(2, Formula::ne(&pooled, &Term::int(8))),
+        ];
+        let before = contexts::Z3_RUNS.with(|runs| runs.get());
+        assert!(matches!(
+            check_unminimized(&facts, Limits::default()),
+            Outcome::Unsat(_)
+        ));
+        assert_eq!(
+            forced(&facts[..2], &pooled, Limits::default()),
+            Forced::Value(8)
+        );
+        assert_eq!(contexts::Z3_RUNS.with(|runs| runs.get()), before);
+        assert_eq!(check(&facts, Limits::default()), Outcome::Unsat(vec![0, 2]));
     }
 
     #[test]

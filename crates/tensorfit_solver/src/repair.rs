@@ -240,11 +240,13 @@ impl<'a> Search<'a> {
     }
 
     /// Where changing one atom breaks facts that other atoms could mend
-    /// (a dimension made 2 where another must be at least twice it): each
-    /// change of the first failing fact's atoms that makes it hold is
-    /// pinned, the bounds are implied again, and every atom starts anew
-    /// inside them. At most [`MAX_PINS`] changes inside the atoms' bounds
-    /// are tried.
+    /// (a dimension made 2 where another must be at least twice it): a
+    /// change of one of the first failing fact's atoms is pinned, the
+    /// bounds are implied again, and every atom starts anew inside them.
+    /// The changes that make the failing fact hold as they stand are
+    /// tried first; then the others (`x` changed so that `(x / 4 - 3) *
+    /// (y / 4 - 3) == 256` lets `y` follow). At most [`MAX_PINS`] changes
+    /// inside the atoms' bounds are tried.
     fn with_one_atom_pinned(
         &self,
         facts: &[Formula],
@@ -253,25 +255,25 @@ impl<'a> Search<'a> {
     ) -> Option<Search<'a>> {
         let failing = facts.iter().find(|f| !evaluate::holds(f, &self.values))?;
         let formulas: Vec<&Formula> = facts.iter().collect();
-        let mut tried = 0;
-        for candidate in self.moves(failing) {
-            let Move::Int(atom, value) = &candidate else {
-                continue;
-            };
-            let range = bounds.of(atom);
-            if range.lo.is_some_and(|lo| *value < lo) || range.hi.is_some_and(|hi| *value > hi) {
-                continue;
-            }
+        let inside: Vec<(Term, i64)> = self
+            .moves(failing)
+            .into_iter()
+            .filter_map(|change| match change {
+                Move::Int(atom, value) => Some((atom, value)),
+                Move::Bool(..) => None,
+            })
+            .filter(|(atom, value)| {
+                let range = bounds.of(atom);
+                range.lo.is_none_or(|lo| *value >= lo) && range.hi.is_none_or(|hi| *value <= hi)
+            })
+            .collect();
+        let (fixing, others): (Vec<_>, Vec<_>) = inside.into_iter().partition(|(atom, value)| {
             let mut changed = self.clone();
-            changed.apply(&candidate);
-            if !evaluate::holds(failing, &changed.values) {
-                continue;
-            }
-            tried += 1;
-            if tried > MAX_PINS {
-                return None;
-            }
-            let pin = Formula::eq(atom, &Term::int(*value));
+            changed.apply(&Move::Int(atom.clone(), *value));
+            evaluate::holds(failing, &changed.values)
+        });
+        for (atom, value) in fixing.into_iter().chain(others).take(MAX_PINS) {
+            let pin = Formula::eq(&atom, &Term::int(value));
             let mut pinned = formulas.clone();
             pinned.push(&pin);
             let Ok(bounds) = Bounds::implied_by(&pinned) else {
