@@ -61,12 +61,53 @@ pub(crate) fn find_model(
     formulas.iter().for_each(|f| f.visit_atoms(&mut note_rank));
     wanted.iter().for_each(|t| t.visit_atoms(&mut note_rank));
     let ranks: Vec<Option<i64>> = match has_rank {
-        true => RANKS.iter().copied().map(Some).collect(),
+        true => {
+            let about_ranks = facts_about_ranks_alone(formulas);
+            RANKS
+                .iter()
+                .copied()
+                .filter(|&rank| ranks_may_be(&about_ranks, rank))
+                .map(Some)
+                .collect()
+        }
         false => vec![None],
     };
     ranks
         .into_iter()
         .find_map(|rank| with_ranks(formulas, wanted, stated, rank))
+}
+
+/// The facts that read ranks and nothing else (`rank(x) == 3 or rank(x)
+/// == 4`): every rank at a value is refuted by them alone, before a
+/// search (an elimination and the bounds of every fact) is spent on it.
+fn facts_about_ranks_alone<'f>(formulas: &[&'f Formula]) -> Vec<&'f Formula> {
+    formulas
+        .iter()
+        .copied()
+        .filter(|f| {
+            let mut only_ranks = true;
+            f.visit_atoms(&mut |atom| only_ranks &= matches!(atom, Term::Rank(_)));
+            let mut no_bools = true;
+            f.visit_bool_vars(&mut |_| no_bools = false);
+            only_ranks && no_bools
+        })
+        .collect()
+}
+
+/// Whether every rank at `rank` satisfies the facts about ranks alone.
+fn ranks_may_be(about_ranks: &[&Formula], rank: i64) -> bool {
+    struct EveryRank(i64);
+    impl Assignment for EveryRank {
+        fn atom(&self, atom: &Term) -> Option<i64> {
+            matches!(atom, Term::Rank(_)).then_some(self.0)
+        }
+        fn truth(&self, _: VarId) -> Option<bool> {
+            None
+        }
+    }
+    about_ranks
+        .iter()
+        .all(|f| evaluate::formula(f, &EveryRank(rank)) != Some(false))
 }
 
 /// The search with every rank at `rank`.
@@ -434,6 +475,24 @@ mod tests {
         assert_eq!(values[0], 3);
         assert_eq!(values[1], 3);
         assert!(values[2] < 1);
+    }
+
+    #[test]
+    fn ranks_the_rank_facts_refute_are_not_searched() {
+        let (rank, x) = (Term::rank(7), Term::var(1));
+        let image = Formula::or([
+            Formula::eq(&rank, &Term::int(3)),
+            Formula::eq(&rank, &Term::int(4)),
+        ]);
+        let mixed = Formula::ge(&Term::add(&rank, &x), &Term::int(9));
+        let about = facts_about_ranks_alone(&[&image, &mixed]);
+        assert_eq!(about.len(), 1);
+        let tried: Vec<i64> = RANKS
+            .iter()
+            .copied()
+            .filter(|r| ranks_may_be(&about, *r))
+            .collect();
+        assert_eq!(tried, vec![3, 4]);
     }
 
     #[test]
