@@ -113,6 +113,14 @@ pub(crate) fn find_model(
         f.visit_bool_vars(&mut |v| bool_vars.push(v));
     }
     let any_values = wanted.is_empty() || values == Values::Any;
+    // A branch chosen by a boolean that only the wanted terms read (a
+    // shown dimension of `x if flag else y`) is valued too, where any
+    // values will do; the values shown keep coming from Z3's models.
+    if any_values {
+        for t in wanted {
+            t.visit_bool_vars(&mut |v| bool_vars.push(v));
+        }
+    }
     let truths = |truth: bool| -> HashMap<VarId, bool> {
         bool_vars
             .iter()
@@ -178,6 +186,18 @@ mod tests {
         assert!(find_model(&facts, &[], Values::Shown).is_some());
         // Values asked for keep to the uniform valuations.
         assert!(find_model(&facts, std::slice::from_ref(&last), Values::Shown).is_none());
+    }
+
+    #[test]
+    fn a_branch_only_the_wanted_terms_read_is_valued_where_any_values_do() {
+        // A shown dimension `h if flag else 2 * h`: `flag` is in no fact.
+        let h = Term::var(1);
+        let shown = Term::ite(&Formula::Var(9), &h, &Term::mul(&Term::int(2), &h));
+        let fact = Formula::ge(&h, &Term::int(1));
+        let wanted = std::slice::from_ref(&shown);
+        assert_eq!(find_model(&[&fact], wanted, Values::Any), Some(vec![2]));
+        // Values shown keep coming from Z3.
+        assert_eq!(find_model(&[&fact], wanted, Values::Shown), None);
     }
 
     #[test]

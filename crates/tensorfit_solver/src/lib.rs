@@ -246,8 +246,7 @@ pub fn least_model(facts: &[Fact], terms: &[Term], floor: i64, limits: Limits) -
             Some(Err(bounds::Contradiction)) => return None,
             None => floor,
         };
-        let at_bound = fixed(&terms[i], bound);
-        asked.push(at_bound.clone());
+        asked.push(fixed(&terms[i], bound));
         if let Some(values) = any_model(&asked) {
             best = Some(values);
             continue;
