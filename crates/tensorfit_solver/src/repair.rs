@@ -5,16 +5,20 @@
 //! Each such question Z3 answered cost a context (about 13 ms and 16 MiB
 //! the first time in a process) for fact sets as plain as "the rank is 3 or
 //! 4, the channels (`x.shape[-3]`) are 3, and `i < 1` or `0 <= j < i`":
-//! torchvision's ResNet asked six. Two steps decide most of them:
+//! torchvision's ResNet asked six. Three steps decide most of them:
 //!
-//! - every rank takes one of [`RANKS`] in turn, so that a dimension indexed
+//! - every rank takes one of [`RANKS`] in turn (those that the facts
+//!   about ranks alone refute are skipped), so that a dimension indexed
 //!   from the end sits at a known position and equalities about it are
 //!   substituted (`crate::eliminate`);
-//! - starting from every atom at 1, or at the value nearest 1 inside the
-//!   bounds the facts imply (`crate::bounds`), the first fact that fails is repaired
-//!   by the one change of one of its atoms (to a small value or one the
-//!   fact names) that makes the most facts hold, for at most [`MAX_MOVES`]
-//!   changes; a change that makes no more facts hold ends the search.
+//! - starting from every atom at the value nearest 1 inside the bounds
+//!   the facts imply (`crate::bounds`), the first fact that fails is
+//!   repaired by the one change of one of its atoms (to a small value, one
+//!   the fact names, or a neighbour of its own) that makes the most facts
+//!   hold (on large sets: the first that makes the failing fact and more
+//!   facts hold), for at most [`MAX_MOVES`] changes;
+//! - when no change helps, one change is pinned and the bounds implied
+//!   again move every other atom (`Search::with_one_atom_pinned`).
 //!
 //! What is found is a model: every fact holds under it, every dimension is
 //! positive (substituted ones too), and every dimension sits at a position
