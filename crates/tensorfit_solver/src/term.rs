@@ -189,6 +189,23 @@ impl Term {
         Term::linear_combine(a, b, 1)
     }
 
+    /// The sum of `parts`, in order: the same term as adding them one at a
+    /// time from 0 with [`Term::add`], built once. (Adding one at a time
+    /// turns the partial sum into a map and back at every part: rewriting
+    /// the long sums of a summary's shapes was a sixth of a U-Net check.)
+    pub fn sum(parts: impl IntoIterator<Item = Term>) -> Term {
+        let parts: Vec<Term> = parts.into_iter().collect();
+        let mut linear = Linear::default();
+        if parts.iter().all(|part| linear.add_term(part, 1).is_some()) {
+            return linear.into_term();
+        }
+        // An overflow along the way: the partial sums are kept unfolded
+        // where they overflowed, as adding one at a time keeps them.
+        parts
+            .iter()
+            .fold(Term::Const(0), |sum, part| Term::add(&sum, part))
+    }
+
     pub fn sub(a: &Term, b: &Term) -> Term {
         Term::linear_combine(a, b, -1)
     }
@@ -323,9 +340,7 @@ impl Term {
                 let rebuilt = Term::Dim(*shape, Arc::new(index.rewrite(f)));
                 f(&rebuilt).unwrap_or(rebuilt)
             }
-            Term::Add(parts) => parts.iter().fold(Term::Const(0), |sum, part| {
-                Term::add(&sum, &part.rewrite(f))
-            }),
+            Term::Add(parts) => Term::sum(parts.iter().map(|part| part.rewrite(f))),
             Term::Mul(a, b) => Term::mul(&a.rewrite(f), &b.rewrite(f)),
             Term::Div(a, b) => Term::div(&a.rewrite(f), &b.rewrite(f)),
             Term::Rem(a, b) => Term::rem(&a.rewrite(f), &b.rewrite(f)),
@@ -354,9 +369,7 @@ impl Term {
         match self {
             Term::Const(_) | Term::Var(_) | Term::Rank(_) => self.clone(),
             Term::Dim(shape, index) => Term::Dim(*shape, Arc::new(index.rewrite_bools(f))),
-            Term::Add(parts) => parts.iter().fold(Term::Const(0), |sum, p| {
-                Term::add(&sum, &p.rewrite_bools(f))
-            }),
+            Term::Add(parts) => Term::sum(parts.iter().map(|p| p.rewrite_bools(f))),
             Term::Mul(a, b) => Term::mul(&a.rewrite_bools(f), &b.rewrite_bools(f)),
             Term::Div(a, b) => Term::div(&a.rewrite_bools(f), &b.rewrite_bools(f)),
             Term::Rem(a, b) => Term::rem(&a.rewrite_bools(f), &b.rewrite_bools(f)),
@@ -595,6 +608,13 @@ impl Formula {
         }
     }
 
+    /// Whether a boolean variable occurs in the formula, its terms included.
+    pub fn mentions_bool_vars(&self) -> bool {
+        let mut found = false;
+        self.visit_bool_vars(&mut |_| found = true);
+        found
+    }
+
     pub fn visit_bool_vars(&self, f: &mut dyn FnMut(VarId)) {
         match self {
             Formula::Var(v) => f(*v),
@@ -609,6 +629,13 @@ impl Formula {
 }
 
 impl Term {
+    /// Whether a boolean variable occurs in the term (in a condition).
+    pub fn mentions_bool_vars(&self) -> bool {
+        let mut found = false;
+        self.visit_bool_vars(&mut |_| found = true);
+        found
+    }
+
     pub(crate) fn visit_bool_vars(&self, f: &mut dyn FnMut(VarId)) {
         match self {
             Term::Ite(c, a, b) => {
@@ -657,6 +684,47 @@ mod tests {
         let b = Term::mul(&Term::int(2), &x());
         assert_eq!(a, b);
         assert_eq!(Term::sub(&x(), &x()), Term::int(0));
+    }
+
+    /// `Term::sum` is adding one part at a time, built once: the same
+    /// term for sums that cancel, scale, nest or overflow.
+    #[test]
+    fn a_sum_is_the_parts_added_one_at_a_time() {
+        let y = Term::var(1);
+        let scaled = |c: i64, t: &Term| Term::mul(&Term::int(c), t);
+        let quotient = Term::div(&Term::add(&x(), &Term::int(3)), &Term::int(4));
+        let product = Term::mul(&x(), &y);
+        let cases: Vec<Vec<Term>> = vec![
+            vec![],
+            vec![x()],
+            vec![x(), Term::int(2), Term::neg(&x())],
+            vec![
+                scaled(3, &y),
+                Term::add(&x(), &y),
+                Term::int(-5),
+                quotient.clone(),
+            ],
+            vec![
+                product.clone(),
+                scaled(-1, &product),
+                quotient,
+                Term::rank(2),
+            ],
+            vec![scaled(i64::MAX, &x()), x(), y.clone(), Term::int(1)],
+            vec![Term::int(i64::MAX), Term::int(1), Term::int(-1), y.clone()],
+            vec![
+                Term::int(i64::MIN),
+                Term::int(-1),
+                scaled(2, &y),
+                Term::int(3),
+            ],
+        ];
+        for parts in cases {
+            let one_at_a_time = parts
+                .iter()
+                .fold(Term::int(0), |sum, part| Term::add(&sum, part));
+            assert_eq!(Term::sum(parts.clone()), one_at_a_time, "{parts:?}");
+        }
     }
 
     #[test]
@@ -794,9 +862,7 @@ impl Term {
                 &a.decide(condition, holds),
                 &b.decide(condition, holds),
             ),
-            Term::Add(parts) => parts.iter().fold(Term::Const(0), |sum, part| {
-                Term::add(&sum, &part.decide(condition, holds))
-            }),
+            Term::Add(parts) => Term::sum(parts.iter().map(|part| part.decide(condition, holds))),
             Term::Mul(a, b) => Term::mul(&a.decide(condition, holds), &b.decide(condition, holds)),
             Term::Div(a, b) => Term::div(&a.decide(condition, holds), &b.decide(condition, holds)),
             Term::Rem(a, b) => Term::rem(&a.decide(condition, holds), &b.decide(condition, holds)),

@@ -306,9 +306,7 @@ impl<'x, 'a> PathView<'x, 'a> {
                     term.clone()
                 }
             }
-            Term::Add(parts) => parts.iter().fold(Term::int(0), |sum, part| {
-                Term::add(&sum, &self.settle(part))
-            }),
+            Term::Add(parts) => Term::sum(parts.iter().map(|part| self.settle(part))),
             Term::Mul(a, b) => Term::mul(&self.settle(a), &self.settle(b)),
             Term::Div(a, b) => Term::div(&self.settle(a), &self.settle(b)),
             Term::Rem(a, b) => Term::rem(&self.settle(a), &self.settle(b)),

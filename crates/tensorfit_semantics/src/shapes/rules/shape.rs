@@ -453,9 +453,7 @@ fn join(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange) 
     }
     let mut out = first;
     if name == "cat" {
-        out[d] = shapes
-            .iter()
-            .fold(Term::int(0), |sum, s| Term::add(&sum, &s[d]));
+        out[d] = Term::sum(shapes.iter().map(|s| s[d].clone()));
     } else {
         out.insert(d, Term::int(shapes.len() as i64));
     }
@@ -507,7 +505,7 @@ fn split(frame: &mut dyn RuleContext, name: &str, args: &Args, range: TextRange)
                 .iter()
                 .map(|v| v.as_int().cloned())
                 .collect::<Option<_>>()?;
-            let sum = sections.iter().fold(Term::int(0), |a, b| Term::add(&a, b));
+            let sum = Term::sum(sections.iter().cloned());
             require_equal(
                 frame,
                 &sum,
