@@ -25,7 +25,40 @@ pub struct Derived {
 pub struct Eliminated {
     /// Facts that still need a solver, already substituted.
     pub remaining: Vec<Derived>,
-    substitution: HashMap<Term, (Term, Deps)>,
+    substitution: Substitution,
+}
+
+/// Each eliminated atom and what it equals.
+#[derive(Debug, Default)]
+struct Substitution {
+    values: HashMap<Term, Value>,
+    /// How many equalities were added: a value resolved since the last one
+    /// is final.
+    equalities: u64,
+}
+
+#[derive(Debug)]
+struct Value {
+    term: Term,
+    /// The assertions the equality (and its resolution) relies on.
+    deps: Deps,
+    /// The count of equalities when `term` was resolved through all of
+    /// them (not cut at [`MAX_CHAIN`]): while no equality is added, a
+    /// lookup takes it as it is. Resolving it again rebuilt the same term
+    /// on every lookup (an eighth of a U-Net check).
+    resolved_at: Option<u64>,
+}
+
+impl Substitution {
+    fn add(&mut self, atom: Term, term: Term, deps: Deps) {
+        self.equalities += 1;
+        let value = Value {
+            term,
+            deps,
+            resolved_at: None,
+        };
+        self.values.insert(atom, value);
+    }
 }
 
 impl Eliminated {
@@ -33,7 +66,7 @@ impl Eliminated {
     /// replacement relied on.
     pub fn resolve(&mut self, term: &Term) -> (Term, Deps) {
         let mut deps = Deps::new();
-        let resolved = resolve(&mut self.substitution, term, &mut deps, 0);
+        let resolved = resolve(&mut self.substitution, term, &mut deps, 0, &mut false);
         (resolved, deps)
     }
 
@@ -52,13 +85,14 @@ impl Eliminated {
 
     /// The atoms replaced by what they equal.
     pub(crate) fn eliminated_atoms(&self) -> impl Iterator<Item = &Term> {
-        self.substitution.keys()
+        self.substitution.values.keys()
     }
 
     pub fn resolve_formula(&mut self, formula: &Formula) -> (Formula, Deps) {
         let mut deps = Deps::new();
         let substitution = &mut self.substitution;
-        let resolved = formula.rewrite(&mut |atom| lookup(substitution, atom, &mut deps, 0));
+        let resolved =
+            formula.rewrite(&mut |atom| lookup(substitution, atom, &mut deps, 0, &mut false));
         (resolved, deps)
     }
 }
@@ -67,32 +101,49 @@ impl Eliminated {
 /// solver still sees the equalities that define them).
 const MAX_CHAIN: usize = 200;
 
+/// What `atom` equals, resolved; `cut` is set when a chain was cut at
+/// [`MAX_CHAIN`] on the way.
 fn lookup(
-    map: &mut HashMap<Term, (Term, Deps)>,
+    substitution: &mut Substitution,
     atom: &Term,
     deps: &mut Deps,
     depth: usize,
+    cut: &mut bool,
 ) -> Option<Term> {
     if depth > MAX_CHAIN {
+        *cut = true;
         return None;
     }
-    let (value, value_deps) = map.get(atom)?.clone();
+    let value = substitution.values.get(atom)?;
+    if value.resolved_at == Some(substitution.equalities) {
+        deps.extend(value.deps.iter().copied());
+        return Some(value.term.clone());
+    }
+    let (term, value_deps) = (value.term.clone(), value.deps.clone());
     let mut inner = Deps::new();
-    let resolved = resolve(map, &value, &mut inner, depth + 1);
+    let mut inner_cut = false;
+    let resolved = resolve(substitution, &term, &mut inner, depth + 1, &mut inner_cut);
     inner.extend(value_deps);
     // Path compression: later lookups get the fully resolved value.
-    map.insert(atom.clone(), (resolved.clone(), inner.clone()));
+    let compressed = Value {
+        term: resolved.clone(),
+        deps: inner.clone(),
+        resolved_at: (!inner_cut).then_some(substitution.equalities),
+    };
+    substitution.values.insert(atom.clone(), compressed);
+    *cut |= inner_cut;
     deps.extend(inner);
     Some(resolved)
 }
 
 fn resolve(
-    map: &mut HashMap<Term, (Term, Deps)>,
+    substitution: &mut Substitution,
     term: &Term,
     deps: &mut Deps,
     depth: usize,
+    cut: &mut bool,
 ) -> Term {
-    term.rewrite(&mut |atom| lookup(map, atom, deps, depth))
+    term.rewrite(&mut |atom| lookup(substitution, atom, deps, depth, cut))
 }
 
 fn eliminable(atom: &Term) -> bool {
@@ -130,9 +181,7 @@ pub fn eliminate(facts: impl IntoIterator<Item = (u32, Formula)>) -> Result<Elim
         };
         match formula {
             Formula::IsZero(difference) => match solve_for_atom(&difference) {
-                Some((atom, value)) => {
-                    result.substitution.insert(atom, (value, deps));
-                }
+                Some((atom, value)) => result.substitution.add(atom, value, deps),
                 None => others.push(Derived {
                     formula: Formula::IsZero(difference),
                     deps,
@@ -254,6 +303,29 @@ mod tests {
         let (value, deps) = eliminated.resolve(&last);
         assert_eq!(value, Term::int(320));
         assert_eq!(deps, Deps::from([0, 1, 2]));
+    }
+
+    /// A value resolved before a later equality is resolved again through
+    /// it: what a lookup keeps is final only until the next equality.
+    #[test]
+    fn a_value_resolved_early_sees_the_equalities_added_after() {
+        let facts = vec![
+            (0, Formula::eq(&x(1), &Term::add(&x(2), &Term::int(1)))),
+            // Substituted before x2 is known: x1 is resolved to x2 + 1.
+            (1, Formula::ge(&x(3), &x(1))),
+            (2, Formula::eq(&x(2), &Term::int(5))),
+        ];
+        let mut eliminated = eliminate(facts).unwrap();
+        assert_eq!(
+            eliminated.remaining[0].formula,
+            Formula::ge(&x(3), &Term::int(6))
+        );
+        assert_eq!(eliminated.remaining[0].deps, Deps::from([0, 1, 2]));
+        for _ in 0..2 {
+            let (value, deps) = eliminated.resolve(&Term::mul(&Term::int(2), &x(1)));
+            assert_eq!(value, Term::int(12));
+            assert_eq!(deps, Deps::from([0, 2]));
+        }
     }
 
     #[test]

@@ -55,11 +55,20 @@ impl Substitution {
     }
 
     pub fn term(&mut self, term: &Term, vars: &VarGen) -> Term {
+        // Most terms have no condition: the pass over boolean variables
+        // would rebuild them for nothing (the rewrite below rebuilds them
+        // anyway, folded the same way).
+        if !term.mentions_bool_vars() {
+            return term.rewrite(&mut |atom| Some(self.atom(atom, vars)));
+        }
         let term = self.bools_in_term(term, vars);
         term.rewrite(&mut |atom| Some(self.atom(atom, vars)))
     }
 
     pub fn formula(&mut self, formula: &Formula, vars: &VarGen) -> Formula {
+        if !formula.mentions_bool_vars() {
+            return formula.rewrite(&mut |atom| Some(self.atom(atom, vars)));
+        }
         let formula = self.bools_in_formula(formula, vars);
         formula.rewrite(&mut |atom| Some(self.atom(atom, vars)))
     }
