@@ -21,7 +21,7 @@ pub struct Derived {
 }
 
 /// The result of elimination.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Eliminated {
     /// Facts that still need a solver, already substituted.
     pub remaining: Vec<Derived>,
@@ -29,7 +29,7 @@ pub struct Eliminated {
 }
 
 /// Each eliminated atom and what it equals.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Substitution {
     values: HashMap<Term, Value>,
     /// How many equalities were added: a value resolved since the last one
@@ -37,7 +37,7 @@ struct Substitution {
     equalities: u64,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Value {
     term: Term,
     /// The assertions the equality (and its resolution) relies on.
@@ -68,6 +68,44 @@ impl Eliminated {
         let mut deps = Deps::new();
         let resolved = resolve(&mut self.substitution, term, &mut deps, 0, &mut false);
         (resolved, deps)
+    }
+
+    /// What eliminating these facts and then `formula` (as fact `id`)
+    /// gives, from a copy of these: `None` when `formula` is or holds an
+    /// equality to eliminate, which would change how the facts before it
+    /// are substituted (call [`eliminate`] with all of them then).
+    pub fn with_last(&self, id: u32, formula: &Formula) -> Option<Result<Eliminated, Deps>> {
+        let mut result = self.clone();
+        let mut parts = Vec::new();
+        push_conjuncts(formula.clone(), &mut parts);
+        // As in `eliminate`: each part is substituted once among the
+        // equalities, and again with the facts that are not.
+        let mut others = Vec::new();
+        for part in parts {
+            let fact = Derived {
+                formula: part,
+                deps: Deps::from([id]),
+            };
+            let substituted = match result.substitute(fact) {
+                Ok(Some(substituted)) => substituted,
+                Ok(None) => continue,
+                Err(core) => return Some(Err(core)),
+            };
+            if let Formula::IsZero(difference) = &substituted.formula {
+                if solve_for_atom(difference).is_some() {
+                    return None;
+                }
+            }
+            others.push(substituted);
+        }
+        for fact in others {
+            match result.substitute(fact) {
+                Ok(Some(substituted)) => result.remaining.push(substituted),
+                Ok(None) => {}
+                Err(core) => return Some(Err(core)),
+            }
+        }
+        Some(Ok(result))
     }
 
     /// A fact with the substitution applied: `None` when it became true,
@@ -326,6 +364,48 @@ mod tests {
             assert_eq!(value, Term::int(12));
             assert_eq!(deps, Deps::from([0, 2]));
         }
+    }
+
+    /// Adding a last fact to eliminated facts gives what eliminating them
+    /// all gives: the same remaining facts with the same dependencies, or
+    /// the same contradiction; an equality is left to `eliminate`.
+    #[test]
+    fn a_last_fact_added_to_eliminated_facts_is_eliminating_them_all() {
+        let base = vec![
+            (0, Formula::eq(&x(1), &Term::add(&x(2), &Term::int(1)))),
+            (1, Formula::ge(&x(3), &x(1))),
+            (2, Formula::eq(&x(2), &Term::int(5))),
+            (3, Formula::le(&Term::mul(&x(4), &x(5)), &x(1))),
+        ];
+        let last = [
+            Formula::or([Formula::ne(&x(3), &Term::int(7)), Formula::ne(&x(4), &x(1))]),
+            Formula::and([Formula::ge(&x(4), &Term::int(2)), Formula::le(&x(5), &x(2))]),
+            Formula::ne(&x(1), &Term::int(6)),
+            Formula::ge(&x(2), &Term::int(9)),
+            Formula::ge(&x(2), &Term::int(0)),
+        ];
+        let eliminated = eliminate(base.clone()).unwrap();
+        for formula in last {
+            let mut all = base.clone();
+            all.push((9, formula.clone()));
+            let at_once = eliminate(all);
+            let added = eliminated.with_last(9, &formula).expect("no equality");
+            match (added, at_once) {
+                (Ok(added), Ok(at_once)) => {
+                    let facts = |e: &Eliminated| {
+                        e.remaining
+                            .iter()
+                            .map(|d| (d.formula.clone(), d.deps.clone()))
+                            .collect::<Vec<_>>()
+                    };
+                    assert_eq!(facts(&added), facts(&at_once), "{formula:?}");
+                }
+                (Err(a), Err(b)) => assert_eq!(a, b, "{formula:?}"),
+                (added, at_once) => panic!("{formula:?}: {added:?} against {at_once:?}"),
+            }
+        }
+        let equality = Formula::eq(&x(4), &Term::int(3));
+        assert!(eliminated.with_last(9, &equality).is_none());
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub use known_answers::{
 pub use work::with_allowance;
 
 use candidates::Values;
+use eliminate::Eliminated;
 use time_cap::QueryTime;
 use z3_backend::Answer;
 
@@ -91,6 +92,21 @@ enum Refutation {
 
 fn raw_check(
     facts: &[&Fact],
+    wanted: (&[Term], Values),
+    refutation: Refutation,
+    limits: Limits,
+) -> (Outcome, Vec<(Term, i64)>) {
+    raw_check_eliminated(|| eliminate_facts(facts), wanted, refutation, limits)
+}
+
+fn eliminate_facts(facts: &[&Fact]) -> Result<Eliminated, eliminate::Deps> {
+    eliminate::eliminate(facts.iter().map(|f| (f.id, f.formula.clone())))
+}
+
+/// [`raw_check`] of the facts that `eliminated` eliminates, within the
+/// query's allowance like the rest of the query.
+fn raw_check_eliminated(
+    eliminated: impl FnOnce() -> Result<Eliminated, eliminate::Deps>,
     (wanted, values): (&[Term], Values),
     refutation: Refutation,
     limits: Limits,
@@ -106,7 +122,7 @@ fn raw_check(
     };
     let limits = Limits { timeout_ms };
     let answer = work::bounded(timeout_ms, || {
-        unbounded_check(facts, (wanted, values), refutation, limits)
+        unbounded_check(eliminated, (wanted, values), refutation, limits)
     })
     .unwrap_or((Outcome::Unknown, Vec::new()));
     if capped && answer.0 == Outcome::Unknown {
@@ -116,13 +132,12 @@ fn raw_check(
 }
 
 fn unbounded_check(
-    facts: &[&Fact],
+    eliminated: impl FnOnce() -> Result<Eliminated, eliminate::Deps>,
     (wanted, values): (&[Term], Values),
     refutation: Refutation,
     limits: Limits,
 ) -> (Outcome, Vec<(Term, i64)>) {
-    let eliminated = eliminate::eliminate(facts.iter().map(|f| (f.id, f.formula.clone())));
-    let mut eliminated = match eliminated {
+    let mut eliminated = match eliminated() {
         Ok(eliminated) => eliminated,
         Err(core) => return (Outcome::Unsat(core.into_iter().collect()), Vec::new()),
     };
@@ -326,7 +341,16 @@ pub fn forced(facts: &[Fact], term: &Term, limits: Limits) -> Forced {
 /// shows most of them doing so.)
 pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced> {
     let all: Vec<&Fact> = facts.iter().collect();
-    let first = match raw_check(&all, (terms, Values::Any), Refutation::Any, limits) {
+    // The facts eliminated by the first query, kept for the others: each
+    // adds one fact, which is substituted into a copy (eliminating all the
+    // facts again was most of a U-Net check's time).
+    let mut kept: Option<Eliminated> = None;
+    let keeping = || {
+        let eliminated = eliminate_facts(&all)?;
+        kept = Some(eliminated.clone());
+        Ok(eliminated)
+    };
+    let first = match raw_check_eliminated(keeping, (terms, Values::Any), Refutation::Any, limits) {
         (Outcome::Sat, values) if values.len() == terms.len() => {
             values.into_iter().map(|(_, v)| v).collect::<Vec<i64>>()
         }
@@ -354,7 +378,13 @@ pub fn forced_many(facts: &[Fact], terms: &[Term], limits: Limits) -> Vec<Forced
         let mut asked = all.clone();
         asked.push(&extra);
         let wanted: Vec<Term> = open.iter().map(|i| terms[*i].clone()).collect();
-        match raw_check(&asked, (&wanted, Values::Any), Refutation::Any, limits) {
+        let eliminated = || {
+            let extended = kept
+                .as_ref()
+                .and_then(|kept| kept.with_last(extra.id, &extra.formula));
+            extended.unwrap_or_else(|| eliminate_facts(&asked))
+        };
+        match raw_check_eliminated(eliminated, (&wanted, Values::Any), Refutation::Any, limits) {
             (Outcome::Sat, values) if values.len() == wanted.len() => {
                 let before = open.len();
                 let still: Vec<usize> = open
