@@ -50,6 +50,18 @@ struct Value {
 }
 
 impl Substitution {
+    /// Whether `formula` has an atom this replaces. A formula without one
+    /// is left as it is: substituting would rebuild the same formula
+    /// (the facts are built folded), at the cost of a rebuild.
+    fn touches(&self, formula: &Formula) -> bool {
+        if self.values.is_empty() {
+            return false;
+        }
+        let mut touched = false;
+        formula.visit_atoms(&mut |atom| touched |= self.values.contains_key(atom));
+        touched
+    }
+
     fn add(&mut self, atom: Term, term: Term, deps: Deps) {
         self.equalities += 1;
         let value = Value {
@@ -111,6 +123,10 @@ impl Eliminated {
     /// A fact with the substitution applied: `None` when it became true,
     /// `Err(core)` when it became false.
     fn substitute(&mut self, fact: Derived) -> Result<Option<Derived>, Deps> {
+        let settled = matches!(fact.formula, Formula::Const(_));
+        if !settled && !self.substitution.touches(&fact.formula) {
+            return Ok(Some(fact));
+        }
         let (formula, used) = self.resolve_formula(&fact.formula);
         let mut deps = fact.deps;
         deps.extend(used);
