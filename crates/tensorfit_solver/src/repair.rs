@@ -81,6 +81,12 @@ pub(crate) fn find_model(
         .find_map(|rank| with_ranks(formulas, wanted, stated, rank))
 }
 
+fn reads_a_rank(formula: &Formula) -> bool {
+    let mut found = false;
+    formula.visit_atoms(&mut |atom| found |= matches!(atom, Term::Rank(_)));
+    found
+}
+
 /// The facts that read ranks and nothing else (`rank(x) == 3 or rank(x)
 /// == 4`): every rank at a value is refuted by them alone, before a
 /// search (an elimination and the bounds of every fact) is spent on it.
@@ -125,10 +131,12 @@ fn with_ranks(
         (Term::Rank(_), Some(rank)) => Some(Term::int(rank)),
         _ => None,
     };
-    let fixed = formulas
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (i as u32, f.rewrite(&mut fix)));
+    // Only facts about a rank change (the others would be rebuilt as
+    // they are).
+    let fixed = formulas.iter().enumerate().map(|(i, f)| match rank {
+        Some(_) if reads_a_rank(f) => (i as u32, f.rewrite(&mut fix)),
+        _ => (i as u32, (*f).clone()),
+    });
     let mut eliminated = crate::eliminate::eliminate(fixed).ok()?;
     let mut facts: Vec<Formula> = std::mem::take(&mut eliminated.remaining)
         .into_iter()
