@@ -424,6 +424,25 @@ mod tests {
         assert!(eliminated.with_last(9, &equality).is_none());
     }
 
+    /// A fact that names no eliminated atom stays as it is, with its own
+    /// dependencies; a constant fact still decides.
+    #[test]
+    fn facts_without_eliminated_atoms_are_kept_and_constants_decide() {
+        let untouched = Formula::ge(&x(2), &Term::mul(&Term::int(2), &x(3)));
+        let facts = vec![
+            (0, Formula::eq(&x(1), &Term::int(3))),
+            (1, untouched.clone()),
+            (2, Formula::truth(true)),
+        ];
+        let eliminated = eliminate(facts.clone()).unwrap();
+        assert_eq!(eliminated.remaining.len(), 1);
+        assert_eq!(eliminated.remaining[0].formula, untouched);
+        assert_eq!(eliminated.remaining[0].deps, Deps::from([1]));
+        let mut contradicted = facts;
+        contradicted.push((3, Formula::truth(false)));
+        assert_eq!(eliminate(contradicted).unwrap_err(), Deps::from([3]));
+    }
+
     #[test]
     fn inequalities_remain_substituted() {
         let facts = vec![
