@@ -10,7 +10,7 @@
 //! which bisection with Z3 found in eight queries), and a model search
 //! starts its atoms inside their bounds (`crate::repair`).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::term::{Formula, Term};
 
@@ -175,7 +175,7 @@ pub(crate) struct Contradiction;
 /// The bounds of atoms (variables, ranks, dimensions) the facts imply.
 #[derive(Default, Debug)]
 pub(crate) struct Bounds {
-    atoms: HashMap<Term, Interval>,
+    atoms: FxHashMap<Term, Interval>,
 }
 
 impl Bounds {

@@ -8,7 +8,9 @@
 //! Tensors Fitting Perfectly paper). Every derived fact remembers the
 //! assertions it depends on, so a contradiction found here has a core too.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use crate::term::{Formula, Linear, Term};
 
@@ -31,7 +33,7 @@ pub struct Eliminated {
 /// Each eliminated atom and what it equals.
 #[derive(Clone, Debug, Default)]
 struct Substitution {
-    values: HashMap<Term, Value>,
+    values: FxHashMap<Term, Value>,
     /// How many equalities were added: a value resolved since the last one
     /// is final.
     equalities: u64,

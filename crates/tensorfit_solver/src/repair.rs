@@ -27,6 +27,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashMap;
+
 use crate::bounds::{Bounds, Interval};
 use crate::candidates::RANKS;
 use crate::evaluate::{self, Assignment};
@@ -177,7 +179,7 @@ fn with_ranks(
 /// The atoms' values being searched.
 #[derive(Clone, Default)]
 struct Values {
-    ints: HashMap<Term, i64>,
+    ints: FxHashMap<Term, i64>,
     bools: HashMap<VarId, bool>,
 }
 
