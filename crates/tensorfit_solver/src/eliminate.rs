@@ -112,14 +112,18 @@ impl Eliminated {
             }
             others.push(substituted);
         }
+        Some(result.keep_remaining(others).map(|()| result))
+    }
+
+    /// Substitutes the facts that are not equalities, now that every
+    /// equality is known, and keeps those that do not become true.
+    fn keep_remaining(&mut self, others: Vec<Derived>) -> Result<(), Deps> {
         for fact in others {
-            match result.substitute(fact) {
-                Ok(Some(substituted)) => result.remaining.push(substituted),
-                Ok(None) => {}
-                Err(core) => return Some(Err(core)),
+            if let Some(derived) = self.substitute(fact)? {
+                self.remaining.push(derived);
             }
         }
-        Some(Ok(result))
+        Ok(())
     }
 
     /// A fact with the substitution applied: `None` when it became true,
@@ -246,11 +250,7 @@ pub fn eliminate(facts: impl IntoIterator<Item = (u32, Formula)>) -> Result<Elim
             formula => others.push(Derived { formula, deps }),
         }
     }
-    for fact in others {
-        if let Some(derived) = result.substitute(fact)? {
-            result.remaining.push(derived);
-        }
-    }
+    result.keep_remaining(others)?;
     Ok(result)
 }
 
