@@ -99,9 +99,7 @@ fn facts_about_ranks_alone<'f>(formulas: &[&'f Formula]) -> Vec<&'f Formula> {
         .filter(|f| {
             let mut only_ranks = true;
             f.visit_atoms(&mut |atom| only_ranks &= matches!(atom, Term::Rank(_)));
-            let mut no_bools = true;
-            f.visit_bool_vars(&mut |_| no_bools = false);
-            only_ranks && no_bools
+            only_ranks && !f.mentions_bool_vars()
         })
         .collect()
 }

@@ -6,6 +6,7 @@
 //! variable the summary created to a fresh one, so that two calls never
 //! share their internals. Holes are program constants and stay as they are.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -55,20 +56,11 @@ impl Substitution {
     }
 
     pub fn term(&mut self, term: &Term, vars: &VarGen) -> Term {
-        // Most terms have no condition: the pass over boolean variables
-        // would rebuild them for nothing (the rewrite below rebuilds them
-        // anyway, folded the same way).
-        if !term.mentions_bool_vars() {
-            return term.rewrite(&mut |atom| Some(self.atom(atom, vars)));
-        }
         let term = self.bools_in_term(term, vars);
         term.rewrite(&mut |atom| Some(self.atom(atom, vars)))
     }
 
     pub fn formula(&mut self, formula: &Formula, vars: &VarGen) -> Formula {
-        if !formula.mentions_bool_vars() {
-            return formula.rewrite(&mut |atom| Some(self.atom(atom, vars)));
-        }
         let formula = self.bools_in_formula(formula, vars);
         formula.rewrite(&mut |atom| Some(self.atom(atom, vars)))
     }
@@ -103,12 +95,22 @@ impl Substitution {
         Formula::var(self.rename(v, vars))
     }
 
-    fn bools_in_formula(&mut self, formula: &Formula, vars: &VarGen) -> Formula {
-        formula.rewrite_bools(&mut |v| Some(self.bool_var(v, vars)))
+    // Most terms and facts have no condition: rewriting their boolean
+    // variables would rebuild them for nothing (the atoms' rewrite after
+    // it rebuilds them anyway, folded the same way).
+
+    fn bools_in_formula<'f>(&mut self, formula: &'f Formula, vars: &VarGen) -> Cow<'f, Formula> {
+        if !formula.mentions_bool_vars() {
+            return Cow::Borrowed(formula);
+        }
+        Cow::Owned(formula.rewrite_bools(&mut |v| Some(self.bool_var(v, vars))))
     }
 
-    fn bools_in_term(&mut self, term: &Term, vars: &VarGen) -> Term {
-        term.rewrite_bools(&mut |v| Some(self.bool_var(v, vars)))
+    fn bools_in_term<'t>(&mut self, term: &'t Term, vars: &VarGen) -> Cow<'t, Term> {
+        if !term.mentions_bool_vars() {
+            return Cow::Borrowed(term);
+        }
+        Cow::Owned(term.rewrite_bools(&mut |v| Some(self.bool_var(v, vars))))
     }
 
     pub fn shape(&mut self, shape: &Shape, vars: &VarGen) -> Shape {
