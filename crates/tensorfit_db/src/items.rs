@@ -11,7 +11,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use tensorfit_base::{Diagnostic, TextRange};
+use tensorfit_base::{Diagnostic, Language, TextRange};
 use tensorfit_python::ModuleContext;
 use tensorfit_semantics::{Environment, NameScope, ResolvedImport};
 use tensorfit_syntax::{ast, LoweredPiece, Outline};
@@ -114,8 +114,12 @@ fn add_qualified_items(db: &dyn Db, file: SourceFile, context: &mut ModuleContex
 /// context of each other would loop on files that import each other).
 #[salsa::tracked(returns(ref))]
 pub(crate) fn plain_module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext>> {
-    crate::front_end::module_context(file.language(db), &file.tree(db).0, file.text(db))
-        .map(Arc::new)
+    match file.language(db) {
+        Language::Tensor => None,
+        Language::Python => Some(Arc::new(crate::top_statements::context_of_statements(
+            db, file,
+        ))),
+    }
 }
 
 /// Where each piece is placed (see [`Layout`]).

@@ -29,6 +29,7 @@ pub mod queries;
 mod relocate;
 pub mod report;
 pub mod search_paths;
+pub mod top_statements;
 mod transitive_imports;
 
 use std::collections::HashMap;

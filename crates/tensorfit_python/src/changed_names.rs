@@ -156,13 +156,51 @@ fn note_targets(statement: Node<'_>, targets: &mut HashSet<usize>) {
 /// (`cfg.model` for `cfg.model.size = 4`), the object a changing method
 /// is called on (`d` for `d.setdefault(...)`), an argument of a call.
 pub(crate) fn objects_changed_by(node: Node<'_>, text: &str, changes: Changes) -> Vec<Vec<String>> {
-    let mut paths: Vec<Vec<String>> = Vec::new();
-    // Each target is marked from its statement, met before it, rather than
-    // found by walking up: tree-sitter's `parent` is linear in the depth.
-    let mut targets = HashSet::new();
-    let below = descendants_with_parents(node).map(|placed| (placed.node, Some(placed.parent)));
-    for (node, parent) in std::iter::once((node, None)).chain(below) {
-        note_targets(node, &mut targets);
+    let mut found = ChangedObjects::new(changes);
+    found.visit_subtree(node, text);
+    found.paths
+}
+
+/// [`objects_changed_by`] as a walk meets the nodes: each node is
+/// visited after its parent (a walk of its own, or one that reads more).
+pub(crate) struct ChangedObjects {
+    changes: Changes,
+    /// The targets of the statements met, by node id: each target is
+    /// marked from its statement rather than found by walking up
+    /// (tree-sitter's `parent` is linear in the depth).
+    targets: HashSet<usize>,
+    /// The paths found, each once, in order.
+    pub paths: Vec<Vec<String>>,
+    /// Whether a `nonlocal` or `global` statement was met.
+    pub declarations: bool,
+}
+
+impl ChangedObjects {
+    pub(crate) fn new(changes: Changes) -> Self {
+        ChangedObjects {
+            changes,
+            targets: HashSet::new(),
+            paths: Vec::new(),
+            declarations: false,
+        }
+    }
+
+    /// Visits `node` (as the walk's root, with no parent) and everything
+    /// below it.
+    pub(crate) fn visit_subtree(&mut self, node: Node<'_>, text: &str) {
+        self.visit(node, None, text);
+        for placed in descendants_with_parents(node) {
+            self.visit(placed.node, Some(placed.parent), text);
+        }
+    }
+
+    /// Visits one node; `parent` is `None` for the walk's root.
+    pub(crate) fn visit(&mut self, node: Node<'_>, parent: Option<Node<'_>>, text: &str) {
+        note_targets(node, &mut self.targets);
+        let changes = self.changes;
+        if matches!(node.kind(), "nonlocal_statement" | "global_statement") {
+            self.declarations = true;
+        }
         let parent_kind = parent.map(|p| p.kind()).unwrap_or_default();
         let object = || match node.kind() {
             "attribute" => child_by_field(node, "object"),
@@ -181,7 +219,8 @@ pub(crate) fn objects_changed_by(node: Node<'_>, text: &str, changes: Changes) -
             && matches!(parent_kind, "argument_list" | "keyword_argument")
             && !keyword_name;
         let changed = if method_called
-            || (matches!(node.kind(), "attribute" | "subscript") && targets.contains(&node.id()))
+            || (matches!(node.kind(), "attribute" | "subscript")
+                && self.targets.contains(&node.id()))
         {
             object()
         } else if passed {
@@ -190,19 +229,23 @@ pub(crate) fn objects_changed_by(node: Node<'_>, text: &str, changes: Changes) -
             None
         };
         if let Some(path) = changed.and_then(|changed| path_of(changed, text)) {
-            if !paths.contains(&path) {
-                paths.push(path);
+            if !self.paths.contains(&path) {
+                self.paths.push(path);
             }
         }
     }
-    paths
 }
 
 /// The names at the root of what `node` may change in place
 /// ([`objects_changed_by`]), in order of first change.
 pub(crate) fn roots_changed_by(node: Node<'_>, text: &str, changes: Changes) -> Vec<String> {
+    roots_of(objects_changed_by(node, text, changes))
+}
+
+/// The names at the root of `paths`, in order of first change.
+fn roots_of(paths: Vec<Vec<String>>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for mut path in objects_changed_by(node, text, changes) {
+    for mut path in paths {
         let root = path.swap_remove(0);
         if !names.contains(&root) {
             names.push(root);
@@ -242,12 +285,20 @@ pub(crate) fn changed_by_functions<'t>(
             Some(name) => format!("`{}`", text_of(name, text)),
             None => "a lambda".to_owned(),
         };
-        let declared: BTreeSet<String> = own_statements(body)
-            .filter(|n| matches!(n.kind(), "nonlocal_statement" | "global_statement"))
-            .flat_map(named_children)
-            .map(|name| text_of(name, text).to_owned())
-            .collect();
-        let roots = roots_changed_by(body, text, changes);
+        let mut found = ChangedObjects::new(changes);
+        found.visit_subtree(body, text);
+        // Which declarations are the function's own (not those of a
+        // function inside it) takes another walk: only where there are
+        // any.
+        let declared: BTreeSet<String> = match found.declarations {
+            true => own_statements(body)
+                .filter(|n| matches!(n.kind(), "nonlocal_statement" | "global_statement"))
+                .flat_map(named_children)
+                .map(|name| text_of(name, text).to_owned())
+                .collect(),
+            false => BTreeSet::new(),
+        };
+        let roots = roots_of(found.paths);
         // What the function's own names are matters only for what it
         // changes or declares (finding them is another walk of its body).
         if roots.is_empty() && declared.is_empty() {

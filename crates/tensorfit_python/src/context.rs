@@ -7,17 +7,16 @@
 //! so it is cheap to make at every edit and equal across edits that touch
 //! no import or top-level name.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
 
-use tree_sitter::{Node, Tree};
+use tree_sitter::Tree;
 
-use crate::class_functions::{
-    is_classmethod, own_class_functions, qualified, ClassFunctions, OwnClassFunctions,
-    MAX_BASE_DEPTH,
-};
-use crate::lower::syntax::{
-    child_by_field, decorators, definition_of, descendants_with_parents, is_field, named_children,
-    text_of, Placed,
+use crate::changed_names::Alias;
+use crate::class_functions::{qualified, ClassFunctions, OwnClassFunctions, MAX_BASE_DEPTH};
+use crate::lower::syntax::named_children;
+use crate::statement_facts::{
+    class_details, statement_facts, ClassDetails, ClassFacts, StatementFacts,
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -332,10 +331,7 @@ const MODELLED_PACKAGES: &[&str] = &[
 /// the import statements alone: what a worker parses ahead
 /// (`tensorfit_db`'s prefetch) before the module context is made.
 pub fn relative_imports(tree: &Tree, text: &str) -> Vec<String> {
-    let mut imported = BTreeMap::new();
-    for node in named_children(tree.root_node()) {
-        collect_imports(node, text, &mut imported);
-    }
+    let imported = crate::statement_facts::imports_of(tree.root_node(), text);
     let mut modules: Vec<String> = Vec::new();
     for path in imported.into_values().filter(|p| p.starts_with('.')) {
         let parent = path
@@ -353,205 +349,206 @@ pub fn relative_imports(tree: &Tree, text: &str) -> Vec<String> {
 
 /// The context of a parsed file.
 pub fn module_context(tree: &Tree, text: &str) -> ModuleContext {
-    let mut context = ModuleContext::default();
     let root = tree.root_node();
-    let top: Vec<Node<'_>> = named_children(root);
-    // Classes first: a module class may derive from one defined below it.
-    let mut classes: Vec<(String, Vec<String>, Node<'_>)> = Vec::new();
-    let mut assigned: BTreeMap<String, (usize, bool)> = BTreeMap::new();
-    for node in &top {
-        collect_imports(*node, text, &mut context.imported);
-        if let Some(module) = star_import(*node, text) {
-            context.star_imports.insert(module);
-        }
-        let definition = definition_of(*node);
-        match (definition.kind(), child_by_field(definition, "name")) {
-            ("function_definition", Some(name)) => {
-                context.functions.insert(text_of(name, text).to_owned());
+    let statements = named_children(root);
+    let facts: Vec<StatementFacts> = statements
+        .iter()
+        .map(|statement| statement_facts(root, *statement, text))
+        .collect();
+    let details: Vec<OnceCell<ClassDetails>> = statements.iter().map(|_| OnceCell::new()).collect();
+    let details_of = |i: usize| details[i].get_or_init(|| class_details(statements[i], text));
+    ModuleContext::from_statements(&facts.iter().collect::<Vec<_>>(), &details_of)
+}
+
+impl ModuleContext {
+    /// The context of a file made of statements with these facts, in
+    /// order (see [`crate::statement_facts`]); `class_details` gives the
+    /// details of the class the statement of an index defines, asked only
+    /// for the classes inheritance needs.
+    pub fn from_statements<'a>(
+        statements: &[&'a StatementFacts],
+        class_details: &dyn Fn(usize) -> &'a ClassDetails,
+    ) -> ModuleContext {
+        let mut context = ModuleContext::default();
+        let mut assigned: BTreeMap<&str, (usize, bool)> = BTreeMap::new();
+        let mut classes: Vec<(usize, &ClassFacts)> = Vec::new();
+        for (index, facts) in statements.iter().enumerate() {
+            for (name, path) in &facts.imports {
+                context.imported.insert(name.clone(), path.clone());
             }
-            ("class_definition", Some(name)) => {
-                classes.push((
-                    text_of(name, text).to_owned(),
-                    bases(definition, text),
-                    definition,
-                ));
-            }
-            _ => {}
-        }
-        if node.kind() == "expression_statement" {
-            for statement in named_children(*node) {
-                if statement.kind() == "assignment" {
-                    count_assignment(statement, text, &mut assigned);
-                }
-            }
-        } else if is_compound_statement(node.kind()) {
-            // A name assigned in an `if` or a loop of the script is a
-            // variable of the script, never a constant.
-            for name in crate::lower::locals::locals_of_statement(*node, text) {
-                let entry = assigned.entry(name).or_insert((0, false));
+            context
+                .star_imports
+                .extend(facts.star_import.iter().cloned());
+            context.functions.extend(facts.function.iter().cloned());
+            classes.extend(facts.class.iter().map(|class| (index, class)));
+            // A name is a constant when it is assigned once, a constant.
+            for (name, constant) in &facts.assignments {
+                let entry = assigned.entry(name).or_insert((0, true));
                 entry.0 += 1;
-                entry.1 = false;
+                entry.1 &= constant;
             }
         }
-    }
-    // A name a function declares `global` may be assigned whenever that
-    // function runs: never a constant (detectron2's `_LOCAL_PROCESS_GROUP
-    // = None`, set by `create_local_process_group`).
-    // One walk finds them, the attribute chains (`module_attributes`), the
-    // assignments (`attributes_set_on_others`), the functions and lambdas
-    // (`changed_elsewhere`) and the lists and dicts used other than by
-    // reading an item (below).
-    let containers = container_constants(&top, text);
-    let mut globals = Vec::new();
-    let mut attributes = Vec::new();
-    let mut assignments = Vec::new();
-    let mut functions = Vec::new();
-    let mut used_otherwise = BTreeSet::new();
-    for placed in descendants_with_parents(root) {
-        match placed.node.kind() {
-            "global_statement" => globals.push(placed.node),
-            "attribute" => attributes.push(placed.node),
-            "assignment" => assignments.push(placed.node),
-            "function_definition" | "lambda" => functions.push(placed.node),
-            "identifier" if !containers.is_empty() => {
-                let name = text_of(placed.node, text);
-                if containers.contains(name) && !only_reads_an_item(placed) {
-                    used_otherwise.insert(name.to_owned());
+        context.find_modules(&classes);
+        crate::inheritance::find_inheritance(&classes, class_details, &mut context);
+        for (_, class) in &classes {
+            for (method, class_method) in &class.class_functions {
+                if *class_method {
+                    context
+                        .own_class_methods
+                        .insert(qualified(&class.name, method));
                 }
             }
-            _ => {}
-        }
-    }
-    for statement in globals {
-        for name in named_children(statement) {
-            let entry = assigned
-                .entry(text_of(name, text).to_owned())
-                .or_insert((0, false));
-            entry.0 += 1;
-            entry.1 = false;
-        }
-    }
-    // A class is a module if a base is `torch.nn.Module` (or any layer of
-    // `torch.nn`), or a module class of the file: repeat until no change.
-    loop {
-        let before = context.modules.len();
-        for (name, bases, _) in &classes {
-            let is_module = bases.iter().any(|base| {
-                let resolved = resolve_dotted(base, &context.imported);
-                resolved.starts_with("torch.nn.") || context.modules.contains(base)
-            });
-            if is_module {
-                context.modules.insert(name.clone());
+            let own: BTreeSet<String> = class
+                .class_functions
+                .iter()
+                .map(|(method, _)| method.clone())
+                .collect();
+            if !own.is_empty() {
+                context.own_class_functions.insert(class.name.clone(), own);
             }
-        }
-        if context.modules.len() == before {
-            break;
-        }
-    }
-    for (name, bases, _) in &classes {
-        let plain = bases.iter().all(|b| b == "object");
-        if plain && !context.modules.contains(name) {
-            context.classes.insert(name.clone());
-        }
-    }
-    // Sequential builders, bases first.
-    loop {
-        let before = context.sequential_builders.len();
-        for (name, bases, class) in &classes {
-            if context.sequential_builders.contains_key(name) {
-                continue;
-            }
-            let [base] = bases.as_slice() else { continue };
-            let path = resolve_dotted(base, &context.imported);
-            let builds_sequential =
-                path == "torch.nn.Sequential" || context.sequential_builders.contains_key(base);
-            if builds_sequential && only_init(*class, text) {
+            if !class.bases.is_empty() {
                 context
-                    .sequential_builders
-                    .insert(name.clone(), base.clone());
-            }
-            let imported_class = context.imported.contains_key(base)
-                && path != "torch"
-                && !path.starts_with("torch.");
-            // The base's own code may read what the class sets before
-            // `super().__init__` or as a class attribute: not followed.
-            if imported_class && only_init(*class, text) && !sets_what_base_reads(*class, text) {
-                context
-                    .imported_builder_candidates
-                    .insert(name.clone(), base.clone());
+                    .class_bases
+                    .insert(class.name.clone(), class.bases.clone());
             }
         }
-        if context.sequential_builders.len() == before {
-            break;
+        // What was read by walking the statements is joined in the order
+        // a walk of the whole file meets it: the last statement first.
+        let walked = || statements.iter().rev();
+        let aliases: Vec<Alias> = walked().flat_map(|f| f.aliases.iter().cloned()).collect();
+        // A value changed through another name (`lst = store["a"];
+        // lst.append(2)`) is no constant either. Without aliases no change
+        // reaches another name.
+        if !aliases.is_empty() {
+            let mut changed: Vec<Vec<String>> = Vec::new();
+            for path in walked().flat_map(|f| &f.objects_changed) {
+                if !changed.contains(path) {
+                    changed.push(path.clone());
+                }
+            }
+            context.script_changed_through_aliases =
+                crate::changed_names::reached_through_aliases(&aliases, changed)
+                    .into_keys()
+                    .collect();
         }
-    }
-    for name in context.sequential_builders.keys() {
-        context.modules.remove(name);
-        context.functions.insert(name.clone());
-    }
-    crate::inheritance::find_inheritance(&classes, text, &mut context);
-    for (name, bases, class) in classes {
-        let functions = own_class_functions(class, text);
-        for (method, member) in &functions {
-            if is_classmethod(&decorators(*member, text)) {
-                context.own_class_methods.insert(qualified(&name, method));
+        context.script_aliases = aliases;
+        // A list or dict is a constant only while nothing can change it in
+        // place: every use of its name reads an item (`cfgs["A"]`).
+        let containers: BTreeSet<&str> = statements
+            .iter()
+            .flat_map(|f| &f.containers)
+            .map(String::as_str)
+            .collect();
+        let used_otherwise = |name: &str| {
+            containers.contains(name) && statements.iter().any(|f| f.used_otherwise.contains(name))
+        };
+        for (name, (count, constant)) in assigned {
+            let shared = context.script_changed_through_aliases.contains(name);
+            if count == 1 && constant && !context.is_item(name) && !used_otherwise(name) && !shared
+            {
+                context.constants.insert(name.to_owned());
+            } else {
+                context.script_names.insert(name.to_owned());
             }
         }
-        let own: BTreeSet<String> = functions.into_iter().map(|(method, _)| method).collect();
-        if !own.is_empty() {
-            context.own_class_functions.insert(name.clone(), own);
+        context.module_attributes = module_attributes(
+            walked().flat_map(|f| &f.attribute_chains),
+            &context.imported,
+        );
+        let mut changed_elsewhere = BTreeMap::new();
+        for (name, function) in walked().flat_map(|f| &f.changed_by_functions) {
+            changed_elsewhere
+                .entry(name.clone())
+                .or_insert_with(|| function.clone());
         }
-        if !bases.is_empty() {
-            context.class_bases.insert(name, bases);
+        context.changed_elsewhere = crate::changed_names::with_why(changed_elsewhere);
+        context.attributes_set_on_others = statements
+            .iter()
+            .flat_map(|f| f.attributes_set_on_others.iter().cloned())
+            .collect();
+        context
+    }
+
+    /// Which classes are modules, Sequential builders, plain classes, or
+    /// candidates to be builders of a class imported from another file.
+    fn find_modules(&mut self, classes: &[(usize, &ClassFacts)]) {
+        // A class is a module if a base is `torch.nn.Module` (or any layer
+        // of `torch.nn`), or a module class of the file: repeat until no
+        // change. Classes first: a module class may derive from one
+        // defined below it.
+        loop {
+            let before = self.modules.len();
+            for (_, class) in classes {
+                let is_module = class.bases.iter().any(|base| {
+                    let resolved = resolve_dotted(base, &self.imported);
+                    resolved.starts_with("torch.nn.") || self.modules.contains(base)
+                });
+                if is_module {
+                    self.modules.insert(class.name.clone());
+                }
+            }
+            if self.modules.len() == before {
+                break;
+            }
+        }
+        for (_, class) in classes {
+            let plain = class.bases.iter().all(|b| b == "object");
+            if plain && !self.modules.contains(&class.name) {
+                self.classes.insert(class.name.clone());
+            }
+        }
+        // Sequential builders, bases first.
+        loop {
+            let before = self.sequential_builders.len();
+            for (_, class) in classes {
+                let name = &class.name;
+                if self.sequential_builders.contains_key(name) {
+                    continue;
+                }
+                let [base] = class.bases.as_slice() else {
+                    continue;
+                };
+                let path = resolve_dotted(base, &self.imported);
+                let builds_sequential =
+                    path == "torch.nn.Sequential" || self.sequential_builders.contains_key(base);
+                if builds_sequential && class.only_init {
+                    self.sequential_builders.insert(name.clone(), base.clone());
+                }
+                let imported_class = self.imported.contains_key(base)
+                    && path != "torch"
+                    && !path.starts_with("torch.");
+                // The base's own code may read what the class sets before
+                // `super().__init__` or as a class attribute: not followed.
+                if imported_class && class.only_init && !class.sets_what_base_reads {
+                    self.imported_builder_candidates
+                        .insert(name.clone(), base.clone());
+                }
+            }
+            if self.sequential_builders.len() == before {
+                break;
+            }
+        }
+        for name in self.sequential_builders.keys() {
+            self.modules.remove(name);
+            self.functions.insert(name.clone());
         }
     }
-    // A value changed through another name (`lst = store["a"];
-    // lst.append(2)`) is no constant either.
-    context.script_changed_through_aliases =
-        crate::changed_names::changed_through_aliases(root, text);
-    // A list or dict is a constant only while nothing can change it in
-    // place: every use of its name reads an item (`cfgs["A"]`).
-    for (name, (count, constant)) in assigned {
-        let unchanged = || !used_otherwise.contains(&name);
-        let shared = context.script_changed_through_aliases.contains(&name);
-        if count == 1 && constant && !context.is_item(&name) && unchanged() && !shared {
-            context.constants.insert(name);
-        } else {
-            context.script_names.insert(name);
-        }
-    }
-    context.module_attributes = module_attributes(&attributes, text, &context.imported);
-    context.changed_elsewhere =
-        crate::changed_names::with_why(crate::changed_names::changed_by_functions(
-            functions,
-            text,
-            crate::changed_names::MODULE_FUNCTION_CHANGES,
-        ));
-    context.script_aliases = crate::changed_names::aliases_of(root, text);
-    context.attributes_set_on_others =
-        crate::lower::init::attributes_set_on_others(&assignments, text);
-    context
 }
 
 /// The attribute chains of the file (`attributes`, every `attribute` node)
 /// rooted at an imported name (`models.resnet50`), resolved through the
 /// imports, but for the modules tensorfit models itself.
-fn module_attributes(
-    attributes: &[Node<'_>],
-    text: &str,
+fn module_attributes<'a>(
+    chains: impl Iterator<Item = &'a String>,
     imported: &BTreeMap<String, String>,
 ) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
-    for &node in attributes {
+    for chain in chains {
         if found.len() >= MAX_MODULE_ATTRIBUTES {
             break;
         }
-        let chain = text_of(node, text);
-        let simple = chain
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
         let root_name = chain.split('.').next().unwrap_or(chain);
-        if simple && imported.contains_key(root_name) {
+        if imported.contains_key(root_name) {
             let path = resolve_dotted(chain, imported);
             if !is_modelled_module(&path) {
                 found.insert(path);
@@ -572,278 +569,4 @@ pub(crate) fn resolve_dotted(dotted: &str, imported: &BTreeMap<String, String>) 
         (Some(path), None) => path.clone(),
         (None, _) => dotted.to_owned(),
     }
-}
-
-fn bases(class: Node<'_>, text: &str) -> Vec<String> {
-    let Some(list) = child_by_field(class, "superclasses") else {
-        return Vec::new();
-    };
-    named_children(list)
-        .into_iter()
-        .filter(|b| matches!(b.kind(), "identifier" | "attribute"))
-        .map(|b| dotted(b, text))
-        .collect()
-}
-
-fn collect_imports(node: Node<'_>, text: &str, imported: &mut BTreeMap<String, String>) {
-    match node.kind() {
-        // `import torch`, `import torch.nn as nn`, `import torch.nn` (binds
-        // `torch`).
-        "import_statement" => {
-            for name in named_children(node) {
-                match name.kind() {
-                    "dotted_name" => {
-                        let dotted = text_of(name, text);
-                        let head = dotted.split('.').next().unwrap_or(dotted).trim();
-                        imported.insert(head.to_owned(), head.to_owned());
-                    }
-                    "aliased_import" => {
-                        if let (Some(path), Some(alias)) =
-                            (child_by_field(name, "name"), child_by_field(name, "alias"))
-                        {
-                            imported.insert(text_of(alias, text).to_owned(), dotted(path, text));
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        // `from torch import nn`, `from torch.nn import functional as F`,
-        // `from .blocks import Bottleneck`.
-        "import_from_statement" => {
-            let Some(module) = child_by_field(node, "module_name") else {
-                return;
-            };
-            let module = dotted(module, text);
-            let mut cursor = node.walk();
-            for name in node.children_by_field_name("name", &mut cursor) {
-                let (path, alias) = match name.kind() {
-                    "aliased_import" => {
-                        match (child_by_field(name, "name"), child_by_field(name, "alias")) {
-                            (Some(path), Some(alias)) => (dotted(path, text), text_of(alias, text)),
-                            _ => continue,
-                        }
-                    }
-                    _ => (dotted(name, text), text_of(name, text)),
-                };
-                let separator = if module.ends_with('.') { "" } else { "." };
-                imported.insert(alias.to_owned(), format!("{module}{separator}{path}"));
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The module of `from module import *`.
-fn star_import(node: Node<'_>, text: &str) -> Option<String> {
-    if node.kind() != "import_from_statement" {
-        return None;
-    }
-    let mut cursor = node.walk();
-    let star = node
-        .children(&mut cursor)
-        .any(|child| child.kind() == "wildcard_import");
-    star.then(|| child_by_field(node, "module_name").map(|m| dotted(m, text)))?
-}
-
-fn dotted(node: Node<'_>, text: &str) -> String {
-    text_of(node, text)
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect()
-}
-
-/// Whether a class body defines `__init__` and nothing else but a
-/// docstring: no other method, no class attribute.
-fn only_init(class: Node<'_>, text: &str) -> bool {
-    let Some(body) = child_by_field(class, "body") else {
-        return false;
-    };
-    let mut has_init = false;
-    for member in named_children(body) {
-        let definition = definition_of(member);
-        match definition.kind() {
-            "function_definition" => {
-                let name = child_by_field(definition, "name").map(|n| text_of(n, text));
-                // A hook that only renames the checkpoint's keys (ViT's
-                // `MLPBlock`) changes no layer.
-                if name == Some("_load_from_state_dict") && !changes_self(definition, text) {
-                    continue;
-                }
-                if name != Some("__init__") || member.kind() == "decorated_definition" {
-                    return false;
-                }
-                has_init = true;
-            }
-            // A docstring, or a class attribute of a literal value
-            // (`_version = 2`, which only `state_dict` reads).
-            "expression_statement"
-                if named_children(member).iter().all(|c| {
-                    matches!(c.kind(), "string" | "concatenated_string")
-                        || (c.kind() == "assignment"
-                            && child_by_field(*c, "right").is_some_and(|r| {
-                                matches!(
-                                    r.kind(),
-                                    "integer" | "float" | "string" | "true" | "false" | "none"
-                                )
-                            }))
-                }) => {}
-            _ => return false,
-        }
-    }
-    has_init
-}
-
-/// Whether a class gives itself a class attribute (but `_version`, which
-/// only `state_dict` reads) or uses `self` before its
-/// `super().__init__(...)`: its base's code would read what it sets.
-fn sets_what_base_reads(class: Node<'_>, text: &str) -> bool {
-    let Some(body) = child_by_field(class, "body") else {
-        return false;
-    };
-    let members = named_children(body);
-    let attribute = members.iter().any(|member| {
-        named_children(*member).into_iter().any(|c| {
-            c.kind() == "assignment"
-                && child_by_field(c, "left").is_some_and(|l| text_of(l, text) != "_version")
-        })
-    });
-    let Some(init) = crate::lower::syntax::init_method(class, text) else {
-        return attribute;
-    };
-    let mut before_super = child_by_field(init, "body")
-        .map(named_children)
-        .unwrap_or_default()
-        .into_iter()
-        .take_while(|statement| !text_of(*statement, text).contains("super().__init__"));
-    attribute || before_super.any(|statement| uses_self(init, statement, text))
-}
-
-/// Whether a method uses its `self` at all, but as its parameter (a
-/// state-dict hook that only renames keys calls `super()...`).
-fn changes_self(method: Node<'_>, text: &str) -> bool {
-    child_by_field(method, "body").is_none_or(|body| uses_self(method, body, text))
-}
-
-/// Whether `self` (the first parameter of `method`) is used in `node`.
-fn uses_self(method: Node<'_>, node: Node<'_>, text: &str) -> bool {
-    match crate::lower::syntax::first_parameter(method, text) {
-        Some(self_name) => crate::lower::syntax::uses_of(node, self_name, text)
-            .next()
-            .is_some(),
-        None => true,
-    }
-}
-
-/// The statements that hold blocks of their own (a class or a function
-/// is an item, not a statement).
-pub(crate) fn is_compound_statement(kind: &str) -> bool {
-    matches!(
-        kind,
-        "if_statement" | "for_statement" | "while_statement" | "with_statement" | "try_statement"
-    )
-}
-
-/// Counts a top-level `name = value`, and whether the value is a constant
-/// (literals and arithmetic only).
-fn count_assignment(node: Node<'_>, text: &str, assigned: &mut BTreeMap<String, (usize, bool)>) {
-    let Some(left) = child_by_field(node, "left") else {
-        return;
-    };
-    let constant = child_by_field(node, "right").is_some_and(is_constant);
-    if left.kind() == "identifier" {
-        let entry = assigned
-            .entry(text_of(left, text).to_owned())
-            .or_insert((0, constant));
-        entry.0 += 1;
-        entry.1 &= constant;
-    } else {
-        for name in crate::lower::locals::pattern_names(left, text) {
-            let entry = assigned.entry(name).or_insert((0, false));
-            entry.0 += 1;
-            entry.1 = false;
-        }
-    }
-}
-
-/// The top-level names assigned a list or dict literal.
-fn container_constants(top: &[Node<'_>], text: &str) -> BTreeSet<String> {
-    top.iter()
-        .filter(|n| n.kind() == "expression_statement")
-        .flat_map(|n| named_children(*n))
-        .filter(|a| a.kind() == "assignment")
-        .filter(|a| {
-            child_by_field(*a, "right").is_some_and(|r| matches!(r.kind(), "list" | "dictionary"))
-        })
-        .filter_map(|a| child_by_field(a, "left"))
-        .filter(|l| l.kind() == "identifier")
-        .map(|l| text_of(l, text).to_owned())
-        .collect()
-}
-
-/// Whether every use of `name` in the file, but its assignments, reads an
-/// item of it (`name[key]` not assigned to).
-/// Whether this use of a name reads an item of its value (`cfgs["A"]`,
-/// not assigned to) or assigns the name itself.
-fn only_reads_an_item(
-    Placed {
-        node,
-        parent,
-        grandparent,
-    }: Placed<'_>,
-) -> bool {
-    let assigned = |p: Node<'_>, target: Node<'_>| {
-        matches!(p.kind(), "assignment" | "augmented_assignment") && is_field(p, "left", target)
-    };
-    let read_item = parent.kind() == "subscript"
-        && is_field(parent, "value", node)
-        && grandparent.is_none_or(|p| !assigned(p, parent));
-    read_item || (parent.kind() == "assignment" && is_field(parent, "left", node))
-}
-
-/// Literals and arithmetic of literals: what a module-level constant such
-/// as `N_EMBD = 768` or `HIDDEN = 4 * 768` holds, and lists, tuples and
-/// string-keyed dicts of them (VGG's `cfgs = {"A": [64, "M", 128]}`).
-/// Walked with an explicit stack: `N = 1 + 1 + ... + 1` nests as deep as
-/// the line is long.
-fn is_constant(node: Node<'_>) -> bool {
-    let mut stack = vec![node];
-    while let Some(node) = stack.pop() {
-        match node.kind() {
-            "integer" | "float" | "true" | "false" | "none" => {}
-            "string" => {
-                if named_children(node)
-                    .iter()
-                    .any(|c| c.kind() == "interpolation")
-                {
-                    return false;
-                }
-            }
-            "list" | "tuple" => stack.extend(named_children(node)),
-            "dictionary" => {
-                for pair in named_children(node) {
-                    let key = child_by_field(pair, "key");
-                    let value = child_by_field(pair, "value");
-                    match (pair.kind(), key, value) {
-                        ("pair", Some(key), Some(value)) if key.kind() == "string" => {
-                            stack.push(key);
-                            stack.push(value);
-                        }
-                        _ => return false,
-                    }
-                }
-            }
-            // Their operators are unnamed tokens: the named children are
-            // the operands.
-            "unary_operator" | "binary_operator" | "parenthesized_expression" => {
-                let operands = named_children(node);
-                if operands.is_empty() {
-                    return false;
-                }
-                stack.extend(operands);
-            }
-            _ => return false,
-        }
-    }
-    true
 }

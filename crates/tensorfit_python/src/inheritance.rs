@@ -23,11 +23,10 @@ use tree_sitter::Node;
 
 use crate::context::ModuleContext;
 use crate::lower::init::{assigned_on_self, class_body_assignments};
-use crate::lower::is_dataclass;
 use crate::lower::syntax::{
-    child_by_field, decorated, decorators, definition_of, descendants, first_parameter,
-    named_children, text_of,
+    child_by_field, definition_of, descendants, first_parameter, named_children, text_of,
 };
+use crate::statement_facts::{ClassDetails, ClassFacts};
 
 /// How long a chain of bases is followed.
 const MAX_CHAIN: usize = 8;
@@ -36,33 +35,34 @@ const MAX_CHAIN: usize = 8;
 /// derived from one of them (a module class derived from a module class is
 /// a module already). `classes` are the file's top-level classes with
 /// their bases as written.
-pub(crate) fn find_inheritance(
-    classes: &[(String, Vec<String>, Node<'_>)],
-    text: &str,
+pub(crate) fn find_inheritance<'a>(
+    classes: &[(usize, &ClassFacts)],
+    class_details: &dyn Fn(usize) -> &'a ClassDetails,
     context: &mut ModuleContext,
 ) {
-    let node_of: BTreeMap<&str, Node<'_>> = classes
+    let statement_of: BTreeMap<&str, usize> = classes
         .iter()
-        .map(|(name, _, node)| (name.as_str(), *node))
+        .map(|(statement, class)| (class.name.as_str(), *statement))
         .collect();
     for _ in 0..MAX_CHAIN {
         let before = (context.inherits.len(), context.classes.len());
-        for (name, bases, class) in classes {
-            let [base] = bases.as_slice() else { continue };
+        for (statement, class) in classes {
+            let name = &class.name;
+            let [base] = class.bases.as_slice() else {
+                continue;
+            };
             let is_struct = |n: &str| context.modules.contains(n) || context.classes.contains(n);
             if base == name
                 || context.inherits.contains_key(name)
                 || !is_struct(base)
                 || context.sequential_builders.contains_key(name)
-                || decorators(decorated(*class), text)
-                    .iter()
-                    .any(|d| is_dataclass(d))
+                || class.dataclass
                 || !(context.modules.contains(name) || context.classes.contains(base))
             {
                 continue;
             }
-            let own = own_attributes(*class, text);
-            if init_uses_any(&node_of, base, &own, context, text) {
+            let own = &class_details(*statement).own_attributes;
+            if init_uses_any(&statement_of, class_details, base, own, context) {
                 continue;
             }
             context.inherits.insert(name.clone(), base.clone());
@@ -79,52 +79,42 @@ pub(crate) fn find_inheritance(
 /// Whether the `__init__` of `base` or of its bases in the file, or a
 /// method of theirs it calls on `self`, uses `self.name` for one of
 /// `names`: in Python it would see the derived class's.
-fn init_uses_any(
-    node_of: &BTreeMap<&str, Node<'_>>,
+fn init_uses_any<'a>(
+    statement_of: &BTreeMap<&str, usize>,
+    class_details: &dyn Fn(usize) -> &'a ClassDetails,
     base: &str,
     names: &BTreeSet<String>,
     context: &ModuleContext,
-    text: &str,
 ) -> bool {
     let mut class = Some(base);
     for _ in 0..MAX_CHAIN {
         let Some(name) = class else { return false };
-        let Some(node) = node_of.get(name) else {
+        let Some(statement) = statement_of.get(name) else {
             return false;
         };
+        let facts = class_details(*statement);
         let mut pending: Vec<String> = vec!["__init__".to_owned()];
         let mut seen: BTreeSet<String> = BTreeSet::new();
         while let Some(method_name) = pending.pop() {
             if !seen.insert(method_name.clone()) {
                 continue;
             }
-            let Some(function) = method(*node, &method_name, text) else {
+            let Some(used) = facts.self_attributes.get(&method_name) else {
                 continue;
             };
-            let used = self_attributes(function, text);
             if used.iter().any(|m| names.contains(m)) {
                 return true;
             }
-            pending.extend(used);
+            pending.extend(used.iter().cloned());
         }
         class = context.inherits.get(name).map(String::as_str);
     }
     false
 }
 
-fn method<'t>(class: Node<'t>, name: &str, text: &str) -> Option<Node<'t>> {
-    named_children(child_by_field(class, "body")?)
-        .into_iter()
-        .map(definition_of)
-        .find(|d| {
-            d.kind() == "function_definition"
-                && child_by_field(*d, "name").is_some_and(|n| text_of(n, text) == name)
-        })
-}
-
 /// The attributes a function uses on its first parameter (`self.m(...)`,
 /// `self.fc`, `self.fc = ...`).
-fn self_attributes(function: Node<'_>, text: &str) -> BTreeSet<String> {
+pub(crate) fn self_attributes(function: Node<'_>, text: &str) -> BTreeSet<String> {
     let mut used = BTreeSet::new();
     let Some(self_name) = first_parameter(function, text) else {
         return used;

@@ -21,6 +21,7 @@ mod context;
 mod inheritance;
 mod lower;
 mod outline;
+mod statement_facts;
 mod tensor_changes;
 mod torch_names;
 
@@ -37,6 +38,7 @@ pub use context::{
     ModuleContext,
 };
 pub use outline::outline;
+pub use statement_facts::{class_details, statement_facts, ClassDetails, StatementFacts};
 
 /// How the names the lowering makes up (destructuring temporaries,
 /// jaxtyping's anonymous `...` segments) begin: no Python identifier can,

@@ -112,7 +112,7 @@ impl Lowerer<'_> {
     fn statement_unmarked(&mut self, node: Node<'_>) -> Vec<Stmt> {
         if self.scope.kind == ScopeKind::Script
             && self.scope.script_vars.is_none()
-            && crate::context::is_compound_statement(node.kind())
+            && crate::statement_facts::is_compound_statement(node.kind())
         {
             return self.script_compound(node);
         }

@@ -67,7 +67,7 @@ pub(crate) struct Placed<'t> {
 /// asking it of every node would be quadratic in the nesting
 /// (`torch.relu(torch.relu(...))` 5,000 deep).
 pub(crate) fn descendants_with_parents(root: Node<'_>) -> impl Iterator<Item = Placed<'_>> {
-    let mut stack: Vec<Placed<'_>> = named_children(root)
+    let stack: Vec<Placed<'_>> = named_children(root)
         .into_iter()
         .map(|node| Placed {
             node,
@@ -75,6 +75,26 @@ pub(crate) fn descendants_with_parents(root: Node<'_>) -> impl Iterator<Item = P
             grandparent: None,
         })
         .collect();
+    walk_placed(root, stack)
+}
+
+/// The part of [`descendants_with_parents`] of `parent` that is `node`
+/// (one of its children) and what is below it, in the same order: that
+/// walk is these parts, from the last child to the first.
+pub(crate) fn subtree_with_parents<'t>(
+    node: Node<'t>,
+    parent: Node<'t>,
+) -> impl Iterator<Item = Placed<'t>> {
+    let top = Placed {
+        node,
+        parent,
+        grandparent: None,
+    };
+    walk_placed(node, vec![top])
+}
+
+/// Pops the nodes of `stack`, pushing each one's named children.
+fn walk_placed<'t>(root: Node<'t>, mut stack: Vec<Placed<'t>>) -> impl Iterator<Item = Placed<'t>> {
     let mut cursor = root.walk();
     std::iter::from_fn(move || {
         let placed = stack.pop()?;
