@@ -15,7 +15,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use tree_sitter::Node;
 
 use crate::lower::syntax::{
-    child_by_field, descendants, descendants_with_parents, named_children, text_of,
+    child_by_field, descendants, descendants_with_parents, each_named_child, named_children,
+    text_of,
 };
 
 /// What counts as a change of the name at the root of an expression.
@@ -467,10 +468,13 @@ const MAX_ALIAS_STEPS: usize = 1_000;
 /// it (whose `nonlocal` and `global` are their own).
 fn own_statements(body: Node<'_>) -> impl Iterator<Item = Node<'_>> {
     let mut stack = vec![body];
+    // One cursor for the walk: a cursor and a vector per node were most
+    // of the time of the walks made for every scope the lowering meets.
+    let mut cursor = body.walk();
     std::iter::from_fn(move || {
         let node = stack.pop()?;
         if node == body || !matches!(node.kind(), "function_definition" | "class_definition") {
-            stack.extend(named_children(node));
+            each_named_child(&mut cursor, node, |child| stack.push(child));
         }
         Some(node)
     })

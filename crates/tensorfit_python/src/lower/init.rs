@@ -16,8 +16,8 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use super::syntax::{
-    child_by_field, decorated, decorators, descendants, descendants_with_parents, first_parameter,
-    init_method, is_field, named_children, text_of, uses_of, Placed,
+    child_by_field, decorated, decorators, descendants, descendants_with_parents, each_named_child,
+    first_parameter, init_method, is_field, named_children, text_of, uses_of, Placed,
 };
 use super::{derived, methods_of, registered, Lowerer, Scope, ScopeKind};
 use crate::changed_names::SHARED_VALUE_CHANGES;
@@ -910,11 +910,12 @@ fn returns_only_at_end(body: Node<'_>) -> bool {
     if last.kind() != "return_statement" {
         stack.push(*last);
     }
+    let mut cursor = body.walk();
     while let Some(node) = stack.pop() {
         match node.kind() {
             "return_statement" | "yield" => return false,
             "function_definition" | "class_definition" | "lambda" => {}
-            _ => stack.extend(named_children(node)),
+            _ => each_named_child(&mut cursor, node, |child| stack.push(child)),
         }
     }
     true

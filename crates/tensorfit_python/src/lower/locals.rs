@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use tree_sitter::Node;
 
-use super::syntax::{child_by_field, definition_of, named_children, text_of};
+use super::syntax::{child_by_field, definition_of, each_named_child, named_children, text_of};
 use crate::changed_names::{roots_changed_by, ANY_CHANGE};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -282,13 +282,14 @@ fn changed_in_nested_catching_blocks(body: Node<'_>, text: &str) -> BTreeSet<Str
         .into_iter()
         .flat_map(named_children)
         .collect();
+    let mut cursor = body.walk();
     while let Some(node) = stack.pop() {
         match node.kind() {
             "function_definition" | "class_definition" | "lambda" => continue,
             "try_statement" => {}
             "with_statement" if super::statements::catches_exceptions(node, text) => {}
             _ => {
-                stack.extend(named_children(node));
+                each_named_child(&mut cursor, node, |child| stack.push(child));
                 continue;
             }
         }

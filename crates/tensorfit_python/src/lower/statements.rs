@@ -6,7 +6,7 @@ use tensorfit_semantics::registry;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
-use super::syntax::{child_by_field, is_plain_argument, named_children};
+use super::syntax::{child_by_field, each_named_child, is_plain_argument, named_children};
 use super::{Lowerer, ScopeKind};
 use crate::changed_names::{
     objects_changed_by, reached_through_aliases, roots_changed_by, ANY_CHANGE, SHARED_VALUE_CHANGES,
@@ -1130,11 +1130,12 @@ fn leaves(node: Node<'_>, inside_loop: bool) -> bool {
 /// nested in it, whose `break` is their own).
 fn jumps_out(body: Node<'_>) -> bool {
     let mut stack = vec![body];
+    let mut cursor = body.walk();
     while let Some(node) = stack.pop() {
         match node.kind() {
             "break_statement" | "continue_statement" => return true,
             "for_statement" | "while_statement" | "function_definition" | "class_definition" => {}
-            _ => stack.extend(named_children(node)),
+            _ => each_named_child(&mut cursor, node, |child| stack.push(child)),
         }
     }
     false

@@ -23,7 +23,7 @@ pub(crate) fn descendants(root: Node<'_>) -> impl Iterator<Item = Node<'_>> {
 /// reuse: a new cursor and a vector per node were a tenth of a Python
 /// file's check (every whole-file walk of the module context visits
 /// every node).
-fn each_named_child<'t>(
+pub(crate) fn each_named_child<'t>(
     cursor: &mut tree_sitter::TreeCursor<'t>,
     node: Node<'t>,
     mut f: impl FnMut(Node<'t>),
