@@ -3,9 +3,11 @@
 //!
 //! Pieces are lowered one by one (see the crate's docs), but what
 //! `nn.Linear` or `Block` means depends on the imports and definitions
-//! elsewhere in the file. This table is read off the tree's top level only,
-//! so it is cheap to make at every edit and equal across edits that touch
-//! no import or top-level name.
+//! elsewhere in the file. This table is made from what each top-level
+//! statement tells it ([`crate::statement_facts`]), which the database
+//! keeps for every statement an edit leaves as it was; it is equal across
+//! edits that touch no import or top-level name, so they lower no other
+//! piece again.
 
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,4 +1,4 @@
-//! What the module context reads off one top-level statement, read off
+//! What the module context learns from one top-level statement, read off
 //! that statement's subtree alone.
 //!
 //! The context of a file ([`crate::module_context`]) is made from the
@@ -9,10 +9,10 @@
 //! a quarter of a key in torchvision's `resnet.py`).
 //!
 //! Lists read by walking the subtree are in the order of
-//! [`descendants_with_parents`] of the file's root, which visits the
-//! top-level statements from the last to the first: the context joins
-//! them in that order, so that it is the one a walk of the whole file
-//! gives.
+//! [`crate::lower::syntax::descendants_with_parents`] of the file's root,
+//! which visits the top-level statements from the last to the first: the
+//! context joins them in that order, so that it is the one a walk of the
+//! whole file gives.
 
 use std::collections::{BTreeMap, BTreeSet};
 
