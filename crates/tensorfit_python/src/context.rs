@@ -441,12 +441,19 @@ impl ModuleContext {
             .flat_map(|f| &f.containers)
             .map(String::as_str)
             .collect();
-        let used_otherwise = |name: &str| {
-            containers.contains(name) && statements.iter().any(|f| f.used_otherwise.contains(name))
-        };
+        let used_otherwise: BTreeSet<&str> = statements
+            .iter()
+            .flat_map(|f| &f.used_otherwise)
+            .map(String::as_str)
+            .filter(|name| containers.contains(name))
+            .collect();
         for (name, (count, constant)) in assigned {
             let shared = context.script_changed_through_aliases.contains(name);
-            if count == 1 && constant && !context.is_item(name) && !used_otherwise(name) && !shared
+            if count == 1
+                && constant
+                && !context.is_item(name)
+                && !used_otherwise.contains(name)
+                && !shared
             {
                 context.constants.insert(name.to_owned());
             } else {
