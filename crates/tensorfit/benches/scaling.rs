@@ -5,7 +5,10 @@
 //! - a chain of structs, each holding the one before it and calling it
 //!   from its `forward` (the depth of the call chain grows with the file);
 //! - files of independent small functions, each called once by the script
-//!   (the width grows, the depth does not).
+//!   (the width grows, the depth does not);
+//! - PyTorch files of as many top-level statements: a list constant and a
+//!   function reading it, each (the module context is made from every
+//!   statement's facts).
 //!
 //! For each size it reports the median wall time of the process, its peak
 //! resident memory and the size of its JSON report, then the exponent k of
@@ -53,6 +56,17 @@ fn functions(n: usize) -> String {
     text
 }
 
+/// `n` Python list constants `Xk = [k]`, each read by a function.
+fn python_statements(n: usize) -> String {
+    let mut text = String::from("import torch\n\n");
+    for k in 0..n {
+        text.push_str(&format!(
+            "X{k} = [{k}]\n\n\ndef f{k}(x: torch.Tensor) -> torch.Tensor:\n    return x + X{k}[0]\n\n\n"
+        ));
+    }
+    text
+}
+
 /// The median time of `tensorfit check --format json file`, its peak
 /// resident memory (KiB) and the report's size in bytes.
 fn measure(file: &Path) -> (Duration, u64, usize) {
@@ -75,7 +89,7 @@ fn measure(file: &Path) -> (Duration, u64, usize) {
     (times[RUNS / 2], peak, report)
 }
 
-fn family(name: &str, sizes: &[usize], generate: fn(usize) -> String) {
+fn family(name: &str, extension: &str, sizes: &[usize], generate: fn(usize) -> String) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     println!("{name}");
     println!(
@@ -85,7 +99,10 @@ fn family(name: &str, sizes: &[usize], generate: fn(usize) -> String) {
     let mut points = Vec::new();
     for &n in sizes {
         let text = generate(n);
-        let file = dir.join(format!("scaling_{}_{n}.tensor", name.replace(' ', "_")));
+        let file = dir.join(format!(
+            "scaling_{}_{n}.{extension}",
+            name.replace(' ', "_")
+        ));
         std::fs::write(&file, &text).expect("write the generated file");
         let (time, peak, report) = measure(&file);
         println!(
@@ -111,9 +128,22 @@ fn main() {
     let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let wanted = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
     if wanted("struct chain") {
-        family("struct chain", &[10, 20, 50, 100, 200, 400], struct_chain);
+        family(
+            "struct chain",
+            "tensor",
+            &[10, 20, 50, 100, 200, 400],
+            struct_chain,
+        );
     }
     if wanted("functions") {
-        family("functions", &[50, 500, 5000], functions);
+        family("functions", "tensor", &[50, 500, 5000], functions);
+    }
+    if wanted("python statements") {
+        family(
+            "python statements",
+            "py",
+            &[50, 500, 5000],
+            python_statements,
+        );
     }
 }
