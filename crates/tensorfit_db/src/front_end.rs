@@ -36,8 +36,12 @@ pub fn outline(tree: &tree_sitter::Tree, text: &str, context: Option<&ModuleCont
     }
 }
 
-/// What every piece of a Python file needs from the rest of it; `None` for
-/// the Tensor language, whose pieces need nothing.
+/// What every piece of a Python file needs from the rest of it, made from
+/// the whole tree; `None` for the Tensor language, whose pieces need
+/// nothing. The database makes it from each statement's facts instead
+/// (`crate::top_statements`), so that an edit reads one statement again;
+/// the tests here cut files without a database.
+#[cfg(test)]
 pub fn module_context(
     language: Language,
     tree: &tree_sitter::Tree,
