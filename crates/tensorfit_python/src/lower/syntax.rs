@@ -21,8 +21,8 @@ pub(crate) fn descendants(root: Node<'_>) -> impl Iterator<Item = Node<'_>> {
 /// Calls `f` with each named child of `node` that is not a comment, in
 /// order, as [`named_children`] lists them, through one cursor the walks
 /// reuse: a new cursor and a vector per node were a tenth of a Python
-/// file's check (every whole-file walk of the module context visits
-/// every node).
+/// file's check (the module context's walks visit every node of a
+/// statement, the lowering's every node of a scope).
 pub(crate) fn each_named_child<'t>(
     cursor: &mut tree_sitter::TreeCursor<'t>,
     node: Node<'t>,
