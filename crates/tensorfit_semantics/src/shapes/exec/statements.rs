@@ -459,31 +459,19 @@ impl<'f, 'a> Frame<'f, 'a> {
         &mut self,
         c: &Formula,
         then_scopes: Vec<HashMap<String, Slot>>,
-        else_scopes: Vec<HashMap<String, Slot>>,
+        mut else_scopes: Vec<HashMap<String, Slot>>,
     ) -> Vec<HashMap<String, Slot>> {
-        then_scopes
-            .into_iter()
-            .zip(else_scopes)
-            .map(|(then_scope, else_scope)| {
-                else_scope
-                    .into_iter()
-                    .map(|(name, else_slot)| {
-                        let merged = match then_scope.get(&name) {
-                            Some(then_slot) => self.merge(c, &then_slot.value, &else_slot.value),
-                            None => else_slot.value.clone(),
-                        };
-                        (
-                            name,
-                            Slot {
-                                value: merged,
-                                declared: else_slot.declared,
-                                defined: None,
-                            },
-                        )
-                    })
-                    .collect()
-            })
-            .collect()
+        // The else path's maps, changed in place: a method's scope holds
+        // every `self.<field>` its class set, and a branch changes few.
+        for (then_scope, else_scope) in then_scopes.iter().zip(&mut else_scopes) {
+            for (name, slot) in else_scope.iter_mut() {
+                if let Some(then_slot) = then_scope.get(name) {
+                    slot.value = self.merge(c, &then_slot.value, &slot.value);
+                }
+                slot.defined = None;
+            }
+        }
+        else_scopes
     }
 
     /// The value that is `a` when `c` holds and `b` otherwise; unknown
@@ -515,6 +503,12 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     fn merge_values(&mut self, c: &Formula, a: &Value, b: &Value) -> Value {
+        // The same value on both paths (most names at a join) is itself,
+        // as the cases below would make it (`ite(c, x, x)` is `x`), but
+        // for a `Bool`, whose merged formula they spell out.
+        if a == b && !matches!(a, Value::Bool(_)) {
+            return self.refine(a.clone());
+        }
         // Items that differ between the paths: the tensors' shapes.
         if a != b && (a.holds_elements() || b.holds_elements()) {
             let (a, b) = (a.clone().without_elements(), b.clone().without_elements());
