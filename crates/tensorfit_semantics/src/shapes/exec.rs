@@ -591,10 +591,23 @@ impl<'f, 'a> Frame<'f, 'a> {
         shape.refine(&|base| self.learnt.ranks.get(&base).copied())
     }
 
-    fn refine(&self, value: Value) -> Value {
+    /// `value` refined (see [`Frame::refine`]), copied only when a known
+    /// rank changes it: a branch join refines every value it merges.
+    fn refined<'v>(&self, value: &'v Value) -> std::borrow::Cow<'v, Value> {
+        let rank_of = |base| self.learnt.ranks.get(&base).copied();
         match value {
-            Value::Tensor(shape) => Value::Tensor(self.refine_shape(&shape)),
-            Value::Shape(shape) => Value::Shape(self.refine_shape(&shape)),
+            Value::Tensor(shape) | Value::Shape(shape) if shape.refines_with(&rank_of) => {
+                std::borrow::Cow::Owned(self.refine(value.clone()))
+            }
+            _ => std::borrow::Cow::Borrowed(value),
+        }
+    }
+
+    fn refine(&self, value: Value) -> Value {
+        let rank_of = |base| self.learnt.ranks.get(&base).copied();
+        match value {
+            Value::Tensor(shape) => Value::Tensor(shape.into_refined(&rank_of)),
+            Value::Shape(shape) => Value::Shape(shape.into_refined(&rank_of)),
             other => other,
         }
     }

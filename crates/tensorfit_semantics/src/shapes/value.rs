@@ -196,6 +196,26 @@ impl Shape {
         Shape::known(dims)
     }
 
+    /// As [`Shape::refine`], but `self` itself (not a copy) when no rank
+    /// it needs is known: values are refined at every branch join.
+    pub fn into_refined(self, rank_of: &dyn Fn(VarId) -> Option<i64>) -> Shape {
+        if self.refines_with(rank_of) {
+            self.refine(rank_of)
+        } else {
+            self
+        }
+    }
+
+    /// Whether [`Shape::refine`] changes the shape: its opaque part's rank
+    /// is known (and not past the bound).
+    pub fn refines_with(&self, rank_of: &dyn Fn(VarId) -> Option<i64>) -> bool {
+        self.rest
+            .as_ref()
+            .and_then(|rest| rank_of(rest.base))
+            .and_then(super::limits::spelt_rank)
+            .is_some()
+    }
+
     /// Dimensions `from..` and `..to` as a new shape: `slice(1, 0)` drops
     /// the first dimension. Requires the rank to be at least `from + to`.
     pub fn slice(&self, from: usize, from_back: usize) -> Shape {

@@ -466,7 +466,13 @@ impl<'f, 'a> Frame<'f, 'a> {
         for (then_scope, else_scope) in then_scopes.iter().zip(&mut else_scopes) {
             for (name, slot) in else_scope.iter_mut() {
                 if let Some(then_slot) = then_scope.get(name) {
-                    slot.value = self.merge(c, &then_slot.value, &slot.value);
+                    slot.value = if then_slot.value == slot.value {
+                        // Moved, not copied: most names at a join.
+                        let same = std::mem::replace(&mut slot.value, Value::Unknown);
+                        self.merge_same(c, same)
+                    } else {
+                        self.merge(c, &then_slot.value, &slot.value)
+                    };
                 }
                 slot.defined = None;
             }
@@ -479,6 +485,22 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// its values again at each one).
     pub(super) fn merge(&mut self, c: &Formula, a: &Value, b: &Value) -> Value {
         let merged = self.merge_values(c, a, b);
+        let both_unknown = matches!((a, b), (Value::Unknown, Value::Unknown));
+        self.merged_within_limits(c, merged, both_unknown)
+    }
+
+    /// [`Self::merge`] of a value with itself, without copying it.
+    fn merge_same(&mut self, c: &Formula, value: Value) -> Value {
+        let both_unknown = matches!(value, Value::Unknown);
+        let merged = match value {
+            // Its merged formula is spelt out (see `merge_values`).
+            Value::Bool(_) => self.merge_values(c, &value, &value),
+            value => self.refine(value),
+        };
+        self.merged_within_limits(c, merged, both_unknown)
+    }
+
+    fn merged_within_limits(&mut self, c: &Formula, merged: Value, both_unknown: bool) -> Value {
         if limits::too_large(&merged) {
             self.analysis.hit(LimitKind::TermSize);
             return Value::Unknown;
@@ -486,8 +508,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         // Lost over a condition the function's placeholders decide
         // (DenseNet's `if self.memory_efficient and ...` with a flag of
         // `self`): a call's known values decide it.
-        let lost =
-            matches!(merged, Value::Unknown) && !matches!((a, b), (Value::Unknown, Value::Unknown));
+        let lost = matches!(merged, Value::Unknown) && !both_unknown;
         if lost && self.analysis.language.is_python() && self.placeholders_decide(c) {
             self.numbers_decide = true;
         }
@@ -514,7 +535,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             let (a, b) = (a.clone().without_elements(), b.clone().without_elements());
             return self.merge_values(c, &a, &b);
         }
-        let (a, b) = (&self.refine(a.clone()), &self.refine(b.clone()));
+        let (a, b) = (self.refined(a), self.refined(b));
+        let (a, b) = (a.as_ref(), b.as_ref());
         match (a, b) {
             (Value::Int(x), Value::Int(y)) => Value::Int(Term::ite(c, x, y)),
             (Value::Bool(x), Value::Bool(y)) => Value::Bool(Formula::or([
