@@ -266,7 +266,14 @@ impl Lowerer<'_> {
             return (params, None, Vec::new());
         };
         let param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
-        let scope = Scope::of_body(ScopeKind::Init, body, self.text, param_names, self_name);
+        // Made of the helper's text alone, so the same at every call.
+        let scope = self
+            .helper_scopes
+            .entry(body.id())
+            .or_insert_with(|| {
+                Scope::of_body(ScopeKind::Init, body, self.text, param_names, self_name)
+            })
+            .clone();
         let outer_scope = std::mem::replace(&mut self.scope, scope);
         let outer_fields = self.init_fields.replace(Vec::new());
         let at = TextRange::empty(self.range(body).start as usize);

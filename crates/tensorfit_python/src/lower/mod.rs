@@ -63,6 +63,10 @@ pub(crate) struct Lowerer<'t> {
     inlining: Vec<String>,
     /// In an inlined helper: the temporary its `return` assigns.
     helper_result: Option<String>,
+    /// The scope of each helper inlined so far, by its body's node:
+    /// ResNet's `_make_layer` is inlined at four calls, and a scope is
+    /// four walks of its body.
+    helper_scopes: std::collections::HashMap<usize, Scope>,
     /// In a Sequential builder's `__init__` (see `sequential_builder`):
     /// what its `super().__init__(...)` calls.
     super_init: Option<Expr>,
@@ -82,7 +86,7 @@ pub(crate) struct Lowerer<'t> {
 }
 
 /// What names mean where the lowering is.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Scope {
     /// The script (top-level statements), a function or method, or a
     /// class's `__init__`.
@@ -170,6 +174,7 @@ impl<'t> Lowerer<'t> {
             pending: None,
             inlining: Vec::new(),
             helper_result: None,
+            helper_scopes: std::collections::HashMap::new(),
             super_init: None,
             builder_super_init: None,
             registers: None,
