@@ -359,7 +359,9 @@ pub(crate) struct Alias {
 /// it), in order.
 pub(crate) fn aliases_of(scope: Node<'_>, text: &str) -> Vec<Alias> {
     let mut aliases: Vec<Alias> = Vec::new();
-    for statement in own_statements(scope) {
+    // An assignment or a loop is never inside an expression: those are
+    // not walked into (a call's arguments are most of a model's nodes).
+    for statement in own_nodes(scope, |node| !is_statement_free_expression(node.kind())) {
         let item = match statement.kind() {
             "assignment" => false,
             "for_statement" => true,
@@ -445,39 +447,81 @@ pub(crate) fn reached_through_aliases(
 }
 
 /// The names of a scope that some change through another name may reach
-/// ([`reached_through_aliases`] over the whole scope): each must be a
-/// variable the whole scope sees, as a branch or loop may forget it.
-pub(crate) fn changed_through_aliases(scope: Node<'_>, text: &str) -> BTreeSet<String> {
-    let aliases = aliases_of(scope, text);
+/// ([`reached_through_aliases`] over the whole scope, with its
+/// [`aliases_of`]): each must be a variable the whole scope sees, as a
+/// branch or loop may forget it.
+pub(crate) fn changed_through(aliases: &[Alias], scope: Node<'_>, text: &str) -> BTreeSet<String> {
     // Without aliases no change reaches another name: the scope's changes
     // need no walk (most scopes, and most files' top levels, make none).
     if aliases.is_empty() {
         return BTreeSet::new();
     }
     let changed = objects_changed_by(scope, text, SHARED_VALUE_CHANGES);
-    reached_through_aliases(&aliases, changed)
+    reached_through_aliases(aliases, changed)
         .into_keys()
         .collect()
 }
 
-/// How many changes [`changed_through_aliases`] follows from name to
+/// How many changes [`changed_through`] follows from name to
 /// name, at most (each is a step along one alias).
 const MAX_ALIAS_STEPS: usize = 1_000;
 
 /// The nodes below `body` outside the functions and classes defined in
 /// it (whose `nonlocal` and `global` are their own).
 fn own_statements(body: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    own_nodes(body, |_| true)
+}
+
+/// [`own_statements`], walking into a node's children only where `enter`
+/// says so.
+fn own_nodes<'t>(
+    body: Node<'t>,
+    enter: impl Fn(Node<'t>) -> bool,
+) -> impl Iterator<Item = Node<'t>> {
     let mut stack = vec![body];
     // One cursor for the walk: a cursor and a vector per node were most
     // of the time of the walks made for every scope the lowering meets.
     let mut cursor = body.walk();
     std::iter::from_fn(move || {
         let node = stack.pop()?;
-        if node == body || !matches!(node.kind(), "function_definition" | "class_definition") {
+        let own =
+            node == body || !matches!(node.kind(), "function_definition" | "class_definition");
+        if own && enter(node) {
             each_named_child(&mut cursor, node, |child| stack.push(child));
         }
         Some(node)
     })
+}
+
+/// Expressions that hold no statement, however deep (Python has no
+/// assignment statement inside an expression; `:=` is an expression of
+/// its own kind, and comprehensions' `for` is not a loop statement).
+fn is_statement_free_expression(kind: &str) -> bool {
+    matches!(
+        kind,
+        "call"
+            | "argument_list"
+            | "attribute"
+            | "subscript"
+            | "string"
+            | "binary_operator"
+            | "comparison_operator"
+            | "boolean_operator"
+            | "not_operator"
+            | "unary_operator"
+            | "conditional_expression"
+            | "parenthesized_expression"
+            | "list"
+            | "tuple"
+            | "set"
+            | "dictionary"
+            | "lambda"
+            | "list_comprehension"
+            | "set_comprehension"
+            | "dictionary_comprehension"
+            | "generator_expression"
+            | "keyword_argument"
+    )
 }
 
 /// The names a function's or lambda's parameters bind.

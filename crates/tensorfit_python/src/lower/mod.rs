@@ -26,7 +26,7 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use crate::changed_names::{
-    aliases_of, changed_elsewhere, changed_through_aliases, Alias, CLOSURE_CHANGES,
+    aliases_of, changed_elsewhere, changed_through, Alias, CLOSURE_CHANGES,
 };
 use crate::class_functions::{is_classmethod, own_class_functions, qualified};
 use crate::context::ModuleContext;
@@ -121,9 +121,10 @@ impl Scope {
         self_name: Option<String>,
     ) -> Scope {
         let mut locals = locals::locals_of(body, text, &params);
+        let aliases = aliases_of(body, text);
         // A name a change through another may forget, in a branch or loop
         // too, is a variable of the whole body.
-        for name in changed_through_aliases(body, text) {
+        for name in changed_through(&aliases, body, text) {
             let hoisted = locals.hoisted.contains(&name);
             if locals.all.contains(&name) && !params.contains(&name) && !hoisted {
                 locals.hoisted.push(name);
@@ -132,7 +133,7 @@ impl Scope {
         Scope {
             kind,
             locals,
-            aliases: aliases_of(body, text),
+            aliases,
             params: params.into_iter().collect(),
             changed_elsewhere: changed_elsewhere(body, text, CLOSURE_CHANGES),
             self_name,
