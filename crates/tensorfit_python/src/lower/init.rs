@@ -266,14 +266,7 @@ impl Lowerer<'_> {
             return (params, None, Vec::new());
         };
         let param_names: Vec<String> = params.iter().map(|p| p.name.text.clone()).collect();
-        // Made of the helper's text alone, so the same at every call.
-        let scope = self
-            .helper_scopes
-            .entry(body.id())
-            .or_insert_with(|| {
-                Scope::of_body(ScopeKind::Init, body, self.text, param_names, self_name)
-            })
-            .clone();
+        let scope = Scope::of_body(ScopeKind::Init, body, self.text, param_names, self_name);
         let outer_scope = std::mem::replace(&mut self.scope, scope);
         let outer_fields = self.init_fields.replace(Vec::new());
         let at = TextRange::empty(self.range(body).start as usize);
@@ -486,7 +479,14 @@ impl Lowerer<'_> {
                 range: at,
             });
         }
-        let scope = Scope::of_body(ScopeKind::Init, body, self.text, param_names, self_name);
+        // Made of the helper's text alone, so the same at every call.
+        let scope = self
+            .helper_scopes
+            .entry(body.id())
+            .or_insert_with(|| {
+                Scope::of_body(ScopeKind::Init, body, self.text, param_names, self_name)
+            })
+            .clone();
         let outer_scope = std::mem::replace(&mut self.scope, scope);
         let outer_result = self.helper_result.replace(result.clone());
         self.inlining.push(name);
