@@ -18,18 +18,25 @@ use crate::FileAnalysis;
 /// assigned one.
 pub fn unknown_hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
     let covers = |range: TextRange| range.start <= offset && offset <= range.end;
+    // Only the statements around the offset: the item that holds it, and
+    // the script's statements that do. Gathering every statement of the
+    // file made each hover allocate in proportion to the file, and right
+    // after an analysis had freed its memory such an allocation could
+    // wait 2-3 ms for the allocator to sort its free lists.
+    let tree = analysis.tree();
     let mut statements: Vec<&Stmt> = Vec::new();
-    for item in &analysis.tree().items {
+    for item in &tree.items {
         match item {
-            ast::Item::Function(f) => statements.extend(body_of(f)),
-            ast::Item::Struct(s) => {
+            ast::Item::Function(f) if covers(f.range) => statements.extend(body_of(f)),
+            ast::Item::Struct(s) if covers(s.range) => {
                 statements.extend(s.init.iter().flat_map(|b| &b.stmts));
-                statements.extend(s.methods.iter().flat_map(body_of));
+                let methods = s.methods.iter().filter(|m| covers(m.range));
+                statements.extend(methods.flat_map(body_of));
             }
             _ => {}
         }
     }
-    statements.extend(&analysis.tree().script);
+    statements.extend(tree.script.iter().filter(|s| covers(s.range)));
     while let Some(stmt) = statements.pop() {
         if !covers(stmt.range) {
             continue;

@@ -363,3 +363,29 @@ def f(x):
         "#]],
     );
 }
+
+#[test]
+fn an_unknown_value_in_a_method_says_why() {
+    // The hover looks only in the item around the cursor: a method of a
+    // class, past an `__init__` and another method.
+    check_file(
+        "hover.py",
+        r#"
+import torch
+from torch import nn
+class Spectral(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+    def helper(self, x):
+        return self.proj(x)
+    def forward(self, x):
+        spectrum = torch.fft.rf$0ft(x)
+        return spectrum
+"#,
+        expect![[r#"
+            `torch.fft.rfft`
+            unknown: `torch.fft.rfft` is not modelled
+        "#]],
+    );
+}
