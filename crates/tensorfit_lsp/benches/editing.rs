@@ -771,11 +771,9 @@ fn main() {
         models(),
         text.lines().count()
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    // The server's runtime, as `tensorfit lsp` builds it: its threads on
+    // the cores the server gives them.
+    let runtime = tensorfit_lsp::runtime();
     // `cargo bench -p tensorfit_lsp -- database`: the database part only
     // (e.g. under a profiler).
     if std::env::args().any(|a| a == "stages") {

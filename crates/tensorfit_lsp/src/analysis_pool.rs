@@ -120,6 +120,7 @@ fn run_in_background() {
 
 fn serve(pool: &Pool, thread: usize) {
     run_in_background();
+    crate::scheduling::keep_off_the_protocol_core();
     loop {
         // A job catches its own panics (see `run`).
         pool.next_job(thread)();

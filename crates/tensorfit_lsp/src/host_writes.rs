@@ -42,6 +42,7 @@ impl HostWrites {
         let started = std::thread::Builder::new()
             .name("tensorfit-host-writes".to_owned())
             .spawn(move || {
+                crate::scheduling::keep_off_the_protocol_core();
                 for (write, done) in receiver {
                     apply(&thread_state, write, &thread_applied);
                     let _ = done.send(());

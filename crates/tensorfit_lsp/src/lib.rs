@@ -19,6 +19,7 @@ mod log;
 mod memory;
 mod navigation;
 mod open_text;
+mod scheduling;
 mod server;
 mod settings;
 mod transport;
@@ -47,20 +48,28 @@ pub fn service() -> (LspService<Server>, ClientSocket) {
 /// Serves LSP on stdin/stdout until the client exits.
 pub fn run_stdio() {
     few_malloc_arenas();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    runtime().block_on(async {
+        let (service, socket) = service();
+        serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
+    });
+}
+
+/// The runtime the protocol's tasks run on (also the benchmark's, so that
+/// it measures the server's scheduling).
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         // Checks and reads run on the analysis pool (analysis_pool.rs).
         // Edits apply on the workers and drop old results there, deep ones
         // included: stacks sized for the checker's depth bounds everywhere.
         .thread_stack_size(tensorfit_base::ANALYSIS_STACK_BYTES)
         .max_blocking_threads(16)
+        // Reading, answering and writing stay on a core of their own,
+        // where no check or edit delays a hover (scheduling.rs).
+        .on_thread_start(scheduling::keep_on_the_protocol_core)
         .enable_all()
         .build()
-        .expect("a tokio runtime can be built");
-    runtime.block_on(async {
-        let (service, socket) = service();
-        serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
-    });
+        .expect("a tokio runtime can be built")
 }
 
 /// glibc gives each thread that allocates its own malloc arena, and an
