@@ -102,8 +102,10 @@ impl Pool {
 }
 
 /// How much lower than the protocol's threads analyses run (a nice value):
-/// on a busy machine, a hover or an edit arriving during a check is taken
-/// at once rather than after the check's time slice.
+/// on a machine busy with other programs, checks take the smaller share of
+/// a core. (It does not let a hover in sooner: a woken thread still waits
+/// for a running check's time slice, so the protocol's threads have a core
+/// of their own, scheduling.rs.)
 const ANALYSIS_NICENESS: i32 = 5;
 
 /// Lowers the calling thread's scheduling priority (Linux: priorities
