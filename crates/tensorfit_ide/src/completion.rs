@@ -86,6 +86,9 @@ pub fn completions(
     let tree = CursorTree::new(file, &cursor, environment.imports, first_error);
     let resolution = tree.resolve(&cursor, environment.prelude);
     let probe = resolution.probe.clone().unwrap_or_default();
+    let prefix = cursor.prefix();
+    // Only what the prefix keeps is rendered (a signature each).
+    let wanted = |name: &str| matches_prefix(name, prefix);
     let mut items = Vec::new();
     if cursor.after_dot() {
         member_completions(&resolution, probe.member, &mut items);
@@ -95,13 +98,11 @@ pub fn completions(
         return Vec::new();
     } else {
         named_argument_completions(&cursor, &tree, &resolution, &mut items);
-        for &id in &probe.locals {
+        let ids = probe.locals.iter().chain(resolution.items.values());
+        for &id in ids.filter(|&&id| wanted(&resolution.defs[id].name)) {
             items.push(def_item(&resolution, id));
         }
-        for &id in resolution.items.values() {
-            items.push(def_item(&resolution, id));
-        }
-        for value in PRELUDE_VALUES {
+        for value in PRELUDE_VALUES.iter().filter(|v| wanted(v)) {
             items.push(CompletionItem {
                 label: (*value).to_owned(),
                 kind: CompletionKind::Constant,
@@ -109,9 +110,9 @@ pub fn completions(
                 insert_text: None,
             });
         }
-        items.extend(prelude_functions(resolution.prelude).iter().cloned());
+        let prelude = prelude_functions(resolution.prelude);
+        items.extend(prelude.iter().filter(|i| wanted(&i.label)).cloned());
     }
-    let prefix = cursor.prefix();
     let mut seen = HashSet::new();
     items.retain(|item| {
         !item.label.is_empty()
