@@ -17,8 +17,8 @@
 //! is left as it is.
 
 /// Keeps the calling thread on the protocol's core: the highest-numbered
-/// core the process may run on (core 0 tends to take the most
-/// interrupts). Threads it starts inherit this.
+/// core the process may run on (the lowest measured the same in the
+/// bench). Threads it starts inherit this.
 pub(crate) fn keep_on_the_protocol_core() {
     #[cfg(target_os = "linux")]
     if let Some((mut only, protocol)) = process_cores_and_protocol_core() {
