@@ -101,28 +101,8 @@ impl Pool {
     }
 }
 
-/// How much lower than the protocol's threads analyses run (a nice value):
-/// on a machine busy with other programs, checks take the smaller share of
-/// a core. (It does not let a hover in sooner: a woken thread still waits
-/// for a running check's time slice, so the protocol's threads have a core
-/// of their own, scheduling.rs.)
-const ANALYSIS_NICENESS: i32 = 5;
-
-/// Lowers the calling thread's scheduling priority (Linux: priorities
-/// are per thread). Failing is harmless: the thread keeps the process's.
-fn run_in_background() {
-    #[cfg(target_os = "linux")]
-    // SAFETY: gettid has no preconditions; setpriority on our own thread
-    // only changes its scheduling.
-    unsafe {
-        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, thread, ANALYSIS_NICENESS);
-    }
-}
-
 fn serve(pool: &Pool, thread: usize) {
-    run_in_background();
-    crate::scheduling::keep_off_the_protocol_core();
+    crate::scheduling::run_as_analysis();
     loop {
         // A job catches its own panics (see `run`).
         pool.next_job(thread)();

@@ -59,9 +59,10 @@ pub fn run_stdio() {
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        // Checks and reads run on the analysis pool (analysis_pool.rs).
-        // Edits apply on the workers and drop old results there, deep ones
-        // included: stacks sized for the checker's depth bounds everywhere.
+        // Checks and reads run on the analysis pool (analysis_pool.rs),
+        // edits on their own thread (host_writes.rs). Old results are
+        // dropped on the workers, deep ones included: stacks sized for the
+        // checker's depth bounds everywhere.
         .thread_stack_size(tensorfit_base::ANALYSIS_STACK_BYTES)
         .max_blocking_threads(16)
         // Reading, answering and writing stay on a core of their own,

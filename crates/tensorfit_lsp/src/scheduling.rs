@@ -1,5 +1,6 @@
-//! Which cores the server's threads run on: one is kept for the threads
-//! that answer the editor, and analyses and edits run on the others.
+//! How the server's threads are scheduled: one core is kept for the
+//! threads that answer the editor, analyses and edits run on the others,
+//! and analyses at a lower priority.
 //!
 //! Right after a key, a check of the new text and the edit's parse run
 //! while the editor asks for a hover. With every thread free to run
@@ -15,6 +16,26 @@
 //! analysis, writing the answer), so one core serves it, and the checks
 //! have all others. A machine with one core, or a process allowed on one,
 //! is left as it is.
+
+/// How much lower than the protocol's threads analyses run (a nice value):
+/// on a machine busy with other programs, checks take the smaller share of
+/// a core. (It does not let a hover in sooner: a woken thread still waits
+/// for a running check's time slice; the core of their own does that.)
+const ANALYSIS_NICENESS: i32 = 5;
+
+/// Makes the calling thread an analysis thread: off the protocol's core,
+/// at a lower priority (Linux: priorities are per thread). Failing is
+/// harmless: the thread keeps the process's.
+pub(crate) fn run_as_analysis() {
+    keep_off_the_protocol_core();
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid has no preconditions; setpriority on our own thread
+    // only changes its scheduling.
+    unsafe {
+        let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, thread, ANALYSIS_NICENESS);
+    }
+}
 
 /// Keeps the calling thread on the protocol's core: the highest-numbered
 /// core the process may run on (the lowest measured the same in the
@@ -100,7 +121,13 @@ mod tests {
             keep_on_the_protocol_core();
             // Started by a protocol thread, as the analysis pool is.
             let analysis = std::thread::spawn(|| {
-                keep_off_the_protocol_core();
+                run_as_analysis();
+                // SAFETY: gettid has no preconditions; getpriority reads.
+                let niceness = unsafe {
+                    let thread = libc::syscall(libc::SYS_gettid) as libc::id_t;
+                    libc::getpriority(libc::PRIO_PROCESS, thread)
+                };
+                assert_eq!(niceness, ANALYSIS_NICENESS);
                 own_cores()
             });
             (own_cores(), analysis.join().unwrap())
