@@ -123,7 +123,7 @@ fn calls_of(db: &dyn Db, id: FunctionId<'_>) -> Vec<String> {
 #[salsa::tracked(returns(ref))]
 fn cycle_of(db: &dyn Db, id: FunctionId<'_>) -> Vec<String> {
     let file = id.file(db);
-    tensorfit_semantics::cycle_of(id.key(db), &mut |key| {
+    tensorfit_semantics::cycle_of(id.key(db), call_targets(db, file), &mut |key| {
         calls_of(db, FunctionId::new(db, file, key.to_owned())).clone()
     })
 }

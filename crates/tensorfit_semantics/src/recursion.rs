@@ -15,7 +15,11 @@
 //! file, `self.m(...)` of a method of the same struct, and `x.m(...)` of a
 //! method `m` of any struct of the file (the receiver's type is not known
 //! here; an edge too many only makes a cycle more likely, which costs
-//! precision, never an error). Calling a struct instance (`self.block(x)`,
+//! precision, never an error). Such a call is an edge to one node standing
+//! for every method `m` (a *method node*), which has an edge to each: the
+//! same paths as an edge to every `m`, but n classes whose `forward` calls
+//! `super().forward(x)` make 2n edges, not n² (a search from each of them
+//! read n² edges, n³ in all). Calling a struct instance (`self.block(x)`,
 //! its `forward`) is not followed: those calls rarely recurse, and
 //! following every one would put a model and its blocks in one cycle.
 
@@ -42,22 +46,53 @@ impl RecursiveGroups {
             .map(|(i, (key, _))| (key.as_str(), i))
             .collect();
         let targets = CallTargets::new(functions.iter().map(|(key, _)| key.clone()));
-        let edges: Vec<Vec<usize>> = functions
+        // The method nodes come after the functions.
+        let method_nodes: Vec<&String> = targets.methods.keys().collect();
+        let method_index: HashMap<&str, usize> = method_nodes
+            .iter()
+            .enumerate()
+            .map(|(at, name)| (name.as_str(), functions.len() + at))
+            .collect();
+        let node_of = |callee: &str| match method_node_name(callee) {
+            Some(name) => method_index.get(name).copied(),
+            None => index.get(callee).copied(),
+        };
+        let mut edges: Vec<Vec<usize>> = functions
             .iter()
             .map(|(key, function)| {
                 let mut out: Vec<usize> = targets
                     .calls_in(key, function)
                     .iter()
-                    .filter_map(|callee| index.get(callee.as_str()).copied())
+                    .filter_map(|callee| node_of(callee))
                     .collect();
                 out.sort_unstable();
                 out.dedup();
                 out
             })
             .collect();
+        for name in &method_nodes {
+            let out = targets.methods[name.as_str()]
+                .iter()
+                .filter_map(|key| index.get(key.as_str()).copied())
+                .collect();
+            edges.push(out);
+        }
         let mut groups = BTreeMap::new();
         for component in strongly_connected(&edges) {
-            let cycle = component.len() > 1 || edges[component[0]].contains(&component[0]);
+            let component: Vec<usize> = component
+                .into_iter()
+                .filter(|i| *i < functions.len())
+                .collect();
+            // A function is in a cycle with others, or calls itself
+            // (directly, or through a method node: `x.m()` inside `m`).
+            let cycle = match component.as_slice() {
+                [] => false,
+                [only] => {
+                    edges[*only].contains(only)
+                        || calls_itself_through_a_method(&edges, *only, functions.len())
+                }
+                _ => true,
+            };
             if !cycle {
                 continue;
             }
@@ -123,7 +158,32 @@ pub struct CallTargets {
     methods: HashMap<String, Vec<String>>,
 }
 
+/// The key of the method node for methods named `name`: no function's key
+/// starts with `*`.
+fn method_node(name: &str) -> String {
+    format!("*.{name}")
+}
+
+/// The method name a method node stands for; `None` for a function's key.
+fn method_node_name(key: &str) -> Option<&str> {
+    key.strip_prefix("*.")
+}
+
+/// Whether `node` reaches itself through a method node it calls.
+fn calls_itself_through_a_method(edges: &[Vec<usize>], node: usize, functions: usize) -> bool {
+    edges[node]
+        .iter()
+        .any(|callee| *callee >= functions && edges[*callee].contains(&node))
+}
+
 impl CallTargets {
+    /// The functions a method node stands for; `None` for a function's
+    /// own key.
+    pub fn method_node_targets(&self, key: &str) -> Option<&[String]> {
+        let name = method_node_name(key)?;
+        Some(self.methods.get(name).map_or(&[], Vec::as_slice))
+    }
+
     pub fn new(keys: impl IntoIterator<Item = String>) -> Self {
         let mut targets = CallTargets::default();
         for key in keys {
@@ -145,7 +205,7 @@ impl CallTargets {
         let owner = key.split_once('.').map(|(owner, _)| owner);
         let mut out = Vec::new();
         let mut add = |callee: &str| {
-            if self.keys.contains(callee) {
+            if self.keys.contains(callee) || method_node_name(callee).is_some() {
                 out.push(callee.to_owned());
             }
         };
@@ -165,10 +225,8 @@ impl CallTargets {
                         }
                         (ExprKind::SelfValue, None) => {}
                         _ => {
-                            for target in
-                                self.methods.get(method.text.as_str()).into_iter().flatten()
-                            {
-                                add(target);
+                            if self.methods.contains_key(method.text.as_str()) {
+                                add(&method_node(&method.text));
                             }
                         }
                     },
@@ -184,15 +242,24 @@ impl CallTargets {
 
 /// The members of `root`'s cycle of calls, sorted (empty when it is in
 /// none), found from the functions `root` reaches alone (a cycle through
-/// it holds nothing else), `calls` giving the keys each one calls: an
-/// analysis of an imported function reads the bodies it may call, not
-/// every body of its file.
-pub fn cycle_of(root: &str, calls: &mut dyn FnMut(&str) -> Vec<String>) -> Vec<String> {
+/// it holds nothing else), `calls` giving the keys each one calls (as
+/// [`CallTargets::calls_in`], method nodes among them, which `targets`
+/// expands): an analysis of an imported function reads the bodies it may
+/// call, not every body of its file.
+pub fn cycle_of(
+    root: &str,
+    targets: &CallTargets,
+    calls: &mut dyn FnMut(&str) -> Vec<String>,
+) -> Vec<String> {
     let mut keys: Vec<String> = vec![root.to_owned()];
     let mut index: HashMap<String, usize> = HashMap::from([(root.to_owned(), 0)]);
     let mut edges: Vec<Vec<usize>> = Vec::new();
     while edges.len() < keys.len() {
-        let callees = calls(&keys[edges.len()]);
+        let key = &keys[edges.len()];
+        let callees = match targets.method_node_targets(key) {
+            Some(methods) => methods.to_vec(),
+            None => calls(key),
+        };
         let mut out = Vec::new();
         for callee in callees {
             let at = *index.entry(callee.clone()).or_insert_with(|| {
@@ -212,7 +279,11 @@ pub fn cycle_of(root: &str, calls: &mut dyn FnMut(&str) -> Vec<String>) -> Vec<S
     if component.len() == 1 && !edges[0].contains(&0) {
         return Vec::new();
     }
-    let mut members: Vec<String> = component.iter().map(|i| keys[*i].clone()).collect();
+    let mut members: Vec<String> = component
+        .iter()
+        .map(|i| keys[*i].clone())
+        .filter(|key| method_node_name(key).is_none())
+        .collect();
     members.sort();
     members
 }
@@ -386,7 +457,7 @@ mod tests {
         let targets = CallTargets::new(functions.keys().cloned());
         let mut read = Vec::new();
         for root in ["f", "g", "k", "h", "A.up", "A.down", "A.forward"] {
-            let cycle = cycle_of(root, &mut |key| {
+            let cycle = cycle_of(root, &targets, &mut |key| {
                 read.push(key.to_owned());
                 targets.calls_in(key, &functions[key])
             });
@@ -394,7 +465,7 @@ mod tests {
         }
         // `k` calls nothing: only its own body is read.
         read.clear();
-        cycle_of("k", &mut |key| {
+        cycle_of("k", &targets, &mut |key| {
             read.push(key.to_owned());
             targets.calls_in(key, &functions[key])
         });
