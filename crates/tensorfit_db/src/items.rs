@@ -150,8 +150,10 @@ pub fn layout(db: &dyn Db, file: SourceFile) -> Layout {
 pub struct Piece<'db> {
     #[returns(copy)]
     pub file: SourceFile,
-    /// The item's key (see [`tensorfit_syntax::ItemHead`]); empty for a
-    /// statement, which is told apart from the others by its order.
+    /// The item's key (see [`tensorfit_syntax::ItemHead`]); for a
+    /// statement, `#k` for the k-th statement of the script, which tells it
+    /// from the others by its order (see
+    /// `top_statements::numbered_heads` for why not an empty key).
     #[returns(ref)]
     pub key: String,
     #[tracked]
@@ -216,6 +218,7 @@ pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
     let tree = &syntax_tree.0;
     let context = module_context(db, file);
     let place = |at: usize| layout.place(at).unwrap_or(at);
+    let mut statements = 0usize;
     outline(db, file)
         .pieces
         .iter()
@@ -254,8 +257,14 @@ pub fn pieces(db: &dyn Db, file: SourceFile) -> Vec<Piece<'_>> {
                     },
                 }
             };
-            let key = piece.item.as_ref().map_or("", |head| &head.key);
-            Piece::new(db, file, key.to_owned(), source)
+            let key = match &piece.item {
+                Some(head) => head.key.clone(),
+                None => {
+                    statements += 1;
+                    format!("#{statements}")
+                }
+            };
+            Piece::new(db, file, key, source)
         })
         .collect()
 }

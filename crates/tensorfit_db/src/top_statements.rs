@@ -19,7 +19,8 @@ pub struct TopStatement<'db> {
     #[returns(copy)]
     pub file: SourceFile,
     /// The statement's first line: what tells it from the others across
-    /// edits (a repeated line is told apart by its order).
+    /// edits. A repeated line is told apart by its order, written after
+    /// it (see [`numbered_heads`]).
     #[returns(ref)]
     pub head: String,
     #[tracked]
@@ -50,11 +51,16 @@ pub fn top_statements(db: &dyn Db, file: SourceFile) -> Vec<TopStatement<'_>> {
         .filter(|node| !node.is_extra())
         .map(|node| TextRange::new(node.start_byte(), node.end_byte()))
         .collect();
+    let heads = numbered_heads(
+        statements
+            .iter()
+            .map(|range| text[range.as_usize()].lines().next().unwrap_or_default()),
+    );
     statements
         .into_iter()
-        .map(|range| {
+        .zip(heads)
+        .map(|(range, head)| {
             let statement = &text[range.as_usize()];
-            let head = statement.lines().next().unwrap_or_default().to_owned();
             let source = StatementSource {
                 text: statement.to_owned(),
                 cut_from: CutFrom {
@@ -64,6 +70,27 @@ pub fn top_statements(db: &dyn Db, file: SourceFile) -> Vec<TopStatement<'_>> {
                 },
             };
             TopStatement::new(db, file, head, source)
+        })
+        .collect()
+}
+
+/// Each first line, with `#k` after the k-th repeat of a line (`x = 1`,
+/// `x = 1#1`, ...). salsa would tell repeats apart by their order as
+/// well, but it finds a struct by the hash of its fields: 50,000 equal
+/// lines (statements on one line, `;`-separated) made every lookup walk
+/// all the others. The suffix keeps the order's meaning and makes the
+/// hashes differ.
+pub(crate) fn numbered_heads<'t>(heads: impl Iterator<Item = &'t str>) -> Vec<String> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    heads
+        .map(|head| {
+            let repeats = seen.entry(head).or_insert(0);
+            let numbered = match *repeats {
+                0 => head.to_owned(),
+                k => format!("{head}#{k}"),
+            };
+            *repeats += 1;
+            numbered
         })
         .collect()
 }
