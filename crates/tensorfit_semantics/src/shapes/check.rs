@@ -19,6 +19,7 @@ use tensorfit_solver::{
 use super::analysis::Analysis;
 use super::display;
 use super::fact::{Explain, Fact, FactKind, Guard, ShapeClaim};
+use super::guard_index::GuardIndex;
 
 pub struct EntryOutcome {
     pub diagnostics: Vec<Diagnostic>,
@@ -31,10 +32,6 @@ pub struct EntryOutcome {
 
 /// Path-condition literals are given ids after the facts'.
 pub(super) const GUARD_ID_BASE: u32 = 1 << 30;
-
-fn guard_implies(path: &Guard, guard: &Guard) -> bool {
-    guard.iter().all(|literal| path.contains(literal))
-}
 
 /// The facts at `indices` and the path's conditions, as the solver takes them.
 pub(super) fn solver_facts(
@@ -104,13 +101,16 @@ pub fn guards_refute_parameters(analysis: &Analysis<'_>, facts: &[Fact]) -> bool
 }
 
 fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
-    let mut paths: Vec<Guard> = Vec::new();
-    for fact in facts.iter().filter(|f| f.kind.is_checked()) {
-        if !paths.contains(&fact.guard) {
-            paths.push(fact.guard.clone());
+    let index = GuardIndex::new(facts);
+    // Each distinct guard of a checked fact, by the first fact that has it.
+    let mut seen: HashSet<&[u32]> = HashSet::new();
+    let mut paths: Vec<usize> = Vec::new();
+    for (i, fact) in facts.iter().enumerate() {
+        if fact.kind.is_checked() && seen.insert(index.of_fact(i)) {
+            paths.push(i);
         }
     }
-    paths.sort_by_key(Vec::len);
+    paths.sort_by_key(|i| facts[*i].guard.len());
 
     let mut set_aside = HashSet::new();
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
@@ -124,9 +124,12 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
     // Checking time is bounded per entry point and per file: past the
     // budget, the paths not yet checked are left unreported rather than
     // delaying the answer.
-    'paths: for path in &paths {
+    'paths: for &first in &paths {
+        let path = &facts[first].guard;
+        let path_numbers = index.of_fact(first);
+        let literals = index.path(path_numbers);
         let active: Vec<usize> = (0..facts.len())
-            .filter(|i| !set_aside.contains(i) && guard_implies(path, &facts[*i].guard))
+            .filter(|i| !set_aside.contains(i) && index.holds_on(&literals, *i))
             .collect();
         let items = solver_facts(facts, active.iter().copied(), path);
         // Independent groups of facts are checked apart: a script of many
@@ -137,7 +140,7 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
             let weaker: Vec<SolverFact> = group
                 .iter()
                 .map(|k| &items[*k])
-                .filter(|f| f.id >= GUARD_ID_BASE || &facts[f.id as usize].guard != path)
+                .filter(|f| f.id >= GUARD_ID_BASE || index.of_fact(f.id as usize) != path_numbers)
                 .cloned()
                 .collect();
             let has_literal = weaker.iter().any(|f| f.id >= GUARD_ID_BASE);
@@ -150,7 +153,7 @@ fn check_paths(analysis: &Analysis<'_>, facts: &[Fact]) -> EntryOutcome {
         for group in &groups {
             let own = group.iter().any(|k| {
                 let id = items[*k].id;
-                id < GUARD_ID_BASE && &facts[id as usize].guard == path
+                id < GUARD_ID_BASE && index.of_fact(id as usize) == path_numbers
             });
             if !own {
                 // Only weaker facts: checked on their own path already.

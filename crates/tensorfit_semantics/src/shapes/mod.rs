@@ -11,6 +11,7 @@ mod einsum;
 mod elements;
 mod exec;
 mod fact;
+mod guard_index;
 mod holes;
 mod kernels;
 mod limits;

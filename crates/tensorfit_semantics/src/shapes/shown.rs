@@ -20,6 +20,7 @@ use super::check;
 use super::display;
 use super::exec::ShapeRecord;
 use super::fact::{Fact, Guard};
+use super::guard_index::GuardIndex;
 use super::value::{Shape, Value};
 
 /// A shape as shown: the dimensions, or `None` for an unknown rank.
@@ -73,6 +74,7 @@ pub fn show(
 ) -> Vec<ShownShape> {
     // Past the entry point's or the file's time budget, dimensions not
     // settled by elimination stay symbolic.
+    let index = GuardIndex::new(facts);
     let mut views: HashMap<&Guard, PathView<'_, '_>> = HashMap::new();
     // Keyed by place, name and calls; first-seen order kept.
     type Key = (TextRange, Option<String>, Vec<TextRange>);
@@ -86,7 +88,7 @@ pub fn show(
         };
         let view = views
             .entry(&record.guard)
-            .or_insert_with(|| PathView::new(analysis, facts, set_aside, &record.guard));
+            .or_insert_with(|| PathView::new(analysis, facts, &index, set_aside, &record.guard));
         pending
             .entry(&record.guard)
             .or_default()
@@ -106,7 +108,7 @@ pub fn show(
         };
         let view = views
             .entry(&record.guard)
-            .or_insert_with(|| PathView::new(analysis, facts, set_aside, &record.guard));
+            .or_insert_with(|| PathView::new(analysis, facts, &index, set_aside, &record.guard));
         let solve = record.via.is_empty() && !time_cap::is_up();
         let dims = view.shape(shape, solve);
         let calls: Vec<TextRange> = record.via.iter().map(|c| c.range).collect();
@@ -162,14 +164,15 @@ impl<'x, 'a> PathView<'x, 'a> {
     fn new(
         analysis: &'x Analysis<'a>,
         facts: &[Fact],
+        index: &GuardIndex<'_>,
         set_aside: &HashSet<usize>,
         guard: &Guard,
     ) -> Self {
         // The facts of the paths this one extends, minus those reported as
         // errors: shapes are shown as if the program were corrected there.
-        let active = (0..facts.len()).filter(|i| {
-            !set_aside.contains(i) && facts[*i].guard.iter().all(|l| guard.contains(l))
-        });
+        let literals = index.path(&index.numbers(guard));
+        let active =
+            (0..facts.len()).filter(|i| !set_aside.contains(i) && index.holds_on(&literals, *i));
         let facts = check::solver_facts(facts, active, guard);
         let eliminated = eliminate(facts.iter().map(|f| (f.id, f.formula.clone()))).ok();
         PathView {
