@@ -50,6 +50,10 @@ impl<'f, 'a> Frame<'f, 'a> {
         if entered.as_const() == Some(false) {
             return;
         }
+        // The scopes are copied for the iterations and the checkpoint.
+        if !self.step(self.slots()) {
+            return;
+        }
         let before_returned = self.returned;
         let before_loop = self.scopes.clone();
         let outer_guard = self.guard.clone();
@@ -272,6 +276,61 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// How many names the scopes hold: what copying or joining them costs,
+    /// in steps.
+    pub(super) fn slots(&self) -> u64 {
+        self.scopes.iter().map(|scope| scope.len() as u64).sum()
+    }
+
+    /// What an iteration of a loop may leave otherwise for the next one
+    /// (values, `self`, the path), taken before it runs.
+    pub(super) fn loop_state(&mut self) -> LoopState {
+        self.step(self.slots());
+        LoopState {
+            scopes: self.scopes.clone(),
+            self_value: self.self_value.clone(),
+            guard: self.guard.clone(),
+        }
+    }
+
+    /// Whether the state is `before` again: the next iteration, if it reads
+    /// nothing else that changes, does again what this one did.
+    pub(super) fn loop_state_is(&self, before: &LoopState) -> bool {
+        self.guard == before.guard
+            && self.self_value == before.self_value
+            && self.scopes.len() == before.scopes.len()
+            && self.scopes.iter().zip(&before.scopes).all(|(now, then)| {
+                now.len() == then.len()
+                    && now.iter().all(|(name, slot)| {
+                        then.get(name).is_some_and(|old| {
+                            old.value == slot.value && old.defined == slot.defined
+                        })
+                    })
+            })
+    }
+
+    /// Whether the statements read the name `name` anywhere (a nested
+    /// function or lambda included), charged a step per expression.
+    pub(super) fn reads_name(&mut self, stmts: &[ast::Stmt], name: &str) -> bool {
+        let mut stack: Vec<&ast::Stmt> = stmts.iter().collect();
+        let mut walked = 0u64;
+        let mut found = false;
+        'walk: while let Some(stmt) = stack.pop() {
+            for expr in stmt.exprs() {
+                for inner in expr.descendants() {
+                    walked += 1;
+                    if matches!(&inner.kind, ExprKind::Name(n) if n == name) {
+                        found = true;
+                        break 'walk;
+                    }
+                }
+            }
+            stack.extend(stmt.nested());
+        }
+        self.step(walked);
+        found
+    }
+
     /// Forgets everything done since the checkpoint.
     fn rollback(&mut self, checkpoint: Checkpoint) {
         self.facts.truncate(checkpoint.facts);
@@ -284,6 +343,14 @@ impl<'f, 'a> Frame<'f, 'a> {
         self.learnt = checkpoint.learnt;
         self.returned = checkpoint.returned;
     }
+}
+
+/// A frame's state before an iteration of a loop (see
+/// [`Frame::loop_state`]).
+pub(super) struct LoopState {
+    scopes: Vec<HashMap<String, Slot>>,
+    self_value: Option<Value>,
+    guard: Guard,
 }
 
 /// Which iteration of a loop body is being run.

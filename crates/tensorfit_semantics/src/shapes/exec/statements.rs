@@ -56,6 +56,11 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     pub(super) fn stmt(&mut self, stmt: &ast::Stmt) {
+        // Past the budget a body says nothing (its analysis is dropped),
+        // so nothing more of it runs: an empty loop costs a step too.
+        if !self.step(1) {
+            return;
+        }
         match &stmt.kind {
             StmtKind::Let { pattern, ty, value }
             | StmtKind::Var {
@@ -209,16 +214,28 @@ impl<'f, 'a> Frame<'f, 'a> {
                     // loop of a constructor called with numbers): each
                     // iteration runs, which is exact.
                     let first = s.as_const().unwrap_or(0);
+                    // A body that does not read the loop's variable and
+                    // leaves the state as it found it would do the same
+                    // again: the iterations after it add nothing (nested
+                    // loops over `range(k)` that change no shape cost
+                    // their depth, not k to the depth).
+                    let same_each_time = !variable
+                        .as_ref()
+                        .is_some_and(|v| self.reads_name(&body.stmts, &v.text));
                     for k in 0..count {
-                        if self.returned {
+                        if self.returned || !self.step(1) {
                             break;
                         }
+                        let before = same_each_time.then(|| self.loop_state());
                         self.scopes.push(HashMap::new());
                         if let Some(v) = variable {
                             self.bind(&v.text, Value::Int(Term::int(first + k)), None);
                         }
                         self.block(&body.stmts);
                         self.scopes.pop();
+                        if before.is_some_and(|before| self.loop_state_is(&before)) {
+                            break;
+                        }
                     }
                     return;
                 }
@@ -394,6 +411,11 @@ impl<'f, 'a> Frame<'f, 'a> {
             Some(true) => return then(self),
             Some(false) => return otherwise(self),
             None => {}
+        }
+        // Both paths start from a copy of the scopes, and the join walks
+        // them: a branch costs what it copies.
+        if !self.step(self.slots()) {
+            return;
         }
         let before_scopes = self.scopes.clone();
         let before_guard = self.guard.clone();
