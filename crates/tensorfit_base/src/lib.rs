@@ -11,6 +11,7 @@ mod heap;
 mod language;
 mod line_index;
 mod python_slice;
+mod size;
 mod stack;
 mod text_range;
 
@@ -20,5 +21,6 @@ pub use heap::{count_heap, live_heap_bytes, CountingAllocator};
 pub use language::Language;
 pub use line_index::{LineIndex, Position};
 pub use python_slice::{slice_positions, SlicePositions};
+pub use size::MAX_CHECKED_BYTES;
 pub use stack::{with_analysis_stack, ANALYSIS_STACK_BYTES};
 pub use text_range::TextRange;

@@ -5,6 +5,7 @@
 
 use tensorfit_base::{Diagnostic, Language, TextRange};
 use tensorfit_python::ModuleContext;
+use tensorfit_semantics::LimitKind;
 use tensorfit_syntax::{LoweredPiece, Outline, Parse};
 
 /// Parses with the language's grammar, reusing `old` (already edited).
@@ -18,6 +19,23 @@ pub fn parse_tree(
     match language {
         Language::Tensor => tensorfit_syntax::parse_tree(text, old),
         Language::Python => tensorfit_python::parse_tree(text, old),
+    }
+}
+
+/// Where the parse of a file stops short of its end, and why (see
+/// `tensorfit_python::parse_cut`, `tensorfit_syntax::size_cut`).
+pub fn unread_from(language: Language, text: &str) -> Option<(LimitKind, usize)> {
+    match language {
+        Language::Tensor => {
+            tensorfit_syntax::size_cut(text).map(|offset| (LimitKind::FileSize, offset))
+        }
+        Language::Python => tensorfit_python::parse_cut(text).map(|cut| {
+            let kind = match cut.why {
+                tensorfit_python::CutReason::Size => LimitKind::FileSize,
+                tensorfit_python::CutReason::Continuations => LimitKind::Continuations,
+            };
+            (kind, cut.offset)
+        }),
     }
 }
 

@@ -47,7 +47,7 @@ pub use imports::{
     MAX_SOURCE_BYTES,
 };
 pub use layout::{ItemSpan, Layout};
-pub use report::{file_diagnostics, file_limits, file_report, findings, FileReport};
+pub use report::{file_diagnostics, file_limits, file_report, files_read, findings, FileReport};
 pub use ropey::Rope;
 pub use tensorfit_solver::{
     forget_known_answers, keep_answers as keep_known_answers, recalled_answers, z3_held_bytes,

@@ -104,9 +104,43 @@ pub fn file_limits(db: &dyn Db, file: SourceFile) -> Vec<LimitHit> {
     for group in script_groups(db, file).iter() {
         limits.extend(script_checks(db, *group).limits.iter().cloned());
     }
+    limits.extend(unread_part(db, file));
     limits.sort();
     limits.dedup();
     limits
+}
+
+/// The paths of the files `file`'s analysis reads through its imports,
+/// transitively: an edit of one of them may change its diagnostics.
+pub fn files_read(db: &dyn Db, file: SourceFile) -> Vec<std::path::PathBuf> {
+    let mut seen = BTreeSet::new();
+    let mut work = vec![file];
+    let mut paths = Vec::new();
+    while let Some(next) = work.pop() {
+        for imported in items::imports(db, next).files.iter().flatten() {
+            if seen.insert(imported.path(db).clone()) {
+                paths.push(imported.path(db).clone());
+                work.push(*imported);
+            }
+        }
+    }
+    paths
+}
+
+/// The end of the file its parse leaves unread, as a limit reached.
+fn unread_part(db: &dyn Db, file: SourceFile) -> Option<LimitHit> {
+    let text = file.text(db);
+    let (kind, offset) = crate::front_end::unread_from(file.language(db), text)?;
+    let line = text.as_bytes()[..offset]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1;
+    Some(LimitHit {
+        kind,
+        function: None,
+        from_line: Some(line as u32),
+    })
 }
 
 /// What diagnostics read of an outcome: its diagnostics and decided
@@ -203,6 +237,10 @@ fn assemble_findings_of(db: &dyn Db, file: SourceFile) -> ShapeFindings {
 #[salsa::tracked(returns(clone))]
 pub fn findings(db: &dyn Db, file: SourceFile) -> Arc<ShapeFindings> {
     let mut findings = relocate::findings(assembled_findings(db, file).clone(), layout(db, file));
+    if let Some(unread) = unread_part(db, file) {
+        findings.limits.push(unread);
+        findings.limits.sort();
+    }
     if file.language(db).is_python() {
         python_findings(db, file, &mut findings);
     }

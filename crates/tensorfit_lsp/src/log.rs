@@ -12,6 +12,6 @@ pub fn limit_reached(uri: &str, version: i32, limit: &LimitHit) -> String {
     format!(
         "limit {} reached {place} of {uri} (version {version}): {}",
         limit.kind,
-        limit.kind.explain()
+        limit.message()
     )
 }

@@ -21,6 +21,7 @@ mod context;
 mod inheritance;
 mod lower;
 mod outline;
+mod parser_input;
 mod statement_facts;
 mod tensor_changes;
 mod torch_names;
@@ -38,6 +39,7 @@ pub use context::{
     ModuleContext,
 };
 pub use outline::outline;
+pub use parser_input::{parse_cut, Cut as ParseCut, CutReason, MAX_HIDDEN_RUNS};
 pub use statement_facts::{class_details, statement_facts, ClassDetails, StatementFacts};
 
 /// How the names the lowering makes up (destructuring temporaries,
@@ -46,8 +48,12 @@ pub use statement_facts::{class_details, statement_facts, ClassDetails, Statemen
 pub const TEMPORARY_PREFIX: &str = "$tmp";
 
 /// Runs tree-sitter-python, reusing `old` (already edited) for incremental
-/// parsing.
+/// parsing, on what [`parser_input`](parser_input::parser_input) gives it
+/// of `text`: the same nodes at the same offsets, in time linear in the
+/// text.
 pub fn parse_tree(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::Tree {
+    let input = parser_input::parser_input(text);
+    let included = included_ranges(&input.text, &input.hidden);
     thread_local! {
         static PARSER: std::cell::RefCell<tree_sitter::Parser> = std::cell::RefCell::new({
             let mut parser = tree_sitter::Parser::new();
@@ -58,11 +64,54 @@ pub fn parse_tree(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::T
         });
     }
     PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        // Empty: the whole text (the parser is reused: always set).
         parser
-            .borrow_mut()
-            .parse(text, old)
+            .set_included_ranges(&included)
+            .expect("ranges in order, within the text");
+        parser
+            .parse(&*input.text, old)
             .expect("a parser with a language and no cancellation always returns a tree")
     })
+}
+
+/// The ranges of `text` outside `hidden` (in order, disjoint), with their
+/// points; none when nothing is hidden.
+fn included_ranges(text: &str, hidden: &[std::ops::Range<usize>]) -> Vec<tree_sitter::Range> {
+    if hidden.is_empty() {
+        return Vec::new();
+    }
+    let mut bounds: Vec<usize> = Vec::with_capacity(hidden.len() * 2 + 2);
+    bounds.push(0);
+    for range in hidden {
+        bounds.push(range.start);
+        bounds.push(range.end);
+    }
+    bounds.push(text.len());
+    // The point of each bound, in one pass over the text.
+    let mut points = Vec::with_capacity(bounds.len());
+    let (mut row, mut line_start, mut at) = (0usize, 0usize, 0usize);
+    for &bound in &bounds {
+        for (offset, byte) in text.as_bytes()[at..bound].iter().enumerate() {
+            if *byte == b'\n' {
+                row += 1;
+                line_start = at + offset + 1;
+            }
+        }
+        at = at.max(bound);
+        points.push(tree_sitter::Point::new(row, bound - line_start));
+    }
+    bounds
+        .chunks(2)
+        .zip(points.chunks(2))
+        .filter(|(b, _)| b[0] < b[1])
+        .map(|(b, p)| tree_sitter::Range {
+            start_byte: b[0],
+            end_byte: b[1],
+            start_point: p[0],
+            end_point: p[1],
+        })
+        .collect()
 }
 
 /// Lowers the text of one piece of a file (see [`outline`]), starting at

@@ -8,6 +8,7 @@ pub mod ast;
 mod lower;
 mod outline;
 pub mod print;
+mod size_cut;
 mod syntax_errors;
 
 use std::collections::BTreeSet;
@@ -16,6 +17,7 @@ use tensorfit_base::{Diagnostic, TextRange};
 
 pub use lower::{Placement, MAX_NESTING};
 pub use outline::{outline, ItemHead, Outline, OutlinePiece, UniqueKeys};
+pub use size_cut::size_cut;
 
 /// The result of parsing one file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,10 +161,35 @@ pub fn parse_tree(text: &str, old: Option<&tree_sitter::Tree>) -> tree_sitter::T
             parser
         });
     }
+    // A file too long to check is read up to an item (`size_cut.rs`).
+    let included = match size_cut::size_cut(text) {
+        Some(cut) => vec![tree_sitter::Range {
+            start_byte: 0,
+            end_byte: cut,
+            start_point: tree_sitter::Point::new(0, 0),
+            end_point: point_at(text, cut),
+        }],
+        None => Vec::new(),
+    };
     PARSER.with(|parser| {
+        let mut parser = parser.borrow_mut();
+        // Empty: the whole text (the parser is reused: always set).
         parser
-            .borrow_mut()
+            .set_included_ranges(&included)
+            .expect("a range within the text");
+        parser
             .parse(text, old)
             .expect("a parser with a language and no cancellation always returns a tree")
     })
+}
+
+/// The row and byte column of `offset` in `text`.
+fn point_at(text: &str, offset: usize) -> tree_sitter::Point {
+    let before = &text.as_bytes()[..offset];
+    let row = before.iter().filter(|b| **b == b'\n').count();
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |n| n + 1);
+    tree_sitter::Point::new(row, offset - line_start)
 }

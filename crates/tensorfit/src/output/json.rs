@@ -229,7 +229,7 @@ fn file_report(file: &CheckedFile) -> FileReport<'_> {
             .map(|hit| LimitJson {
                 limit: hit.kind.as_str(),
                 function: hit.function.as_deref(),
-                message: hit.kind.explain(),
+                message: hit.message(),
             })
             .collect(),
     }

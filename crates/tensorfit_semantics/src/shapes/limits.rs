@@ -32,6 +32,9 @@ pub enum LimitKind {
     TermSize,
     /// A rank past [`MAX_RANK`].
     Rank,
+    /// A list, tuple or string that would grow past its bound
+    /// (`exec/expressions.rs`).
+    ContainerSize,
     /// A question (shown shapes, a migration, decided conditions, holes)
     /// past [`QUESTION_NODES`] or its time.
     Question,
@@ -40,6 +43,13 @@ pub enum LimitKind {
     /// The time budget of the file ([`file_time`]) ran out before the
     /// entry point was done (the entry points before it took the time).
     FileTime,
+    /// The file is longer than [`tensorfit_base::MAX_CHECKED_BYTES`]: its
+    /// end is not read.
+    FileSize,
+    /// The file has more runs of lines holding only `\` than its parse
+    /// leaves out (`tensorfit_python::MAX_HIDDEN_RUNS`): its end is not
+    /// read.
+    Continuations,
 }
 
 impl LimitKind {
@@ -50,9 +60,12 @@ impl LimitKind {
             LimitKind::Steps => "steps",
             LimitKind::TermSize => "term-size",
             LimitKind::Rank => "rank",
+            LimitKind::ContainerSize => "container-size",
             LimitKind::Question => "question",
             LimitKind::Time => "time",
             LimitKind::FileTime => "file-time",
+            LimitKind::FileSize => "file-size",
+            LimitKind::Continuations => "continuations",
         }
     }
 
@@ -74,6 +87,9 @@ impl LimitKind {
             LimitKind::Rank => {
                 format!("a rank over {MAX_RANK}: that shape is unknown")
             }
+            LimitKind::ContainerSize => format!(
+                "a list, tuple or string grew past {MAX_CONTAINER_ITEMS} items: that value is unknown"
+            ),
             LimitKind::Question => "showing shapes, solving holes or finding a migration took more than its allowance: that answer is left out".to_owned(),
             LimitKind::Time => format!(
                 "the analysis took more than {ENTRY_TIME_QUERIES} solver time-outs: what it did not decide is unknown"
@@ -81,6 +97,11 @@ impl LimitKind {
             LimitKind::FileTime => format!(
                 "the file's check took more than {FILE_TIME_QUERIES} solver time-outs before this was done: what it did not decide is unknown"
             ),
+            LimitKind::FileSize => format!(
+                "the file is longer than {} bytes: its end is not read",
+                tensorfit_base::MAX_CHECKED_BYTES
+            ),
+            LimitKind::Continuations => "the file has more than 256 runs of lines that hold only `\\`: its end is not read".to_owned(),
         }
     }
 }
@@ -97,6 +118,19 @@ impl fmt::Display for LimitKind {
 pub struct LimitHit {
     pub kind: LimitKind,
     pub function: Option<String>,
+    /// For a limit that leaves the end of the file unread, the first line
+    /// not read (1-based).
+    pub from_line: Option<u32>,
+}
+
+impl LimitHit {
+    /// What was left unchecked, for people, with where.
+    pub fn message(&self) -> String {
+        match self.from_line {
+            Some(line) => format!("{} (from line {line} on)", self.kind.explain()),
+            None => self.kind.explain(),
+        }
+    }
 }
 
 /// How many summaries may be made inside one another (a call chain
@@ -118,6 +152,12 @@ pub const MAX_TERM_SIZE: usize = 4_000;
 /// Terms one question may rewrite (see `tensorfit_solver::with_allowance`),
 /// over all of its queries.
 pub const QUESTION_NODES: u64 = 2_000_000;
+
+/// The most values a list or tuple made by `+` or `*` holds (nested items
+/// counted), and the most bytes of a string made by `+`: a larger one is
+/// unknown, as no model's configuration needs more, and `s = s + s` would
+/// double it at each step (24 steps took 5 GB).
+pub const MAX_CONTAINER_ITEMS: usize = 10_000;
 
 /// A question may take the time of this many solver time-outs.
 pub const QUESTION_QUERIES: u32 = 3;

@@ -249,6 +249,7 @@ fn outcome_of(analysis: analysis::Analysis<'_>, summary: Option<Arc<Summary>>) -
         .map(|kind| LimitHit {
             kind,
             function: function.clone(),
+            from_line: None,
         })
         .collect();
     FunctionOutcome {
@@ -568,6 +569,7 @@ pub fn assemble_findings(
     limits.extend(hole_limits.into_iter().map(|kind| LimitHit {
         kind,
         function: None,
+        from_line: None,
     }));
     limits.sort();
     limits.dedup();

@@ -8,7 +8,7 @@ use tensorfit_syntax::ast::{self, BinaryOp, CompareOp, ExprKind, FieldName, Unar
 use super::{shapes_equal, Frame};
 use crate::shapes::describe::describe;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
-use crate::shapes::limits::{self, LimitKind};
+use crate::shapes::limits::{self, LimitKind, MAX_CONTAINER_ITEMS};
 use crate::shapes::rules::{self, Args};
 use crate::shapes::value::{Instance, Shape, Value};
 
@@ -337,19 +337,27 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             // Python's list concatenation (`layers + [block]`, and
             // `layers.append(block)` as the front end writes it).
-            (BinaryOp::Add, Value::List(x), Value::List(y)) => {
-                Value::List(x.iter().chain(y).cloned().collect())
-            }
+            (BinaryOp::Add, Value::List(x), Value::List(y)) => match self.joined_items(x, y) {
+                Some(items) => Value::List(items),
+                None => Value::Unknown,
+            },
             // Python's operations on strings, tuples and lists.
             (_, Value::Str(_), _) | (_, Value::Tuple(_), Value::Tuple(_))
                 if !self.analysis.language.is_python() =>
             {
                 Value::Unknown
             }
-            (BinaryOp::Add, Value::Tuple(x), Value::Tuple(y)) => {
-                Value::Tuple(x.iter().chain(y).cloned().collect())
+            (BinaryOp::Add, Value::Tuple(x), Value::Tuple(y)) => match self.joined_items(x, y) {
+                Some(items) => Value::Tuple(items),
+                None => Value::Unknown,
+            },
+            (BinaryOp::Add, Value::Str(x), Value::Str(y)) => {
+                if x.len() + y.len() > MAX_CONTAINER_ITEMS {
+                    self.analysis.hit(LimitKind::ContainerSize);
+                    return Value::Unknown;
+                }
+                Value::Str(format!("{x}{y}"))
             }
-            (BinaryOp::Add, Value::Str(x), Value::Str(y)) => Value::Str(format!("{x}{y}")),
             (BinaryOp::Rem, Value::Str(template), values) => {
                 let text = super::strings::percent_formatted(template, values);
                 self.note_numbers_decide(&text, std::slice::from_ref(values));
@@ -359,6 +367,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             (BinaryOp::Mul, Value::List(items) | Value::Tuple(items), Value::Int(k))
             | (BinaryOp::Mul, Value::Int(k), Value::List(items) | Value::Tuple(items)) => {
                 let items = repeated(&a, &b, items, k);
+                if matches!(items, Value::Unknown) && k.as_const().is_some() {
+                    self.analysis.hit(LimitKind::ContainerSize);
+                }
                 self.note_numbers_decide(&items, &[Value::Int(k.clone())]);
                 items
             }
@@ -570,9 +581,29 @@ fn is_plain_constant(value: &Value) -> bool {
     }
 }
 
+impl Frame<'_, '_> {
+    /// The items of `x` then `y` (`x + y` of two lists or tuples); `None`,
+    /// with the limit noted, past [`MAX_CONTAINER_ITEMS`].
+    fn joined_items(&mut self, x: &[Value], y: &[Value]) -> Option<Vec<Value>> {
+        let size = |items: &[Value]| -> usize {
+            items
+                .iter()
+                .map(|item| size_of(item, MAX_CONTAINER_ITEMS))
+                .sum()
+        };
+        if size(x) + size(y) > MAX_CONTAINER_ITEMS {
+            self.analysis.hit(LimitKind::ContainerSize);
+            return None;
+        }
+        // Copying is work: a step an item.
+        self.step((x.len() + y.len()) as u64);
+        Some(x.iter().chain(y).cloned().collect())
+    }
+}
+
 /// `items * k` (or `k * items`) of a list or tuple: the items `k` times
 /// over, for a known `k` (none for `k <= 0`); unknown past
-/// [`MAX_REPEATED_ITEMS`].
+/// [`MAX_CONTAINER_ITEMS`].
 fn repeated(a: &Value, b: &Value, items: &[Value], k: &Term) -> Value {
     let Some(k) = k.as_const() else {
         return Value::Unknown;
@@ -580,9 +611,9 @@ fn repeated(a: &Value, b: &Value, items: &[Value], k: &Term) -> Value {
     let times = usize::try_from(k.max(0)).unwrap_or(0);
     let each: usize = items
         .iter()
-        .map(|item| size_of(item, MAX_REPEATED_ITEMS))
+        .map(|item| size_of(item, MAX_CONTAINER_ITEMS))
         .sum();
-    if each.saturating_mul(times) > MAX_REPEATED_ITEMS {
+    if each.saturating_mul(times) > MAX_CONTAINER_ITEMS {
         return Value::Unknown;
     }
     let repeated: Vec<Value> = (0..times).flat_map(|_| items.iter().cloned()).collect();
@@ -609,7 +640,3 @@ fn size_of(value: &Value, limit: usize) -> usize {
         _ => 1,
     }
 }
-
-/// The most values `items * k` holds: a larger one is unknown, as no
-/// model's configuration needs more and the analysis would slow down.
-const MAX_REPEATED_ITEMS: usize = 10_000;
