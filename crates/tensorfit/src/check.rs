@@ -39,7 +39,10 @@ pub fn run(options: &CheckOptions) -> ExitCode {
                     analysis,
                 });
             }
-            Err(error) => io_errors.push(format!("cannot read {}: {error}", path.display())),
+            Err(error) => io_errors.push(format!(
+                "cannot read {}: {error}",
+                output::printable(&path.display().to_string())
+            )),
         }
     }
 
@@ -119,7 +122,10 @@ fn collect_files(paths: &[PathBuf], errors: &mut Vec<String>) -> Vec<PathBuf> {
         match std::fs::metadata(path) {
             Ok(meta) if meta.is_dir() => walk_dir(path, &mut files, &mut seen_dirs, errors),
             Ok(_) => files.push(path.clone()),
-            Err(error) => errors.push(format!("cannot read {}: {error}", path.display())),
+            Err(error) => errors.push(format!(
+                "cannot read {}: {error}",
+                output::printable(&path.display().to_string())
+            )),
         }
     }
     files
@@ -139,7 +145,10 @@ fn walk_dir(
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) => {
-            errors.push(format!("cannot read directory {}: {error}", dir.display()));
+            errors.push(format!(
+                "cannot read directory {}: {error}",
+                output::printable(&dir.display().to_string())
+            ));
             return;
         }
     };

@@ -8,6 +8,7 @@ use tensorfit_base::{LineIndex, TextRange};
 use tensorfit_run::{InputValue, Limits, Program, RunOptions, RunValues, Value};
 
 use crate::args::RunArgs;
+use crate::output::printable;
 
 pub fn run(args: &RunArgs) -> ExitCode {
     let program = match Program::load(&args.file) {
@@ -23,7 +24,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 }
                 None => String::new(),
             };
-            eprintln!("tensorfit: {place}{}", error.message);
+            eprintln!("tensorfit: {place}{}", printable(&error.message));
             return ExitCode::from(2);
         }
     };
@@ -34,7 +35,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
                 inputs.insert(name.clone(), v);
             }
             Err(message) => {
-                eprintln!("tensorfit: --input {name}: {message}");
+                eprintln!("tensorfit: --input {}: {message}", printable(name));
                 return ExitCode::from(2);
             }
         }
@@ -55,8 +56,15 @@ pub fn run(args: &RunArgs) -> ExitCode {
     let report = tensorfit_run::run(&program, &options);
     let elapsed = started.elapsed();
     let what = match &args.entry {
-        Some(entry) => format!("`{entry}` of {}", args.file.display()),
-        None => format!("the script of {}", args.file.display()),
+        Some(entry) => format!(
+            "`{}` of {}",
+            printable(entry),
+            printable(&args.file.display().to_string())
+        ),
+        None => format!(
+            "the script of {}",
+            printable(&args.file.display().to_string())
+        ),
     };
     match report.result {
         Ok(values) => {
@@ -68,7 +76,7 @@ pub fn run(args: &RunArgs) -> ExitCode {
             match values {
                 RunValues::Script(names) => {
                     for (name, value) in names {
-                        println!("  {name}: {}", describe(&value));
+                        println!("  {}: {}", printable(&name), describe(&value));
                     }
                 }
                 RunValues::Entry(value) => println!("  result: {}", describe(&value)),
@@ -80,12 +88,12 @@ pub fn run(args: &RunArgs) -> ExitCode {
             let path = file.path.display().to_string();
             eprintln!(
                 "error[run]: {}\n --> {}",
-                error.message,
+                printable(&error.message),
                 place(&path, &file.text, error.at.range)
             );
             let index = LineIndex::new(&file.text);
             let line = index.position(error.at.range.start).line;
-            eprintln!("  | {}", index.line_text(line).trim_end());
+            eprintln!("  | {}", printable(index.line_text(line).trim_end()));
             for call in error.calls.iter().rev() {
                 let file = program.file(call.file);
                 eprintln!(
@@ -101,6 +109,9 @@ pub fn run(args: &RunArgs) -> ExitCode {
 
 fn place(path: &str, text: &str, range: TextRange) -> String {
     let position = LineIndex::new(text).position(range.start);
+    // Paths and names are the user's: no control character reaches the
+    // terminal.
+    let path = crate::output::line_start_path(path);
     format!("{path}:{}:{}", position.line + 1, position.character + 1)
 }
 

@@ -320,6 +320,86 @@ fn sarif_paths_are_uris() {
     assert!(uri.ends_with("/with%20space/bad%25name.tensor"), "{uri}");
 }
 
+/// A file's name is the user's, and may hold anything a file system allows:
+/// a newline followed by a GitHub workflow command, terminal escapes. No
+/// line of the human report (diagnostics, holes, migrations, shapes) starts
+/// a workflow command or carries a control character.
+#[test]
+fn names_in_the_human_report_cannot_inject_output() {
+    let dir = scratch("injection");
+    let hostile =
+        "x\n::error file=injected.py,line=1::INJECTED\n\u{1b}]0;title\u{7}\u{1b}[2J.tensor";
+    let program = "\
+fn f(x: Tensor[?, 4]) -> Tensor {
+  return x
+}
+let y = f(zeros(2, 4))
+let z = zeros(2, __) @ zeros(3, 5)
+let w = undefined_name
+";
+    write(&dir, hostile, program);
+    // Relative, as a workflow step names it: the path then starts the
+    // `--shapes` lines.
+    let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .current_dir(&dir)
+        .args(["check", "--shapes", "--migrations", "."])
+        .output()
+        .expect("run tensorfit");
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 report");
+    for section in ["error[", "hole at", "migration at", ": y: Tensor[2, 4]"] {
+        assert!(stdout.contains(section), "no `{section}` in:\n{stdout}");
+    }
+    for line in stdout.lines() {
+        assert!(!line.trim_start().starts_with("::"), "{line:?}");
+        assert!(
+            !line.chars().any(|c| c.is_control() && c != '\t'),
+            "a control character in {line:?}"
+        );
+    }
+    // The name is still recognisable, its controls shown as pictures.
+    assert!(stdout.contains("x\u{240a}::error"), "{stdout}");
+
+    // A file whose name starts with `::` starts no command either.
+    let dir = scratch("injection_start");
+    write(
+        &dir,
+        "::warning::X.tensor",
+        "let y = zeros(2, 3) @ zeros(4, 5)\n",
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .current_dir(&dir)
+        .args(["check", "--shapes", "::warning::X.tensor"])
+        .output()
+        .expect("run tensorfit");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8 report");
+    assert!(stdout.contains("./::warning::X.tensor:1:"), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .all(|line| !line.trim_start().starts_with("::")),
+        "{stdout}"
+    );
+}
+
+/// On Unix a backslash is part of a file's name, not a separator: the
+/// SARIF URI keeps it, encoded.
+#[cfg(unix)]
+#[test]
+fn sarif_keeps_backslashes_in_names() {
+    let dir = scratch("sarif_backslash");
+    write(&dir, "back\\slash.tensor", "let y = undefined_name\n");
+    let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .current_dir(&dir)
+        .args(["check", "--format", "sarif", "back\\slash.tensor"])
+        .output()
+        .expect("run tensorfit");
+    let log = json(&output);
+    let uri = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"];
+    assert_eq!(uri.as_str(), Some("back%5Cslash.tensor"));
+}
+
 /// The inputs of the reliability issues that once aborted the checker (a
 /// stack overflow, a 32 GB allocation) or ran for minutes: each gets a
 /// prompt answer with the diagnostic or the bound it names, and none an

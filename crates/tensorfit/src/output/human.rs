@@ -14,7 +14,7 @@ use tensorfit_base::{Diagnostic, LineIndex, Severity, TextRange};
 
 use tensorfit_ide::ValueRange;
 
-use super::CheckedFile;
+use super::{line_start_path, printable, CheckedFile};
 
 /// Colour only when writing to a terminal and `NO_COLOR` is not set.
 pub fn use_color() -> bool {
@@ -64,6 +64,7 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
     let mut errors = 0usize;
     let mut warnings = 0usize;
     let mut others = 0usize;
+    let mut not_fully_checked = 0usize;
     for file in files {
         for diagnostic in file.analysis.diagnostics() {
             match diagnostic.severity {
@@ -72,6 +73,10 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
                 Severity::Information | Severity::Hint => others += 1,
             }
             write_diagnostic(out, &style, file, diagnostic)?;
+        }
+        if !file.analysis.shapes().limits.is_empty() {
+            not_fully_checked += 1;
+            write_limits(out, &style, file)?;
         }
         write_holes(out, &style, file)?;
         if options.migrations {
@@ -87,6 +92,12 @@ pub fn write(out: &mut impl Write, files: &[CheckedFile], options: HumanOptions)
         0 => return Ok(()),
         1 => "checked 1 file".to_owned(),
         n => format!("checked {n} files"),
+    };
+    // A check that was cut short says so, also when it found nothing.
+    let checked = match (not_fully_checked, files.len()) {
+        (0, _) => checked,
+        (1, 1) => format!("{checked} (not fully)"),
+        (n, _) => format!("{checked} ({n} not fully)"),
     };
     let mut counts = match (errors, warnings) {
         // The one line a clean check prints: what was checked, and that
@@ -111,11 +122,12 @@ fn write_migrations(out: &mut impl Write, style: &Style, file: &CheckedFile) -> 
         let verdict = tensorfit_ide::verdict_text(&file.analysis, migration);
         writeln!(
             out,
-            "{} at {place}: `{}` of `{}` is {}; {verdict}",
+            "{} at {place}: `{}` of `{}` is {}; {}",
             style.paint("1;36", "migration"),
-            migration.parameter,
-            migration.function,
-            migration.annotation
+            printable(&migration.parameter),
+            printable(&migration.function),
+            printable(&migration.annotation),
+            printable(&verdict)
         )?;
     }
     Ok(())
@@ -136,11 +148,63 @@ fn worth_listing(file: &CheckedFile, migration: &tensorfit_ide::Migration) -> bo
     !python || written.contains('[')
 }
 
+/// ```text
+/// note: model.py is not fully checked
+///   = the file is longer than 1048576 bytes: its end is not read (from line 20164 on)
+///   = the analysis took more than 2000000 steps: ... (in `Net.forward`)
+/// ```
+/// One line per bound, with the functions it cut (a few named).
+fn write_limits(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
+    const NAMED: usize = 3;
+    let limits = &file.analysis.shapes().limits;
+    writeln!(
+        out,
+        "{}: {} is not fully checked",
+        style.paint("1;36", "note"),
+        printable(&file.path)
+    )?;
+    let mut messages: Vec<(String, Vec<&str>, bool)> = Vec::new();
+    for hit in limits {
+        let message = hit.message();
+        let at = match messages.iter().position(|(m, _, _)| *m == message) {
+            Some(at) => at,
+            None => {
+                messages.push((message, Vec::new(), false));
+                messages.len() - 1
+            }
+        };
+        match &hit.function {
+            Some(function) => messages[at].1.push(function),
+            None => messages[at].2 = true,
+        }
+    }
+    for (message, functions, script) in messages {
+        let mut places: Vec<String> = functions
+            .iter()
+            .take(NAMED)
+            .map(|f| format!("`{}`", printable(f)))
+            .collect();
+        if functions.len() > NAMED {
+            places.push(format!("{} more functions", functions.len() - NAMED));
+        }
+        if script && !functions.is_empty() {
+            places.push("the script".to_owned());
+        }
+        let place = match places.is_empty() {
+            true => String::new(),
+            false => format!(" (in {})", places.join(", ")),
+        };
+        writeln!(out, "  = {}{place}", printable(&message))?;
+    }
+    writeln!(out)
+}
+
 /// `hole at model.tensor:6:32 must be 320`
 fn write_holes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::Result<()> {
     for hole in &file.analysis.shapes().holes {
         let place = place(file, hole.range.start);
         let text = tensorfit_ide::hole_text(&hole.values);
+        let text = printable(&text);
         let what = match &hole.values {
             ValueRange::Forced(_) => format!(" {text}"),
             _ => format!(": {text}"),
@@ -160,27 +224,29 @@ fn write_shapes(out: &mut impl Write, style: &Style, file: &CheckedFile) -> io::
         let mut lines = text.lines();
         let first = lines.next().unwrap_or_default();
         let in_function = match &binding.function {
-            Some(function) => format!(" (in {function})"),
+            Some(function) => format!(" (in {})", printable(function)),
             None => String::new(),
         };
         writeln!(
             out,
-            "{}: {first}{in_function}",
-            style.paint("1", &place(file, binding.range.start))
+            "{}: {}{in_function}",
+            style.paint("1", &place(file, binding.range.start)),
+            printable(first)
         )?;
         for line in lines {
-            writeln!(out, "    {line}")?;
+            writeln!(out, "    {}", printable(line))?;
         }
     }
     Ok(())
 }
 
 /// `model.tensor:6:31`, with 1-based line and column as editors show them.
+/// It may start a line (`--shapes`), so the path is [`line_start_path`].
 fn place(file: &CheckedFile, offset: u32) -> String {
     let position = file.analysis.line_index.position(offset);
     format!(
         "{}:{}:{}",
-        file.path,
+        line_start_path(&file.path),
         position.line + 1,
         position.character + 1
     )
@@ -249,7 +315,7 @@ fn write_snippet(
         out,
         "{pad}{} {}:{}:{}",
         style.gutter("-->"),
-        printable(path),
+        line_start_path(path),
         line_number,
         start_col + 1
     )?;
@@ -273,20 +339,6 @@ fn write_snippet(
         style.gutter("|"),
         style.paint("1;31", &underline)
     )
-}
-
-/// `text` with control characters (a terminal's escape sequences among
-/// them) shown as their Unicode pictures (ESC as `␛`), one character each
-/// so that underlines stay aligned: source text never drives the terminal.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\0'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
-            '\u{7f}' => '\u{2421}',
-            '\u{80}'..='\u{9f}' => '\u{fffd}',
-            c => c,
-        })
-        .collect()
 }
 
 /// The character column of a UTF-16 column in `line`.

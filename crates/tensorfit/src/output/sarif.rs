@@ -158,9 +158,14 @@ fn rules(docs_url: Option<&str>) -> Vec<Rule> {
 }
 
 /// A relative path as a URI reference against the source root; an absolute
-/// one as a `file:` URI. Characters a URI cannot hold are percent-encoded.
+/// one as a `file:` URI. Characters a URI cannot hold are percent-encoded:
+/// a backslash, which on Unix is part of a file's name, becomes `%5C` (on
+/// Windows it separates directories, and becomes `/`).
 fn artifact(path: &str) -> ArtifactLocation {
-    let slashed = path.replace('\\', "/");
+    let slashed = match std::path::MAIN_SEPARATOR {
+        '\\' => path.replace('\\', "/"),
+        _ => path.to_owned(),
+    };
     let encoded = percent_encode(&slashed);
     if slashed.starts_with('/') {
         ArtifactLocation {
