@@ -36,8 +36,7 @@ fn main() -> ExitCode {
             if std::env::var_os("TENSORFIT_COUNT_HEAP").is_some_and(|v| v == "1") {
                 tensorfit_base::count_heap();
             }
-            tensorfit_lsp::run_stdio();
-            ExitCode::SUCCESS
+            tensorfit_lsp::run_stdio()
         }
         Err(message) => {
             eprintln!("tensorfit: {message}\n\n{}", args::USAGE);

@@ -159,6 +159,8 @@ codes! {
     // Asked for by a flag. New codes go last: SARIF's rule indices follow
     // this order.
     UnsolvedHole => "unsolved-hole", Warning, "a hole (`__`, or `...` in PyTorch code) left in the program, reported with `check --deny-holes`";
+    // The language server.
+    FileTooLarge => "file-too-large", Warning, "a document larger than the server checks (8 MiB): nothing else is said of it";
 }
 
 /// Where docs/diagnostics.md is read online, set when the binary is built

@@ -13,6 +13,7 @@
 mod analysis_pool;
 mod capabilities;
 mod convert;
+mod diagnostics_queue;
 mod features;
 mod host_writes;
 mod log;
@@ -27,7 +28,7 @@ mod transport;
 pub use server::Server;
 pub use settings::ServerSettings;
 use tower_lsp_server::{ClientSocket, LspService};
-pub use transport::serve;
+pub use transport::{serve, SessionEnd};
 
 /// The service, for a transport of the caller's (stdio, or a test's pipe).
 pub fn service() -> (LspService<Server>, ClientSocket) {
@@ -45,13 +46,19 @@ pub fn service() -> (LspService<Server>, ClientSocket) {
         .finish()
 }
 
-/// Serves LSP on stdin/stdout until the client exits.
-pub fn run_stdio() {
+/// Serves LSP on stdin/stdout until the client exits or the input ends,
+/// then ends the process with the session's exit status. The runtime is
+/// not dropped: that would wait for the thread reading stdin, which waits
+/// for input a client that sent `exit` may never close.
+pub fn run_stdio() -> ! {
     few_malloc_arenas();
-    runtime().block_on(async {
+    let end = runtime().block_on(async {
         let (service, socket) = service();
-        serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await;
+        serve(tokio::io::stdin(), tokio::io::stdout(), service, socket).await
     });
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    std::process::exit(end.exit_code())
 }
 
 /// The runtime the protocol's tasks run on (also the benchmark's, so that

@@ -48,6 +48,16 @@ impl OpenText {
         }
     }
 
+    /// The text's length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.rope.len_bytes()
+    }
+
+    /// The whole text.
+    pub(crate) fn text(&self) -> String {
+        self.rope.to_string()
+    }
+
     /// Applies the changes that make `version`.
     pub(crate) fn apply(&mut self, version: i32, changes: &[TextChange]) {
         for change in changes {

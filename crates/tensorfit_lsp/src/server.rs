@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -16,6 +17,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::diagnostics_queue::DiagnosticsQueue;
 use crate::host_writes::HostWrites;
 use crate::navigation::{self, SyntaxView};
 use crate::open_text::OpenText;
@@ -25,6 +27,10 @@ use crate::{analysis_pool, convert, log, memory};
 pub struct Server {
     client: Client,
     state: Arc<Mutex<State>>,
+    /// The documents waiting for their diagnostics.
+    queue: Arc<DiagnosticsQueue>,
+    /// Whether the task that works through the queue was started.
+    diagnosing: AtomicBool,
     /// Apart from the state: an edit waits for the analyses it cancels
     /// to stop (salsa's setter) while holding the state, and hover and
     /// inlay hints must not wait with it.
@@ -38,10 +44,41 @@ pub(crate) struct State {
     /// The host's file loader, to give it the workspace's roots.
     loader: Arc<FsLoader>,
     /// Open documents: where they are, and the version the host has.
-    documents: HashMap<Uri, (PathBuf, i32)>,
+    documents: HashMap<Uri, Document>,
     settings: ServerSettings,
     /// The client can be asked to watch `*.tensor` files for us.
     can_watch_files: bool,
+}
+
+/// An open document as the database sees it.
+#[derive(Clone)]
+pub(crate) struct Document {
+    path: PathBuf,
+    /// The version the host has (or, for a document too large, the one
+    /// the editor last sent).
+    version: i32,
+    /// For a document over [`MAX_DOCUMENT_BYTES`], its size: the database
+    /// is not given it.
+    too_large: Option<usize>,
+}
+
+/// The largest document that is checked: the largest file a check reads
+/// (`tensorfit_db::MAX_SOURCE_BYTES`). A larger one costs its text and
+/// gets one diagnostic saying so.
+pub(crate) const MAX_DOCUMENT_BYTES: usize = tensorfit_db::MAX_SOURCE_BYTES as usize;
+
+/// The one diagnostic of a document over [`MAX_DOCUMENT_BYTES`].
+fn too_large(size: usize) -> tensorfit_base::Diagnostic {
+    let megabytes = |bytes: usize| bytes as f64 / 1e6;
+    tensorfit_base::Diagnostic::new(
+        tensorfit_base::Code::FileTooLarge,
+        tensorfit_base::TextRange::empty(0),
+        format!(
+            "too large to check: {:.1} MB, limit {:.1} MB",
+            megabytes(size),
+            megabytes(MAX_DOCUMENT_BYTES)
+        ),
+    )
 }
 
 /// How long after a version's diagnostics, with no edit meanwhile, its
@@ -70,8 +107,11 @@ impl State {
 
     /// The database and the document's file, to read without the lock.
     fn snapshot(&self, uri: &Uri) -> Option<(Database, SourceFile)> {
-        let (path, _) = self.documents.get(uri)?;
-        let file = self.host.file(path)?;
+        let document = self.documents.get(uri)?;
+        if document.too_large.is_some() {
+            return None;
+        }
+        let file = self.host.file(&document.path)?;
         Some((self.host.snapshot(), file))
     }
 }
@@ -95,6 +135,8 @@ impl Server {
             client,
             writes: HostWrites::new(state.clone()),
             state,
+            queue: Arc::default(),
+            diagnosing: AtomicBool::new(false),
             texts: Arc::default(),
         }
     }
@@ -192,81 +234,133 @@ impl Server {
         }
     }
 
-    /// Checks every open document and publishes the diagnostics of the
-    /// versions they were computed for; then keeps the whole analysis of
-    /// that version for hover and inlay hints to answer from.
+    /// Queues documents for their diagnostics once the change `applied`
+    /// is in the database (`mark` says which), and makes sure the task that
+    /// works through the queue runs ([`Server::diagnose`]).
     ///
     /// There is no pause for typing to stop: a check starts at once, and
     /// the next edit cancels it (salsa unwinds at its next query, and
     /// running Z3 queries are interrupted), so a stale check costs little
-    /// and a single edit is answered as soon as it is checked. Edits that
-    /// arrived together are applied before the check starts (it first
-    /// yields, then skips versions that are no longer current).
-    fn schedule_diagnostics(&self, applied: oneshot::Receiver<()>) {
-        let client = self.client.clone();
-        let state = self.state.clone();
-        let texts = self.texts.clone();
+    /// and a single edit is answered as soon as it is checked.
+    fn schedule(
+        &self,
+        applied: oneshot::Receiver<()>,
+        mark: impl FnOnce(&DiagnosticsQueue) + Send + 'static,
+    ) {
+        if !self.diagnosing.swap(true, Ordering::SeqCst) {
+            tokio::spawn(Self::diagnose(
+                self.client.clone(),
+                self.state.clone(),
+                self.texts.clone(),
+                self.queue.clone(),
+            ));
+        }
+        let queue = self.queue.clone();
         tokio::spawn(async move {
             let _ = applied.await;
-            tokio::task::yield_now().await;
-            let round = memory::round_started();
-            let documents: Vec<(Uri, i32)> = lock(&state)
-                .documents
-                .iter()
-                .map(|(uri, (_, v))| (uri.clone(), *v))
-                .collect();
-            for (uri, version) in documents {
-                let current = |state: &Mutex<State>| {
-                    lock(state).documents.get(&uri).map(|(_, v)| *v) == Some(version)
-                };
-                if !current(&state) {
-                    return; // a newer edit scheduled its own check
+            mark(&queue);
+        });
+    }
+
+    /// Works through the queue, a document at a time: checks it, publishes
+    /// its diagnostics if they are news (a new version, or other
+    /// diagnostics than last published), then keeps the whole analysis of
+    /// that version for hover and inlay hints to answer from.
+    async fn diagnose(
+        client: Client,
+        state: Arc<Mutex<State>>,
+        texts: Arc<Mutex<HashMap<Uri, OpenText>>>,
+        queue: Arc<DiagnosticsQueue>,
+    ) {
+        let mut checked_since_rest = false;
+        loop {
+            let Some(uri) = queue.next() else {
+                if std::mem::take(&mut checked_since_rest) {
+                    tokio::spawn(memory::return_free_pages_after(memory::round_started()));
                 }
-                let snapshot = lock(&state).snapshot(&uri);
-                let Some((db, file)) = snapshot else { continue };
-                let uri_for_task = uri.clone();
-                // The snapshot is dropped before the answer comes back and
-                // the lock is taken again: an edit waiting for snapshots
-                // must not wait on us.
-                let task = analysis_pool::run(move || {
-                    let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
-                    let diagnostics = diagnostics
-                        .iter()
-                        .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
-                        .collect::<Vec<_>>();
-                    let limits = tensorfit_db::file_limits(&db, file);
-                    (diagnostics, limits)
-                });
-                let Ok((diagnostics, limits)) = task.await else {
-                    continue; // cancelled by an edit, which checks again
-                };
-                if current(&state) {
-                    for limit in limits {
-                        let message = log::limit_reached(uri.as_str(), version, &limit);
-                        client.log_message(MessageType::WARNING, message).await;
-                    }
+                queue.wake.notified().await;
+                continue;
+            };
+            let document = lock(&state).documents.get(&uri).cloned();
+            let Some(document) = document else { continue };
+            let version = document.version;
+            let current = |state: &Mutex<State>| {
+                lock(state).documents.get(&uri).map(|d| d.version) == Some(version)
+            };
+            if let Some(size) = document.too_large {
+                // One diagnostic, and nothing else of it is read.
+                let line_index = tensorfit_base::LineIndex::new("");
+                let diagnostics = vec![convert::diagnostic(&uri, &line_index, &too_large(size))];
+                if queue.is_news(&uri, version, &diagnostics) {
                     client
-                        .publish_diagnostics(uri.clone(), diagnostics, Some(version))
+                        .publish_diagnostics(uri.clone(), diagnostics.clone(), Some(version))
                         .await;
-                    // Until a first analysis is kept, hover has nothing to
-                    // answer from without waiting: that one is made at
-                    // once, after the diagnostics (which it would delay:
-                    // U-Net's by 60 ms), not after a pause.
-                    let first = lock(&texts)
-                        .get(&uri)
-                        .is_some_and(|t| t.analysed_version().is_none());
-                    let after = if first {
-                        Duration::ZERO
-                    } else {
-                        KEEP_ANALYSIS_AFTER
-                    };
-                    let keep =
-                        Self::keep_analysis_later(&client, &state, &texts, uri, version, after);
-                    tokio::spawn(keep);
+                }
+                queue.published(&uri, version, diagnostics, Vec::new());
+                continue;
+            }
+            let snapshot = lock(&state).snapshot(&uri);
+            let Some((db, file)) = snapshot else { continue };
+            checked_since_rest = true;
+            let uri_for_task = uri.clone();
+            // The snapshot is dropped before the answer comes back and the
+            // lock is taken again: an edit waiting for snapshots must not
+            // wait on us.
+            let task = analysis_pool::run(move || {
+                let (line_index, diagnostics) = tensorfit_ide::file_diagnostics(&db, file);
+                let diagnostics = diagnostics
+                    .iter()
+                    .map(|d| convert::diagnostic(&uri_for_task, &line_index, d))
+                    .collect::<Vec<_>>();
+                let limits = tensorfit_db::file_limits(&db, file);
+                let reads = tensorfit_db::files_read(&db, file);
+                (diagnostics, limits, reads)
+            });
+            let (diagnostics, limits, reads) = match task.await {
+                Ok(checked) => checked,
+                Err(payload) if payload.is::<salsa::Cancelled>() => {
+                    // An edit (of any document) cancelled it: the edited
+                    // one is queued by its edit, this one again here.
+                    if current(&state) {
+                        queue.retry(&uri);
+                    }
+                    continue;
+                }
+                Err(_) => continue,
+            };
+            if !current(&state) {
+                continue; // a newer version is queued
+            }
+            let new_version = queue.is_new_version(&uri, version);
+            if new_version {
+                for limit in &limits {
+                    let message = log::limit_reached(uri.as_str(), version, limit);
+                    client.log_message(MessageType::WARNING, message).await;
                 }
             }
-            memory::return_free_pages_after(round).await;
-        });
+            if queue.is_news(&uri, version, &diagnostics) {
+                client
+                    .publish_diagnostics(uri.clone(), diagnostics.clone(), Some(version))
+                    .await;
+            }
+            queue.published(&uri, version, diagnostics, reads);
+            // Until a first analysis is kept, hover has nothing to answer
+            // from without waiting: that one is made at once, after the
+            // diagnostics (which it would delay: U-Net's by 60 ms), not
+            // after a pause. A version whose analysis is kept already (its
+            // diagnostics were checked again because a file it reads
+            // changed) is analysed again too: its shapes may have changed.
+            let first = lock(&texts)
+                .get(&uri)
+                .is_some_and(|t| t.analysed_version().is_none());
+            let after = if first {
+                Duration::ZERO
+            } else {
+                KEEP_ANALYSIS_AFTER
+            };
+            let keep = Self::keep_analysis_later(&client, &state, &texts, uri, version, after);
+            tokio::spawn(keep);
+        }
     }
 
     /// Makes the whole analysis of `version` (shapes, holes, migrations)
@@ -289,7 +383,7 @@ impl Server {
             tokio::time::sleep(after).await;
             let snapshot = {
                 let state = lock(&state);
-                let current = state.documents.get(&uri).map(|(_, v)| *v) == Some(version);
+                let current = state.documents.get(&uri).map(|d| d.version) == Some(version);
                 current.then(|| state.snapshot(&uri)).flatten()
             };
             let Some((db, file)) = snapshot else { return };
@@ -408,8 +502,13 @@ impl LanguageServer for Server {
             method: "workspace/didChangeWatchedFiles".to_owned(),
             register_options: serde_json::to_value(options).ok(),
         };
-        // A client that refuses leaves imported files as first read.
-        let _ = self.client.register_capability(vec![registration]).await;
+        // A client that refuses leaves imported files as first read. Not
+        // awaited here: a client that never answers (it closed its input)
+        // must not hold this notification, and with it the session's end.
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = client.register_capability(vec![registration]).await;
+        });
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
@@ -423,7 +522,7 @@ impl LanguageServer for Server {
                 state.host.disk_changed(&path_of(&event.uri), change);
             }
         });
-        self.schedule_diagnostics(applied);
+        self.schedule(applied, DiagnosticsQueue::changed_on_disk);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -434,14 +533,24 @@ impl LanguageServer for Server {
         let document = params.text_document;
         let text = OpenText::new(document.version, &document.text);
         self.texts().insert(document.uri.clone(), text);
+        let (uri, path) = (document.uri.clone(), path_of(&document.uri));
+        let size = document.text.len();
         let applied = self.writes.queue(move |state| {
             let path = path_of(&document.uri);
-            state.host.set_text(&path, &document.text);
-            state
-                .documents
-                .insert(document.uri, (path, document.version));
+            // A document too large is not given to the database at all.
+            let too_large = (size > MAX_DOCUMENT_BYTES).then_some(size);
+            if too_large.is_none() {
+                state.host.set_text(&path, &document.text);
+            }
+            let version = document.version;
+            let opened = Document {
+                path,
+                version,
+                too_large,
+            };
+            state.documents.insert(document.uri, opened);
         });
-        self.schedule_diagnostics(applied);
+        self.schedule(applied, move |queue| queue.opened(&uri, &path));
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
@@ -464,21 +573,52 @@ impl LanguageServer for Server {
             })
             .collect();
         // The text hover and inlay hints read, at once...
-        if let Some(text) = self.texts().get_mut(&uri) {
+        let size = self.texts().get_mut(&uri).map(|text| {
             text.apply(version, &changes);
-        }
+            text.len()
+        });
         // ... and the database, once the analyses this edit cancels stop.
+        // A document that grows past the limit leaves the database; one
+        // that shrinks below it comes back with its whole text.
+        let whole_text = match size {
+            Some(size) if size <= MAX_DOCUMENT_BYTES => {
+                let was_too_large = lock(&self.state)
+                    .documents
+                    .get(&uri)
+                    .is_some_and(|d| d.too_large.is_some());
+                was_too_large
+                    .then(|| self.texts().get(&uri).map(OpenText::text))
+                    .flatten()
+            }
+            _ => None,
+        };
+        let (queued_uri, path) = (uri.clone(), path_of(&uri));
         let applied = self.writes.queue(move |state| {
             let State {
                 host, documents, ..
             } = state;
-            let Some((path, applied)) = documents.get_mut(&uri) else {
+            let Some(document) = documents.get_mut(&uri) else {
                 return; // not open: nothing to edit
             };
-            host.apply_changes(path, &changes);
-            *applied = version;
+            match (size, whole_text) {
+                (Some(size), _) if size > MAX_DOCUMENT_BYTES => {
+                    if document.too_large.is_none() {
+                        host.close(&document.path);
+                    }
+                    document.too_large = Some(size);
+                }
+                (_, Some(text)) => {
+                    host.set_text(&document.path, &text);
+                    document.too_large = None;
+                }
+                _ if document.too_large.is_some() => {}
+                _ => {
+                    host.apply_changes(&document.path, &changes);
+                }
+            }
+            document.version = version;
         });
-        self.schedule_diagnostics(applied);
+        self.schedule(applied, move |queue| queue.edited(&queued_uri, &path));
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
@@ -486,11 +626,14 @@ impl LanguageServer for Server {
         self.texts().remove(&uri);
         let closed = uri.clone();
         let applied = self.writes.queue(move |state| {
-            if let Some((path, _)) = state.documents.remove(&closed) {
-                state.host.close(&path);
+            if let Some(document) = state.documents.remove(&closed) {
+                if document.too_large.is_none() {
+                    state.host.close(&document.path);
+                }
             }
         });
         let _ = applied.await;
+        self.queue.closed(&uri);
         self.client.publish_diagnostics(uri, Vec::new(), None).await;
     }
 
@@ -502,10 +645,17 @@ impl LanguageServer for Server {
         let applied = self.writes.queue(move |state| {
             state.update_settings(&params.settings);
         });
-        self.schedule_diagnostics(applied);
-        // Hints are asked for again under the new settings.
+        let state = self.state.clone();
+        self.schedule(applied, move |queue| {
+            queue.all(lock(&state).documents.keys())
+        });
+        // Hints are asked for again under the new settings (the client's
+        // answer is not waited for, as in `initialized`).
         self.writes.caught_up().await;
-        let _ = self.client.inlay_hint_refresh().await;
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = client.inlay_hint_refresh().await;
+        });
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {

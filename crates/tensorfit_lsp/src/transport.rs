@@ -9,6 +9,8 @@
 //! it will accept are passed on. The others are answered here, and the
 //! error answers are merged with the server's own output frame by frame.
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::io::{AsyncWriteExt, BufReader};
@@ -25,9 +27,48 @@ pub const MAX_MESSAGE_BYTES: usize = 256 << 20;
 /// A header line longer than this is not a header: the stream is resynced.
 const MAX_HEADER_LINE: usize = 4096;
 
+/// How long after the end of its input the server goes on answering the
+/// requests it has (a client that writes its requests and closes its end
+/// still reads the answers); then it stops whatever is pending.
+const ANSWERS_AFTER_INPUT_ENDS: Duration = Duration::from_secs(10);
+
+/// How a session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionEnd {
+    /// The client sent `exit`, after `shutdown` or not.
+    Exit { after_shutdown: bool },
+    /// The input ended (the client closed it or went away).
+    EndOfInput,
+}
+
+impl SessionEnd {
+    /// The process's exit status: LSP asks for 0 on `exit` after
+    /// `shutdown` and 1 on `exit` without it; the end of input is no
+    /// error of the server's.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            SessionEnd::Exit {
+                after_shutdown: false,
+            } => 1,
+            SessionEnd::Exit { .. } | SessionEnd::EndOfInput => 0,
+        }
+    }
+}
+
 /// Serves the LSP `service` on `input`/`output` until the client exits or
 /// closes `input`. Malformed messages are answered and skipped.
-pub async fn serve<I, O>(input: I, output: O, service: LspService<Server>, socket: ClientSocket)
+///
+/// On `exit` it returns at once, whatever is pending; at the end of the
+/// input, once the server has answered what it was asked (at most
+/// [`ANSWERS_AFTER_INPUT_ENDS`]): a request the server made of the client
+/// (a registration) can never be answered then, and must not keep the
+/// process alive.
+pub async fn serve<I, O>(
+    input: I,
+    output: O,
+    service: LspService<Server>,
+    socket: ClientSocket,
+) -> SessionEnd
 where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
@@ -39,17 +80,30 @@ where
     // needed.
     let (server_output, from_server) = tokio::io::duplex(1 << 20);
     let (answers, answered) = mpsc::unbounded_channel();
-    let filter = tokio::spawn(filter_input(BufReader::new(input), to_server, answers));
+    let mut filter = tokio::spawn(filter_input(BufReader::new(input), to_server, answers));
     let merge = tokio::spawn(merge_output(BufReader::new(from_server), answered, output));
-    tower_lsp_server::Server::new(server_input, server_output, socket)
+    let server = tower_lsp_server::Server::new(server_input, server_output, socket)
         // Slow reads must not keep edits waiting for a slot.
         .concurrency_level(64)
-        .serve(service)
-        .await;
-    // After `exit` the rest of the input is not read; the server's output
-    // has ended, so the merge ends once the filter's answers are written.
+        .serve(service);
+    tokio::pin!(server);
+    let end = tokio::select! {
+        end = &mut filter => end.unwrap_or(SessionEnd::EndOfInput),
+        // The server stopped reading first (it saw `exit`): the filter
+        // tells how the session ended.
+        () = &mut server => match tokio::time::timeout(Duration::from_secs(1), &mut filter).await {
+            Ok(Ok(end)) => end,
+            _ => SessionEnd::EndOfInput,
+        },
+    };
     filter.abort();
-    let _ = merge.await;
+    if end == SessionEnd::EndOfInput {
+        // The answers still owed, for a while.
+        let _ = tokio::time::timeout(ANSWERS_AFTER_INPUT_ENDS, &mut server).await;
+    }
+    // What the server has written goes out; then the session is over.
+    let _ = tokio::time::timeout(Duration::from_millis(200), merge).await;
+    end
 }
 
 /// What one frame of the input turned out to be.
@@ -230,12 +284,18 @@ fn replace_lone_surrogates(body: &[u8]) -> Vec<u8> {
 }
 
 /// Reads the editor's frames and passes on those the server will decode;
-/// the others are answered through `answers`.
-async fn filter_input<R, W>(mut input: R, mut to_server: W, answers: mpsc::UnboundedSender<Value>)
+/// the others are answered through `answers`. Returns at `exit` or at the
+/// end of the input.
+async fn filter_input<R, W>(
+    mut input: R,
+    mut to_server: W,
+    answers: mpsc::UnboundedSender<Value>,
+) -> SessionEnd
 where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    let mut after_shutdown = false;
     loop {
         let frame = match read_frame(&mut input).await {
             Ok(Frame::Body(body)) => body,
@@ -247,8 +307,14 @@ where
         };
         match judge(&frame) {
             Verdict::Accept(body) => {
+                let method = method_of(&body);
                 if write_frame(&mut to_server, &body).await.is_err() {
-                    break; // the server has stopped reading (after `exit`)
+                    break; // the server has stopped reading
+                }
+                match method.as_deref() {
+                    Some("shutdown") => after_shutdown = true,
+                    Some("exit") => return SessionEnd::Exit { after_shutdown },
+                    _ => {}
                 }
             }
             Verdict::Answer(answer) => {
@@ -257,6 +323,19 @@ where
         }
     }
     // Dropping `to_server` ends the server's input, as the editor's did.
+    SessionEnd::EndOfInput
+}
+
+/// The `method` of a request or notification whose body the server takes.
+fn method_of(body: &[u8]) -> Option<String> {
+    // Only short bodies can be `shutdown` or `exit`: a document's text is
+    // not read twice.
+    if body.len() > 512 {
+        return None;
+    }
+    serde_json::from_slice::<Request>(body)
+        .ok()
+        .map(|request| request.method().to_owned())
 }
 
 /// Writes the server's frames and the filter's answers to `output`, each
