@@ -938,3 +938,67 @@ fn python3_is_asked_only_when_an_import_needs_installed_packages() {
     assert!(text.contains("halved: Tensor[3, 4]"), "{text}");
     assert_eq!(runs, 1, "python3 is asked once");
 }
+
+/// The README's quick start: its main command's report is the snapshot the
+/// README shows, and PyTorch raises on the same line (with the hole filled
+/// by the value tensorfit gives), and runs once `fc1` is fixed, which
+/// tensorfit then checks clean. Without PyTorch (and without
+/// `TENSORFIT_REQUIRE_TORCH=1`) the PyTorch half is skipped.
+#[test]
+fn the_quick_start_example_is_what_the_readme_says_and_pytorch_agrees() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let output = Command::new(env!("CARGO_BIN_EXE_tensorfit"))
+        .current_dir(&root)
+        .args(["check", "--shapes", "examples/quickstart.py"])
+        .output()
+        .expect("run tensorfit");
+    assert_eq!(output.status.code(), Some(1));
+    let report = String::from_utf8(output.stdout).unwrap();
+    assert_snapshot("quickstart_py.txt", &report);
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains(&report),
+        "README.md does not show the quick start's report:\n{report}"
+    );
+    assert!(report.contains("hole at examples/quickstart.py:17:30 must be 84"));
+
+    let python = std::env::var_os("TENSORFIT_TORCH_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/python3"));
+    let has_torch = Command::new(&python)
+        .args(["-c", "import torch"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let required = std::env::var_os("TENSORFIT_REQUIRE_TORCH").is_some_and(|v| v == "1");
+    assert!(has_torch || !required, "PyTorch is required but missing");
+    let source = std::fs::read_to_string(root.join("examples/quickstart.py")).unwrap();
+    let filled = source.replace("nn.Linear(..., 10)", "nn.Linear(84, 10)");
+    let fixed = filled.replace("nn.Linear(16 * 4 * 4, 120)", "nn.Linear(16 * 5 * 5, 120)");
+    let dir = scratch("quickstart");
+    write(&dir, "fixed.py", &fixed);
+    let fixed_check = tensorfit(&["check", &dir.join("fixed.py").to_string_lossy()]);
+    assert_eq!(fixed_check.status.code(), Some(0), "{fixed_check:?}");
+    if !has_torch {
+        return;
+    }
+    let run = |program: &str| {
+        Command::new(&python)
+            .arg("-c")
+            .arg(format!("{program}\nprint(tuple(logits.shape))"))
+            .output()
+            .expect("run python3")
+    };
+    let raised = run(&filled);
+    let stderr = String::from_utf8_lossy(&raised.stderr);
+    assert!(
+        stderr.contains("mat1 and mat2 shapes cannot be multiplied (8x400 and 256x120)"),
+        "{stderr}"
+    );
+    let ran = run(&fixed);
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), "(8, 10)");
+}

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use expect_test::{expect, Expect};
 use serde_json::{json, Value};
-use support::{cursor, Client, URI};
+use support::{cursor, Client, PYTHON_URI, URI};
 
 fn summary(diagnostics: &[Value]) -> String {
     diagnostics
@@ -556,4 +556,60 @@ async fn a_python_file_gets_shapes_and_nothing_its_own_server_gives() {
         .await
         .unwrap();
     assert_ne!(symbols, Value::Null);
+}
+
+/// The README's example as an editor shows it: the error under the call
+/// with its notes, `x` on the flattening line at the call, and the hole's
+/// quick fix (the command line's report is `cli.rs`'s).
+#[tokio::test]
+async fn the_quick_start_example_in_an_editor() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/quickstart.py"),
+    )
+    .unwrap();
+    let mut client = Client::start().await;
+    client.open_at(PYTHON_URI, &text).await;
+    let diagnostics = client.diagnostics(1).await;
+    assert_eq!(diagnostics.len(), 1, "{}", summary(&diagnostics));
+    let error = &diagnostics[0];
+    assert_eq!(error["range"]["start"], json!({"line": 29, "character": 9}));
+    assert!(error["message"]
+        .as_str()
+        .unwrap()
+        .contains("in_features = 256"));
+    assert_eq!(
+        error["relatedInformation"].as_array().map(Vec::len),
+        Some(2)
+    );
+    client.analysed_at(PYTHON_URI, 1).await;
+    let hover = client
+        .request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": PYTHON_URI}, "position": {"line": 21, "character": 8}}),
+        )
+        .await
+        .unwrap();
+    let shown = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(
+        shown.contains("at the call on line 30: Tensor[8, 400]"),
+        "{shown}"
+    );
+    let hole = json!({"line": 16, "character": 29});
+    let actions = client
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": PYTHON_URI},
+                   "range": {"start": hole, "end": hole},
+                   "context": {"diagnostics": []}}),
+        )
+        .await
+        .unwrap();
+    let fills: Vec<&Value> = actions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|a| a["title"].as_str().is_some_and(|t| t.starts_with("Fill")))
+        .collect();
+    assert_eq!(fills.len(), 1, "{actions}");
+    assert_eq!(fills[0]["edit"]["changes"][PYTHON_URI][0]["newText"], "84");
 }
