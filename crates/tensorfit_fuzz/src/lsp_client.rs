@@ -12,13 +12,16 @@ use serde_json::{json, Value};
 
 pub struct Server {
     process: Child,
-    input: ChildStdin,
+    /// `None` once closed ([`Server::close_input`]).
+    input: Option<ChildStdin>,
     messages: Receiver<Value>,
     next_id: i64,
     /// Answers received, by request id.
     answers: HashMap<i64, Value>,
     /// The latest diagnostics published for each document: version and list.
     pub diagnostics: HashMap<String, (Option<i64>, Value)>,
+    /// How many times diagnostics were published for each document.
+    pub publications: HashMap<String, usize>,
 }
 
 #[derive(Debug)]
@@ -33,6 +36,11 @@ impl Server {
     /// Starts `binary lsp` in `root` and initialises it with `root` as its
     /// workspace.
     pub fn start(binary: &Path, root: &Path) -> Result<Server, Trouble> {
+        Server::start_as(binary, root, json!({}))
+    }
+
+    /// [`Server::start`] for a client that declares `capabilities`.
+    pub fn start_as(binary: &Path, root: &Path, capabilities: Value) -> Result<Server, Trouble> {
         let mut process = Command::new(binary)
             .arg("lsp")
             // For `tensorfit/memory`.
@@ -56,17 +64,18 @@ impl Server {
         });
         let mut server = Server {
             process,
-            input,
+            input: Some(input),
             messages,
             next_id: 1,
             answers: HashMap::new(),
             diagnostics: HashMap::new(),
+            publications: HashMap::new(),
         };
         let uri = file_uri(root);
         let id = server.request(
             "initialize",
             json!({"rootUri": uri, "workspaceFolders": [{"uri": uri, "name": "fuzz"}],
-                   "capabilities": {}, "initializationOptions": {"timeoutMs": 2000}}),
+                   "capabilities": capabilities, "initializationOptions": {"timeoutMs": 2000}}),
         )?;
         server.answer(id, Duration::from_secs(60))?;
         server.notify("initialized", json!({}))?;
@@ -94,10 +103,33 @@ impl Server {
     }
 
     pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), Trouble> {
-        self.input
+        let Some(input) = self.input.as_mut() else {
+            return Err(Trouble::Died("the input is closed".into()));
+        };
+        input
             .write_all(bytes)
-            .and_then(|()| self.input.flush())
+            .and_then(|()| input.flush())
             .map_err(|e| Trouble::Died(format!("writing to the server: {e}")))
+    }
+
+    /// Closes the server's input, as a client that goes away does.
+    pub fn close_input(&mut self) {
+        self.input = None;
+    }
+
+    /// The process's exit code once it has ended, waiting at most `limit`;
+    /// `None` if it still runs (or ended by a signal).
+    pub fn exit_code(&mut self, limit: Duration) -> Option<i32> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Ok(Some(status)) = self.process.try_wait() {
+                return status.code();
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     /// Takes in what has arrived, without waiting.
@@ -154,6 +186,7 @@ impl Server {
                 let params = &message["params"];
                 let uri = params["uri"].as_str().unwrap_or_default().to_owned();
                 let entry = (params["version"].as_i64(), params["diagnostics"].clone());
+                *self.publications.entry(uri.clone()).or_default() += 1;
                 self.diagnostics.insert(uri, entry);
             }
             (Some(_), false) => {} // log messages and the like

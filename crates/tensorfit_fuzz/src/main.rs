@@ -5,12 +5,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use tensorfit_fuzz::{mutants, programs, session};
+use tensorfit_fuzz::{crowd, mutants, pathological, programs, session};
 
 const USAGE: &str = "\
 usage: tensorfit-fuzz mutants [--count N] [--seed S] [--jobs J] [--keep DIR]
                               [--hang-seconds S] [--p99-seconds S] [--memory-mib M]
        tensorfit-fuzz session [--steps N] [--seed S]
+       tensorfit-fuzz pathological [--size small|large|N] [--family NAME]...
+                                   [--seconds S] [--memory-mib M]
+       tensorfit-fuzz crowd [--documents N] [--huge-mib M]
        tensorfit-fuzz show --index I [--seed S]   (prints mutant I of seed S)
 common: [--binary PATH] (default: the tensorfit beside this program)
         [--programs DIR]... (default: tests/programs, examples and the shared corpus)";
@@ -147,6 +150,60 @@ fn run(args: &[String]) -> Result<bool, String> {
             let report = session::run(&settings, &programs, &scratch).map_err(|e| e.to_string())?;
             println!("seed {seed}: {}", report.summary());
             report.failure.is_none()
+        }
+        "pathological" => {
+            flags.check_known(&[
+                "binary",
+                "programs",
+                "size",
+                "family",
+                "seconds",
+                "memory-mib",
+            ])?;
+            let bounds = pathological::Bounds {
+                time: Duration::from_secs_f64(flags.number("seconds", 10.0)?),
+                memory_mib: flags.number("memory-mib", 1024u64)?,
+            };
+            let size = flags
+                .all("size")
+                .last()
+                .copied()
+                .unwrap_or("large")
+                .to_owned();
+            let named = flags.all("family");
+            let mut met = true;
+            for family in pathological::FAMILIES {
+                if !named.is_empty() && !named.contains(&family.name) {
+                    continue;
+                }
+                let n = match size.as_str() {
+                    "small" => family.small,
+                    "large" => family.large,
+                    n => n.parse().map_err(|_| format!("--size: `{n}`"))?,
+                };
+                let outcome =
+                    pathological::check(&binary, family, n, &scratch.join(family.name), &bounds)
+                        .map_err(|e| e.to_string())?;
+                println!("{}", outcome.line());
+                met &= outcome.problem.is_none();
+            }
+            met
+        }
+        "crowd" => {
+            flags.check_known(&["binary", "programs", "documents", "huge-mib"])?;
+            let settings = crowd::Settings {
+                binary: &binary,
+                documents: flags.number("documents", 1000)?,
+                huge_mib: flags.number("huge-mib", 20)?,
+                within: Duration::from_secs(300),
+            };
+            let report = crowd::crowd(&settings, &programs, &scratch.join("crowd"))?;
+            println!("{}", report.summary());
+            let wrong = crowd::exits(&binary, &scratch.join("exits"));
+            for problem in &wrong {
+                println!("  {problem}");
+            }
+            wrong.is_empty()
         }
         "show" => {
             flags.check_known(&["binary", "programs", "seed", "index"])?;
