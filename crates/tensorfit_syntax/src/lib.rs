@@ -5,6 +5,7 @@
 //! and a diagnostic for each syntax error, saying what was expected.
 
 pub mod ast;
+pub mod dump;
 mod lower;
 mod outline;
 pub mod print;

@@ -18,6 +18,7 @@ pub fn expr(e: &ast::Expr) -> String {
         out: String::new(),
         limit: usize::MAX,
         spelling: &Spelling::TENSOR,
+        exact: false,
     };
     write_expr(&mut printer, e, Prec::Lowest);
     printer.out
@@ -67,6 +68,7 @@ pub fn expr_within_spelled(e: &ast::Expr, max_chars: usize, spelling: &Spelling<
         out: String::new(),
         limit: max_chars * 4,
         spelling,
+        exact: false,
     };
     write_expr(&mut printer, e, Prec::Lowest);
     let text = printer.out;
@@ -83,6 +85,21 @@ struct Printer<'s> {
     /// Past this many bytes, the rest prints as `…`.
     limit: usize,
     spelling: &'s Spelling<'s>,
+    /// Everything the tree holds, for the lowering's dump
+    /// ([`crate::dump`]): an unknown's reason, `*`/`**` of arguments.
+    exact: bool,
+}
+
+/// An expression with everything the tree holds (see `Printer::exact`).
+pub(crate) fn expr_exact(e: &ast::Expr) -> String {
+    let mut printer = Printer {
+        out: String::new(),
+        limit: usize::MAX,
+        spelling: &Spelling::TENSOR,
+        exact: true,
+    };
+    write_expr(&mut printer, e, Prec::Lowest);
+    printer.out
 }
 
 /// Binding strength, loosest first (docs/language.md, "Expressions").
@@ -162,6 +179,9 @@ fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
         ExprKind::UnknownDim => p.out.push('?'),
         ExprKind::Missing => p.out.push_str(MISSING),
         // Shown where a message quotes it: the reason is hover's to give.
+        ExprKind::Unknown(why) if p.exact => {
+            let _ = write!(p.out, "<unknown: {why}>");
+        }
         ExprKind::Unknown(_) => p.out.push_str("<unknown>"),
         ExprKind::List(elements) => {
             p.out.push('[');
@@ -205,6 +225,11 @@ fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
                 }
                 if let Some(name) = &arg.name {
                     let _ = write!(p.out, "{}{}", name.text, p.spelling.keyword);
+                }
+                match arg.unpack {
+                    Some(ast::Unpack::Positional) if p.exact => p.out.push('*'),
+                    Some(ast::Unpack::Keywords) if p.exact => p.out.push_str("**"),
+                    _ => {}
                 }
                 write_expr(p, &arg.value, Prec::Lowest);
             }
