@@ -94,13 +94,6 @@ pub(crate) fn is_float_valued(qualified: &str) -> bool {
     )
 }
 
-/// The `math` functions of one float whose value the analysis computes
-/// from a known argument (`math.log(w_m)`), with the platform's C library
-/// as CPython does; their names are the builtins' (`registry`).
-pub(crate) fn is_computed_math_function(qualified: &str) -> bool {
-    tensorfit_semantics::registry::MATH_FUNCTIONS.contains(&qualified)
-}
-
 /// The value of a `math` constant.
 pub(crate) fn math_constant(qualified: &str) -> Option<f64> {
     match qualified {

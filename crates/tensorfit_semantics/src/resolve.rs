@@ -1329,7 +1329,8 @@ impl<'a> Walker<'a, '_> {
             | ExprKind::Ellipsis
             | ExprKind::NewAxis
             | ExprKind::Missing
-            | ExprKind::Unknown(_) => {}
+            | ExprKind::Unknown(_)
+            | ExprKind::Builtin(_) => {}
             ExprKind::Record(fields) => fields.iter().for_each(|f| self.expr(&f.value)),
             ExprKind::Slice { .. } => {
                 for part in e.children() {

@@ -215,7 +215,8 @@ impl Names<'_> {
             | ast::ExprKind::Ellipsis
             | ast::ExprKind::NewAxis
             | ast::ExprKind::Missing
-            | ast::ExprKind::Unknown(_) => {}
+            | ast::ExprKind::Unknown(_)
+            | ast::ExprKind::Builtin(_) => {}
         }
     }
 }

@@ -478,6 +478,223 @@ pub enum ExprKind {
     /// package or operation tensorfit does not know), with the reason hover
     /// gives. The analysis knows nothing about it and reports nothing.
     Unknown(String),
+    /// The callee of a call to an operation the analysis computes itself
+    /// (Python's builtins, item and attribute updates, ...): see
+    /// [`Builtin`]. Only a front end makes one; no program can name,
+    /// define or shadow it.
+    Builtin(Builtin),
+}
+
+/// What a front end lowers to an operation the analysis computes itself,
+/// rather than to a call of a name the program could define. Each is the
+/// callee of a call ([`ExprKind::Builtin`]) and is evaluated by one
+/// handler in `tensorfit_semantics`' `shapes/exec` (`builtins.rs` for the
+/// values, `updates.rs` for the updates, `calls.rs` for `partial` and the
+/// power); the Python front end makes them (`lower/expressions.rs`,
+/// `statements.rs`, `containers.rs`). Adding one is a variant here, its
+/// [`Builtin::name`], and its handler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Builtin {
+    // Updates of a local, lowered as `x = update(x, ...)` (`updates.rs`).
+    /// `x[key] = value`: the container with that item set (a dict's key,
+    /// a list's or `nn.Sequential`'s position).
+    SetItem,
+    /// `x.name = value`: the object with that attribute set. The change is
+    /// followed on the name it is made through (PYTHON.md §3: values are
+    /// not aliased).
+    SetAttr,
+    /// `x.eval()`, `x.train(mode)` as statements: the module with its
+    /// `training` flag set (`mode` is `False` for `eval()`).
+    SetTraining,
+    /// `x.pop(...)` of a dict or list: the pair of the item taken and what
+    /// is left.
+    Pop,
+    /// `x.add_module(name, module)` and `register_module`: the
+    /// `nn.Sequential` or dict of modules with the module registered under
+    /// that name (replacing one of the same name, else last).
+    AddModule,
+    /// `self.name = value` in the `__init__` of a class derived from
+    /// `nn.Sequential` (`nn.Module.__setattr__`): registered if a layer.
+    SetModuleAttr,
+    /// `x.load_state_dict(...)` as a statement: the module after loading.
+    LoadState,
+    // Calls the analysis follows itself (`calls.rs`).
+    /// `functools.partial(callee, ...)`: a partial of a callable value.
+    Partial,
+    /// `a ** b`: Python's power of numbers, PyTorch's `pow` of tensors.
+    Power,
+    // Values (`builtins.rs`), which never change their arguments.
+    /// An f-string or `str.format`: its parts' texts joined.
+    Format,
+    /// `collections.OrderedDict(pairs)` and `dict(pairs)` of `(key,
+    /// value)` pairs: a dict, where the keys are known strings.
+    DictFromPairs,
+    /// `d.items()`, `d.keys()`, `d.values()` of a dict (or of the modules
+    /// a `ModuleDict` or `Sequential` registers), in order.
+    Items,
+    Keys,
+    Values,
+    /// `zip(a, b, ...)` of sequences of known length.
+    Zip,
+    /// `copy.copy(x)`, `copy.deepcopy(x)`: the analysis's values are never
+    /// changed in place, so the value itself.
+    Copy,
+    DeepCopy,
+    /// Python's builtins on numbers (`shapes/exec/numbers.rs`).
+    Int,
+    Float,
+    Round,
+    Min,
+    Max,
+    Abs,
+    Ceil,
+    Floor,
+    /// `sum(xs)` of a list of numbers.
+    Sum,
+    /// `a if c else b` as `(c, a, b)`: only the branch `c` selects is
+    /// evaluated where `c` is decided.
+    Conditional,
+    /// A `math` function of one float, computed from a known argument.
+    Math(MathFunction),
+    /// `torch.tensor(data)` of a list of numbers.
+    TensorOf,
+    /// `t.tolist()`: Python's numbers where the items are known.
+    ToList,
+    /// `len(set(xs))`: the number of different items.
+    DistinctCount,
+    /// `np.linspace(start, stop, num)`, in `float64` as numpy computes it.
+    NumpyLinspace,
+    /// `getattr(x, name)` without a default, of a known string.
+    GetAttr,
+    /// `x.cuda()`, `x.bool()`, `x.add_(1)`, ...: the value itself, its
+    /// items (`shapes::elements`) no longer known.
+    KeepsShape,
+    /// Put before a statement that may change a tensor in place
+    /// (`t.add_(1)`, `t += 1`, `out=t`): from there on no tensor's items
+    /// are kept. Its arguments only tie it to the names it may change.
+    TensorsChangeInPlace,
+    /// `item in container` as `(container, item)`.
+    Contains,
+    /// `isinstance(v, T)` of the builtin types the analysis decides, the
+    /// types as one string: `(v, "int,tuple")`.
+    IsInstance,
+}
+
+/// The `math` functions of one float that [`Builtin::Math`] computes, as
+/// CPython does with the platform's C library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MathFunction {
+    Sqrt,
+    Log,
+    Log2,
+    Log10,
+    Exp,
+}
+
+impl MathFunction {
+    pub const ALL: [MathFunction; 5] = [
+        MathFunction::Sqrt,
+        MathFunction::Log,
+        MathFunction::Log2,
+        MathFunction::Log10,
+        MathFunction::Exp,
+    ];
+
+    /// Its Python name (`math.sqrt`).
+    pub fn name(self) -> &'static str {
+        match self {
+            MathFunction::Sqrt => "math.sqrt",
+            MathFunction::Log => "math.log",
+            MathFunction::Log2 => "math.log2",
+            MathFunction::Log10 => "math.log10",
+            MathFunction::Exp => "math.exp",
+        }
+    }
+
+    /// The function of that Python name.
+    pub fn named(name: &str) -> Option<MathFunction> {
+        MathFunction::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Its value at `x`; `None` outside its domain.
+    pub fn apply(self, x: f64) -> Option<f64> {
+        match self {
+            MathFunction::Sqrt if x >= 0.0 => Some(x.sqrt()),
+            MathFunction::Log if x > 0.0 => Some(x.ln()),
+            MathFunction::Log2 if x > 0.0 => Some(x.log2()),
+            MathFunction::Log10 if x > 0.0 => Some(x.log10()),
+            MathFunction::Exp => Some(x.exp()),
+            _ => None,
+        }
+    }
+}
+
+impl Builtin {
+    /// The name it is printed by (a dump of the lowering, an operand a
+    /// message quotes): the module and function of Python it stands for.
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::SetItem => "operator.setitem",
+            Builtin::SetAttr => "builtins.setattr",
+            Builtin::SetTraining => "torch.nn.Module.train",
+            Builtin::Pop => "builtins.pop",
+            Builtin::AddModule => "torch.nn.Module.add_module",
+            Builtin::SetModuleAttr => "torch.nn.Module.__setattr__",
+            Builtin::LoadState => "torch.nn.Module.load_state_dict",
+            Builtin::Partial => "functools.partial",
+            Builtin::Power => "operator.pow",
+            Builtin::Format => "builtins.format",
+            Builtin::DictFromPairs => "collections.OrderedDict",
+            Builtin::Items => "builtins.dict.items",
+            Builtin::Keys => "builtins.dict.keys",
+            Builtin::Values => "builtins.dict.values",
+            Builtin::Zip => "builtins.zip",
+            Builtin::Copy => "copy.copy",
+            Builtin::DeepCopy => "copy.deepcopy",
+            Builtin::Int => "builtins.int",
+            Builtin::Float => "builtins.float",
+            Builtin::Round => "builtins.round",
+            Builtin::Min => "builtins.min",
+            Builtin::Max => "builtins.max",
+            Builtin::Abs => "builtins.abs",
+            Builtin::Ceil => "math.ceil",
+            Builtin::Floor => "math.floor",
+            Builtin::Sum => "builtins.sum",
+            Builtin::Conditional => "builtins.conditional",
+            Builtin::Math(function) => function.name(),
+            Builtin::TensorOf => "torch.tensor",
+            Builtin::ToList => "torch.Tensor.tolist",
+            Builtin::DistinctCount => "builtins.len_of_set",
+            Builtin::NumpyLinspace => "numpy.linspace",
+            Builtin::GetAttr => "builtins.getattr",
+            Builtin::KeepsShape => "torch.Tensor.keeps_shape",
+            Builtin::TensorsChangeInPlace => "torch.Tensor.changes_in_place",
+            Builtin::Contains => "operator.contains",
+            Builtin::IsInstance => "builtins.isinstance",
+        }
+    }
+
+    /// Whether it gives a local a new value made from the old one, `x =
+    /// update(x, ...)`: a change of what its first argument names.
+    pub fn is_update(self) -> bool {
+        matches!(
+            self,
+            Builtin::SetItem
+                | Builtin::SetAttr
+                | Builtin::SetTraining
+                | Builtin::Pop
+                | Builtin::AddModule
+                | Builtin::SetModuleAttr
+                | Builtin::LoadState
+        )
+    }
+
+    /// Whether it never changes its arguments: all but the updates and
+    /// the two that call what they are given (`partial`, the power of a
+    /// class's `__pow__`).
+    pub fn is_read_only(self) -> bool {
+        !self.is_update() && !matches!(self, Builtin::Partial | Builtin::Power)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -653,7 +870,8 @@ impl Expr {
             | ExprKind::Ellipsis
             | ExprKind::NewAxis
             | ExprKind::Missing
-            | ExprKind::Unknown(_) => Vec::new(),
+            | ExprKind::Unknown(_)
+            | ExprKind::Builtin(_) => Vec::new(),
         }
     }
 

@@ -43,9 +43,9 @@ pub struct Spelling<'s> {
     /// Python's words for the logical operators: `not x`, `a and b`,
     /// `a or b` where the Tensor language writes `!x`, `a && b`, `a || b`.
     pub word_operators: bool,
-    /// The callee the tree calls for `item in container` (with the
-    /// container first), printed back as Python writes it.
-    pub membership: Option<&'static str>,
+    /// Whether `item in container` ([`ast::Builtin::Contains`], the
+    /// container first) is printed back as Python writes it.
+    pub membership: bool,
 }
 
 impl Spelling<'_> {
@@ -54,7 +54,7 @@ impl Spelling<'_> {
         callee: &no_other_name,
         keyword: ": ",
         word_operators: false,
-        membership: None,
+        membership: false,
     };
 }
 
@@ -183,6 +183,7 @@ fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
             let _ = write!(p.out, "<unknown: {why}>");
         }
         ExprKind::Unknown(_) => p.out.push_str("<unknown>"),
+        ExprKind::Builtin(builtin) => p.out.push_str(builtin.name()),
         ExprKind::List(elements) => {
             p.out.push('[');
             write_list(p, elements);
@@ -348,7 +349,9 @@ fn membership_operands<'e>(
     p: &Printer<'_>,
     e: &'e ast::Expr,
 ) -> Option<(&'e ast::Expr, &'e ast::Expr, bool)> {
-    let membership = p.spelling.membership?;
+    if !p.spelling.membership {
+        return None;
+    }
     let (call, negated) = match &e.kind {
         ExprKind::Unary {
             op: UnaryOp::Not,
@@ -359,13 +362,11 @@ fn membership_operands<'e>(
     let ExprKind::Call { callee, args } = &call.kind else {
         return None;
     };
-    let ExprKind::Name(name) = &callee.kind else {
+    let ExprKind::Builtin(ast::Builtin::Contains) = &callee.kind else {
         return None;
     };
     match args.as_slice() {
-        [container, item]
-            if name == membership && container.name.is_none() && item.name.is_none() =>
-        {
+        [container, item] if container.name.is_none() && item.name.is_none() => {
             Some((&item.value, &container.value, negated))
         }
         _ => None,
@@ -426,7 +427,7 @@ mod tests {
             callee: &callee,
             keyword: "=",
             word_operators: true,
-            membership: None,
+            membership: false,
         };
         assert_eq!(
             expr_within_spelled(value, 40, &python),
@@ -441,7 +442,7 @@ mod tests {
             callee: &no_other_name,
             keyword: "=",
             word_operators: true,
-            membership: Some("contains"),
+            membership: true,
         };
         for (written, spelled) in [
             ("contains(modes, mode)", "mode in modes"),
@@ -452,15 +453,22 @@ mod tests {
                 "mode not in modes and not done",
             ),
             ("contains(modes, mode).shape", "(mode in modes).shape"),
-            ("contains(modes, item: mode)", "contains(modes, item=mode)"),
+            (
+                "contains(modes, item: mode)",
+                "operator.contains(modes, item=mode)",
+            ),
         ] {
             let parse = crate::parse(&format!("let y = {written}"));
             let Some(StmtKind::Let { value, .. }) = parse.file.script.first().map(|s| &s.kind)
             else {
                 panic!("no let in {written:?}");
             };
+            // Only a front end makes the builtin: the Tensor text's
+            // `contains` stands for it.
+            let mut value = value.clone();
+            contains_as_builtin(&mut value);
             assert_eq!(
-                expr_within_spelled(value, 60, &python),
+                expr_within_spelled(&value, 60, &python),
                 spelled,
                 "{written}"
             );
@@ -470,6 +478,28 @@ mod tests {
             printed("let y = !contains(modes, mode) && !done", None),
             "!contains(modes, mode) && !done"
         );
+    }
+
+    /// Every call of `contains` made a call of [`ast::Builtin::Contains`].
+    fn contains_as_builtin(e: &mut ast::Expr) {
+        match &mut e.kind {
+            ExprKind::Call { callee, args } => {
+                if matches!(&callee.kind, ExprKind::Name(n) if n == "contains") {
+                    callee.kind = ExprKind::Builtin(ast::Builtin::Contains);
+                }
+                contains_as_builtin(callee);
+                for arg in args {
+                    contains_as_builtin(&mut arg.value);
+                }
+            }
+            ExprKind::Unary { operand, .. } => contains_as_builtin(operand),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                contains_as_builtin(lhs);
+                contains_as_builtin(rhs);
+            }
+            ExprKind::Field { value, .. } => contains_as_builtin(value),
+            _ => {}
+        }
     }
 
     /// The value of the file's first `let`.

@@ -62,7 +62,7 @@ impl Lowerer<'_> {
     /// `layers.append(block)`, `layers.extend(blocks)` (of a local or, in
     /// `__init__`, of a field): the list gets longer, as
     /// `layers = layers + [block]`; `seq.add_module(name, m)` registers a
-    /// module (`registry::ADD_MODULE`).
+    /// module (`Builtin::AddModule`).
     pub(super) fn list_update(&mut self, call: Node<'_>, range: TextRange) -> Option<Stmt> {
         let function = child_by_field(call, "function")?;
         if function.kind() != "attribute" {
@@ -113,10 +113,10 @@ impl Lowerer<'_> {
             // `model.load_state_dict(state)`: the module after loading.
             ("load_state_dict", _) => {
                 let args = arguments.iter().map(|a| self.expr(*a)).collect();
-                return Some(reassigned(target, registry::LOAD_STATE, args, range));
+                return Some(reassigned(target, Builtin::LoadState, args, range));
             }
             // `net.eval()`, `net.train(False)`: the module with its
-            // `training` flag set (`registry::SET_TRAINING`).
+            // `training` flag set (`Builtin::SetTraining`).
             // A module reached through a loop over another's modules
             // (`for m in net.modules(): m.eval()`): the other's mode is
             // changed too, which is not followed.
@@ -143,18 +143,13 @@ impl Lowerer<'_> {
                     ("train", [mode]) if plain(mode) => self.expr(*mode),
                     _ => self.unknown(call, "the mode is not a plain argument"),
                 };
-                return Some(reassigned(
-                    target,
-                    registry::SET_TRAINING,
-                    vec![mode],
-                    range,
-                ));
+                return Some(reassigned(target, Builtin::SetTraining, vec![mode], range));
             }
             // `features.add_module("denseblock1", block)`: the container
             // with the module registered under that name.
             ("add_module" | "register_module", [name, module]) if plain(name) && plain(module) => {
                 let args = vec![self.expr(*name), self.expr(*module)];
-                return Some(reassigned(target, registry::ADD_MODULE, args, range));
+                return Some(reassigned(target, Builtin::AddModule, args, range));
             }
             // Any other change of the value in place: what it held is no
             // longer known (`layers.insert(0, stem)`, a tensor's
@@ -352,7 +347,7 @@ impl Lowerer<'_> {
             },
             range,
         };
-        let popped = super::expressions::builtin_call(registry::POP, args, range);
+        let popped = super::expressions::builtin_call(Builtin::Pop, args, range);
         let taken = self.let_temporary(&pair, popped, range);
         let left = Stmt {
             kind: StmtKind::Assign {

@@ -11,7 +11,6 @@
 //! another method makes the attributes unknown (see `init::mutated_fields`).
 
 use tensorfit_base::TextRange;
-use tensorfit_semantics::registry;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
@@ -56,7 +55,7 @@ impl Lowerer<'_> {
             None => {
                 let key = self.expr(name);
                 let local = field_local(DYNAMIC_ATTRIBUTES_FIELD, range);
-                let set = builtin_call(registry::SET_ITEM, vec![local.clone(), key, value], range);
+                let set = builtin_call(Builtin::SetItem, vec![local.clone(), key, value], range);
                 vec![self.note_field(
                     field_name(DYNAMIC_ATTRIBUTES_FIELD, range),
                     local,

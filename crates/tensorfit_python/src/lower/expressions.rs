@@ -140,7 +140,7 @@ impl Lowerer<'_> {
             "conditional_expression" => match named_children(node).as_slice() {
                 [then, condition, otherwise] => {
                     let args = [*condition, *then, *otherwise].map(|n| self.expr(n));
-                    builtin_call(registry::CONDITIONAL, args.into(), range)
+                    builtin_call(Builtin::Conditional, args.into(), range)
                 }
                 _ => self.unknown(node, "the expression is incomplete"),
             },
@@ -212,7 +212,7 @@ impl Lowerer<'_> {
             _ => {
                 let base = self.expr(base);
                 let exponent = self.expr(exponent);
-                builtin_call(registry::POWER, vec![base, exponent], range)
+                builtin_call(Builtin::Power, vec![base, exponent], range)
             }
         }
     }
@@ -268,7 +268,7 @@ impl Lowerer<'_> {
             .children(&mut cursor)
             .any(|child| !child.is_named() && self.text(child).starts_with("not"));
         let args = vec![self.expr(*container), self.expr(*item)];
-        let call = builtin_call(registry::CONTAINS, args, range);
+        let call = builtin_call(Builtin::Contains, args, range);
         match negated {
             false => call,
             true => Expr {
@@ -528,13 +528,13 @@ impl Lowerer<'_> {
             let method = child_by_field(function, "attribute").map(|a| self.text(a));
             // `d.items()`, `d.keys()`, `d.values()`.
             let view = match method {
-                Some("items") => Some(registry::ITEMS),
-                Some("keys") => Some(registry::KEYS),
-                Some("values") => Some(registry::VALUES),
+                Some("items") => Some(Builtin::Items),
+                Some("keys") => Some(Builtin::Keys),
+                Some("values") => Some(Builtin::Values),
                 _ => None,
             };
             // `t.tolist()`: Python's numbers where the items are known.
-            let view = view.or((method == Some("tolist")).then_some(registry::TO_LIST));
+            let view = view.or((method == Some("tolist")).then_some(Builtin::ToList));
             if let (Some(view), Some(object), true) = (
                 view,
                 child_by_field(function, "object"),
@@ -551,7 +551,7 @@ impl Lowerer<'_> {
             if plain_arguments && method.is_some_and(|m| SHAPE_KEEPING_METHODS.contains(&m)) {
                 if let Some(object) = child_by_field(function, "object") {
                     let object = self.expr(object);
-                    return builtin_call(registry::KEEPS_SHAPE, vec![object], range);
+                    return builtin_call(Builtin::KeepsShape, vec![object], range);
                 }
             }
         }
@@ -582,7 +582,7 @@ impl Lowerer<'_> {
                     // `len(set(xs))`: how many different items.
                     if let Some(items) = self.set_of(argument_nodes[0]) {
                         let items = self.expr(items);
-                        return builtin_call(registry::DISTINCT_COUNT, vec![items], range);
+                        return builtin_call(Builtin::DistinctCount, vec![items], range);
                     }
                     let value = self.expr(argument_nodes[0]);
                     return method_call(value, "__len__", range);
@@ -594,7 +594,7 @@ impl Lowerer<'_> {
                             .all(|a| super::syntax::is_plain_argument(*a)) =>
                 {
                     let values = argument_nodes.iter().map(|a| self.expr(*a)).collect();
-                    return builtin_call(registry::GET_ATTR, values, range);
+                    return builtin_call(Builtin::GetAttr, values, range);
                 }
                 name if is_builtin(name) => {
                     return self.unknown(node, &format!("the builtin `{name}` is not modelled"));
@@ -611,12 +611,11 @@ impl Lowerer<'_> {
             let positional = argument_nodes
                 .iter()
                 .all(|a| a.kind() != "keyword_argument");
-            if torch_names::is_computed_math_function(&path)
-                && positional
-                && argument_nodes.len() == 1
+            if let Some(function) =
+                MathFunction::named(&path).filter(|_| positional && argument_nodes.len() == 1)
             {
                 let value = self.expr(argument_nodes[0]);
-                return builtin_call(&path, vec![value], range);
+                return builtin_call(Builtin::Math(function), vec![value], range);
             }
             if torch_names::is_float_valued(&path) {
                 return self.float_value(node);
@@ -631,7 +630,7 @@ impl Lowerer<'_> {
             // stochastic-depth rates).
             if path == "numpy.linspace" && argument_nodes.len() == 3 && !unpacks && positional {
                 let values = argument_nodes.iter().map(|a| self.expr(*a)).collect();
-                return builtin_call(registry::NUMPY_LINSPACE, values, range);
+                return builtin_call(Builtin::NumpyLinspace, values, range);
             }
             // `typing.cast(int, v)` is `v` (VGG's `v = cast(int, v)`).
             if path == "typing.cast" {
@@ -656,7 +655,7 @@ impl Lowerer<'_> {
                 Resolved::Partial => {
                     let args = self.arguments(node);
                     let callee = Expr {
-                        kind: ExprKind::Name(registry::PARTIAL.to_owned()),
+                        kind: ExprKind::Builtin(Builtin::Partial),
                         range: self.range(function),
                     };
                     return Expr {
@@ -709,7 +708,7 @@ impl Lowerer<'_> {
 
     /// `int(x)`, `round(x)`, `min(a, b)`, `math.ceil(x)`, ...,
     /// `copy.copy(x)`, `zip(a, b)` and `OrderedDict(pairs)`: a builtin the
-    /// analysis computes (`registry::INT`, ...), by the name
+    /// analysis computes (`Builtin::Int`, ...), by the name
     /// the callee resolves to (`int`, `math.ceil`); `None` for any other
     /// name or arguments (a keyword, `round(x, 2)`). `int` of a quotient of
     /// sizes is that quotient in integers (`int_of_quotient`).
@@ -720,20 +719,20 @@ impl Lowerer<'_> {
         range: TextRange,
     ) -> Option<Expr> {
         let builtin = match resolved {
-            "int" => registry::INT,
-            "float" => registry::FLOAT,
-            "round" => registry::ROUND,
-            "abs" => registry::ABS,
-            "min" => registry::MIN,
-            "max" => registry::MAX,
-            "math.ceil" => registry::CEIL,
-            "math.floor" => registry::FLOOR,
-            "sum" => registry::SUM,
-            "copy.copy" => registry::COPY,
-            "copy.deepcopy" => registry::DEEP_COPY,
-            "zip" => registry::ZIP,
-            "collections.OrderedDict" | "typing.OrderedDict" | "dict" => registry::DICT_FROM_PAIRS,
-            "torch.tensor" | "torch.as_tensor" => registry::TENSOR_OF,
+            "int" => Builtin::Int,
+            "float" => Builtin::Float,
+            "round" => Builtin::Round,
+            "abs" => Builtin::Abs,
+            "min" => Builtin::Min,
+            "max" => Builtin::Max,
+            "math.ceil" => Builtin::Ceil,
+            "math.floor" => Builtin::Floor,
+            "sum" => Builtin::Sum,
+            "copy.copy" => Builtin::Copy,
+            "copy.deepcopy" => Builtin::DeepCopy,
+            "zip" => Builtin::Zip,
+            "collections.OrderedDict" | "typing.OrderedDict" | "dict" => Builtin::DictFromPairs,
+            "torch.tensor" | "torch.as_tensor" => Builtin::TensorOf,
             _ => return None,
         };
         let count_fits = match resolved {
@@ -747,7 +746,7 @@ impl Lowerer<'_> {
             return None;
         }
         let values = match arguments {
-            [only] if builtin == registry::INT => vec![match self.int_of_quotient(*only) {
+            [only] if builtin == Builtin::Int => vec![match self.int_of_quotient(*only) {
                 Some(quotient) => quotient,
                 None => self.expr(*only),
             }],
@@ -823,11 +822,7 @@ impl Lowerer<'_> {
             kind: ExprKind::Str(names.join(",")),
             range,
         };
-        Some(builtin_call(
-            registry::IS_INSTANCE,
-            vec![value, types],
-            range,
-        ))
+        Some(builtin_call(Builtin::IsInstance, vec![value, types], range))
     }
 
     /// `nn.LazyLinear(10)`: `nn.Linear` whose first argument is a hole with
@@ -1142,7 +1137,7 @@ impl Lowerer<'_> {
                 }
             }
         }
-        Some(builtin_call(registry::FORMAT, parts, self.range(node)))
+        Some(builtin_call(Builtin::Format, parts, self.range(node)))
     }
 
     /// The text of a plain string literal; `None` for an f-string.
@@ -1211,8 +1206,8 @@ fn python_int(text: &str) -> Option<i64> {
 }
 
 /// A call of one of the builtins the analysis computes
-/// (`registry::INT`, `registry::SET_ITEM`, ...), with positional arguments.
-pub(super) fn builtin_call(name: &str, args: Vec<Expr>, range: TextRange) -> Expr {
+/// (`Builtin::Int`, `Builtin::SetItem`, ...), with positional arguments.
+pub(super) fn builtin_call(builtin: Builtin, args: Vec<Expr>, range: TextRange) -> Expr {
     let args = args
         .into_iter()
         .map(|value| Arg {
@@ -1225,7 +1220,7 @@ pub(super) fn builtin_call(name: &str, args: Vec<Expr>, range: TextRange) -> Exp
     Expr {
         kind: ExprKind::Call {
             callee: Box::new(Expr {
-                kind: ExprKind::Name(name.to_owned()),
+                kind: ExprKind::Builtin(builtin),
                 range,
             }),
             args,

@@ -531,7 +531,7 @@ impl Lowerer<'_> {
 /// from `__init__` (often `None`) is not what other methods read.
 ///
 /// `_load_from_state_dict` runs only in `load_state_dict`, which the
-/// analysis follows where it is called (`registry::LOAD_STATE`): what it
+/// analysis follows where it is called (`Builtin::LoadState`): what it
 /// changes is as built until then, unless the class loads itself.
 fn mutated_fields(
     class: Node<'_>,

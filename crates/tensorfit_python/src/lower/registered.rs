@@ -17,7 +17,6 @@
 //!   set itself (`Instance::member`).
 
 use tensorfit_base::TextRange;
-use tensorfit_semantics::registry;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
@@ -63,7 +62,7 @@ impl Lowerer<'_> {
         let value = match (kind, arguments.as_slice()) {
             (ContainerKind::Dict, _) if plain && arguments.len() <= 1 => {
                 let args = arguments.iter().map(|a| self.expr(*a)).collect();
-                builtin_call(registry::DICT_FROM_PAIRS, args, range)
+                builtin_call(Builtin::DictFromPairs, args, range)
             }
             (ContainerKind::Sequential, _) => Expr {
                 kind: ExprKind::Call {
@@ -115,7 +114,7 @@ impl Lowerer<'_> {
         ];
         Some(reassigned(
             field_local(REGISTERED_MODULES_FIELD, range),
-            registry::SET_MODULE_ATTR,
+            Builtin::SetModuleAttr,
             args,
             range,
         ))
@@ -136,8 +135,8 @@ impl Lowerer<'_> {
             range,
         };
         Some(match kind {
-            ContainerKind::Dict => builtin_call(registry::KEYS, vec![container], range),
-            ContainerKind::Sequential => builtin_call(registry::VALUES, vec![container], range),
+            ContainerKind::Dict => builtin_call(Builtin::Keys, vec![container], range),
+            ContainerKind::Sequential => builtin_call(Builtin::Values, vec![container], range),
             // A list's own value is the list.
             ContainerKind::List => Expr {
                 kind: ExprKind::Field {

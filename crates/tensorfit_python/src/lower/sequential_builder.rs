@@ -8,9 +8,9 @@
 //! - `super().__init__(*layers)` (or `(ordered_dict)`) makes it
 //!   `nn.Sequential(...)`, or the base builder's call for a subclass of
 //!   one;
-//! - `self.add_module(name, m)` registers `m` (`registry::ADD_MODULE`);
+//! - `self.add_module(name, m)` registers `m` (`Builtin::AddModule`);
 //! - `self.name = value` registers a layer and keeps a plain value out, as
-//!   `nn.Module.__setattr__` does (`registry::SET_MODULE_ATTR`).
+//!   `nn.Module.__setattr__` does (`Builtin::SetModuleAttr`).
 //!
 //! Its instances are then Sequentials to the analysis: called, indexed and
 //! sliced as any other. Other uses of `self` in it are unknown (an

@@ -2,7 +2,6 @@
 //! with `raise` guards, loops, `assert` and `torch._assert`, `with`
 //! bodies. A Python statement becomes zero, one or several statements.
 
-use tensorfit_semantics::registry;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
@@ -33,7 +32,7 @@ impl Lowerer<'_> {
 
     pub(super) fn statement(&mut self, node: Node<'_>) -> Vec<Stmt> {
         // From a statement that may change a tensor in place on, no
-        // tensor's items are kept (`registry::TENSORS_CHANGE_IN_PLACE`).
+        // tensor's items are kept (`Builtin::TensorsChangeInPlace`).
         // The names the statement mentions are the marker's arguments, so
         // that the script's groups (`script_groups`) keep it with the
         // tensors it may change.
@@ -55,7 +54,7 @@ impl Lowerer<'_> {
                 .collect();
             marked.push(Stmt {
                 kind: StmtKind::Expr(super::expressions::builtin_call(
-                    registry::TENSORS_CHANGE_IN_PLACE,
+                    Builtin::TensorsChangeInPlace,
                     mentioned,
                     at,
                 )),
@@ -519,7 +518,7 @@ impl Lowerer<'_> {
     }
 
     /// `self.norm = nn.BatchNorm2d(c)` in a Sequential builder registers a
-    /// layer of the Sequential built (`registry::SET_MODULE_ATTR`).
+    /// layer of the Sequential built (`Builtin::SetModuleAttr`).
     fn register_on_built(
         &mut self,
         target: Node<'_>,
@@ -537,7 +536,7 @@ impl Lowerer<'_> {
         };
         Some(reassigned(
             built,
-            registry::SET_MODULE_ATTR,
+            Builtin::SetModuleAttr,
             vec![attribute, value.clone()],
             range,
         ))
@@ -587,9 +586,9 @@ impl Lowerer<'_> {
                         kind: ExprKind::Str(self.text(attribute).to_owned()),
                         range: self.range(attribute),
                     };
-                    (registry::SET_ATTR, name)
+                    (Builtin::SetAttr, name)
                 }
-                _ => (registry::SET_ITEM, self.item_key(step)),
+                _ => (Builtin::SetItem, self.item_key(step)),
             };
             if i == last {
                 return Some(reassigned(local, update, vec![key, value], range));
@@ -1183,11 +1182,11 @@ pub(super) fn over_indices(
 }
 
 /// `target = builtin(target, args...)`: a value changed in place, as the
-/// analysis follows it (`operator.setitem`, `builtins.setattr`,
-/// `add_module`, ...).
+/// analysis follows it ([`Builtin::SetItem`], [`Builtin::SetAttr`],
+/// [`Builtin::AddModule`], ...).
 pub(super) fn reassigned(
     target: Expr,
-    builtin: &str,
+    builtin: Builtin,
     args: Vec<Expr>,
     range: tensorfit_base::TextRange,
 ) -> Stmt {

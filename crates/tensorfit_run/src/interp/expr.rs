@@ -137,6 +137,12 @@ impl Interpreter<'_> {
                 "a Python dict is checked, never run, by tensorfit",
             )),
             ExprKind::Unknown(why) => Err(Failure::program(format!("cannot run a value tensorfit does not model: {why}"))),
+            // Only the Python front end makes one, and the interpreter runs
+            // the Tensor language.
+            ExprKind::Builtin(builtin) => Err(Failure::program(format!(
+                "cannot run `{}`: the interpreter runs the Tensor language",
+                builtin.name()
+            ))),
         }
     }
 

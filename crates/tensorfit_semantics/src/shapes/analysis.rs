@@ -116,7 +116,10 @@ pub struct Analysis<'a> {
     pub questions: bool,
     /// Whether shapes shown and migrations are worked out.
     pub depth: super::Depth,
+    /// The file's language: how messages write what they quote.
     pub language: tensorfit_base::Language,
+    /// What its constructs mean where the languages differ.
+    pub semantics: super::semantics::Semantics,
     /// The variables that stand for a condition or a loop count computed
     /// from a value nothing is known of: a path they decide may never be
     /// taken, so a failure only on such paths is no proof (see
@@ -180,6 +183,7 @@ impl<'a> Analysis<'a> {
             questions: options.questions,
             depth: super::Depth::Everything,
             language: options.language,
+            semantics: super::semantics::Semantics::of(options.language),
             opaque_vars: RefCell::new(BTreeSet::new()),
             fractional_vars: RefCell::new(BTreeSet::new()),
             source,
@@ -511,7 +515,9 @@ impl<'a> Analysis<'a> {
         }
         let precondition = frame.precondition_facts.unwrap_or(frame.facts.len());
         let facts = std::mem::take(&mut frame.facts);
-        if self.language.is_python() && check::guards_refute_parameters(self, &facts) {
+        if self.semantics.untyped_parameters_may_be_any_value
+            && check::guards_refute_parameters(self, &facts)
+        {
             return self.saying_nothing(function, key, params, first_var);
         }
         let mut outcome = check::check_entry(self, &facts, precondition);

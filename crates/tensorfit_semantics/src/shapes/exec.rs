@@ -142,7 +142,7 @@ pub struct Frame<'f, 'a> {
     pub ranks_decide: bool,
     /// Whether tensors' items are kept (`shapes::elements`): not past a
     /// statement that may change a tensor in place
-    /// (`registry::TENSORS_CHANGE_IN_PLACE`).
+    /// (`Builtin::TensorsChangeInPlace`).
     pub keeps_items: bool,
     /// Whether the names this function binds numbers to name their terms
     /// in what users see (see `Analysis::name_term`).

@@ -20,6 +20,7 @@ mod preconditions;
 mod program;
 mod ranges;
 mod rules;
+mod semantics;
 mod shown;
 mod substitution;
 #[cfg(test)]

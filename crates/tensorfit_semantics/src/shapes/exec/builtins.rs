@@ -1,62 +1,60 @@
-//! The Python builtins the analysis computes, under the names the Python
-//! front end calls them by (`registry::INT`, `registry::CONTAINS`, ...):
+//! The Python builtins the analysis computes, the values of the
+//! read-only [`Builtin`]s the front end calls (`Builtin::Int`,
+//! `Builtin::Contains`, ...):
 //! the builtins on numbers (their arithmetic is in `numbers`),
 //! `isinstance` of a builtin type, `in`, `a if c else b`, `copy`, and
 //! the truth of a value in a condition (`if stage:`).
 
 use tensorfit_solver::Formula;
-use tensorfit_syntax::ast::{self, CompareOp};
+use tensorfit_syntax::ast::{self, Builtin, CompareOp};
 
 use super::expressions::compare;
 use super::numbers::{self, Rounding};
 use super::{BranchOrigin, Frame};
-use crate::registry;
 use crate::shapes::value::{Instance, Value};
 use tensorfit_syntax::ast::REGISTERED_MODULES_FIELD;
 
 impl<'f, 'a> Frame<'f, 'a> {
-    /// The value of a call of one of those builtins; `None` for any other
-    /// callee.
-    pub(super) fn python_builtin(&mut self, name: &str, args: &[ast::Arg]) -> Option<Value> {
-        if !registry::is_read_only_builtin(name) {
-            return None;
-        }
-        if name == registry::CONDITIONAL {
-            return Some(self.conditional(args));
+    /// The value of a call of a read-only builtin
+    /// ([`Builtin::is_read_only`]).
+    pub(super) fn python_builtin(&mut self, builtin: Builtin, args: &[ast::Arg]) -> Value {
+        debug_assert!(builtin.is_read_only(), "{builtin:?} changes its arguments");
+        if builtin == Builtin::Conditional {
+            return self.conditional(args);
         }
         // Its arguments only tie it to the names it may change.
-        if name == registry::TENSORS_CHANGE_IN_PLACE {
+        if builtin == Builtin::TensorsChangeInPlace {
             self.keeps_items = false;
-            return Some(Value::None);
+            return Value::None;
         }
         let given = self.evaluate_args(args);
         if given.iter().any(|arg| arg.name.is_some()) {
-            return Some(Value::Unknown);
+            return Value::Unknown;
         }
         let values: Vec<Value> = given.into_iter().map(|arg| arg.value).collect();
         let one = |apply: fn(&Value) -> Value| match values.as_slice() {
             [value] => apply(value),
             _ => Value::Unknown,
         };
-        Some(match name {
-            registry::INT => one(numbers::int),
-            registry::FLOAT => one(numbers::float),
-            registry::ABS => one(numbers::absolute),
-            registry::ROUND => one(|v| numbers::rounded(Rounding::Nearest, v)),
-            registry::CEIL => one(|v| numbers::rounded(Rounding::Ceil, v)),
-            registry::FLOOR => one(|v| numbers::rounded(Rounding::Floor, v)),
-            registry::MIN => numbers::extreme(false, &values),
-            registry::SUM => match values.as_slice() {
+        match builtin {
+            Builtin::Int => one(numbers::int),
+            Builtin::Float => one(numbers::float),
+            Builtin::Abs => one(numbers::absolute),
+            Builtin::Round => one(|v| numbers::rounded(Rounding::Nearest, v)),
+            Builtin::Ceil => one(|v| numbers::rounded(Rounding::Ceil, v)),
+            Builtin::Floor => one(|v| numbers::rounded(Rounding::Floor, v)),
+            Builtin::Min => numbers::extreme(false, &values),
+            Builtin::Sum => match values.as_slice() {
                 [items] => numbers::sum(items),
                 _ => Value::Unknown,
             },
-            registry::MAX => numbers::extreme(true, &values),
-            registry::COPY | registry::DEEP_COPY => one(Value::clone),
-            registry::CONTAINS => match values.as_slice() {
+            Builtin::Max => numbers::extreme(true, &values),
+            Builtin::Copy | Builtin::DeepCopy => one(Value::clone),
+            Builtin::Contains => match values.as_slice() {
                 [container, item] => contains(container, item),
                 _ => Value::Unknown,
             },
-            registry::IS_INSTANCE => match values.as_slice() {
+            Builtin::IsInstance => match values.as_slice() {
                 [value, Value::Str(types)] => {
                     let value = self.refine(value.clone());
                     let decided = is_instance(&value, types);
@@ -68,49 +66,60 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
                 _ => Value::Unknown,
             },
-            registry::FORMAT => {
+            Builtin::Format => {
                 let text = super::strings::formatted(&values);
                 self.note_numbers_decide(&text, &values);
                 text
             }
-            registry::DICT_FROM_PAIRS => match values.as_slice() {
+            Builtin::DictFromPairs => match values.as_slice() {
                 [] => Instance::dict(Vec::new()),
                 [pairs] => dict_from_pairs(pairs),
                 _ => Value::Unknown,
             },
-            registry::ITEMS | registry::KEYS | registry::VALUES => match values.as_slice() {
+            view @ (Builtin::Items | Builtin::Keys | Builtin::Values) => match values.as_slice() {
                 // A class of the program may define its own `items()`.
                 [Value::Instance(instance)]
                     if !instance.is_dict()
-                        && self.method_of(instance, view_method(name)).is_some() =>
+                        && self.method_of(instance, view_method(view)).is_some() =>
                 {
                     Value::Unknown
                 }
-                [container] => dict_view(name, container),
+                [container] => dict_view(view, container),
                 _ => Value::Unknown,
             },
-            registry::ZIP => zipped(&values),
-            math if registry::MATH_FUNCTIONS.contains(&math) => match values.as_slice() {
-                [value] => numbers::math_function(math, value),
+            Builtin::Zip => zipped(&values),
+            Builtin::Math(function) => match values.as_slice() {
+                [value] => numbers::math_function(function, value),
                 _ => Value::Float(None),
             },
-            registry::TENSOR_OF => match values.as_slice() {
+            Builtin::TensorOf => match values.as_slice() {
                 [data] => self.tensor_of(data),
                 _ => Value::Unknown,
             },
-            registry::TO_LIST => one(super::tensor_items::to_list),
-            registry::NUMPY_LINSPACE => match values.as_slice() {
+            Builtin::ToList => one(super::tensor_items::to_list),
+            Builtin::NumpyLinspace => match values.as_slice() {
                 [start, stop, num] => self.numpy_linspace(start, stop, num),
                 _ => Value::Unknown,
             },
-            registry::KEEPS_SHAPE => one(|v| v.clone().without_elements()),
-            registry::GET_ATTR => match values.as_slice() {
+            Builtin::KeepsShape => one(|v| v.clone().without_elements()),
+            Builtin::GetAttr => match values.as_slice() {
                 [object, Value::Str(name)] => self.field(object, name),
                 _ => Value::Unknown,
             },
-            registry::DISTINCT_COUNT => one(super::tensor_items::distinct_count),
-            _ => Value::Unknown,
-        })
+            Builtin::DistinctCount => one(super::tensor_items::distinct_count),
+            // Handled above, or not read-only.
+            Builtin::Conditional
+            | Builtin::TensorsChangeInPlace
+            | Builtin::Partial
+            | Builtin::Power
+            | Builtin::SetItem
+            | Builtin::SetAttr
+            | Builtin::SetTraining
+            | Builtin::Pop
+            | Builtin::AddModule
+            | Builtin::SetModuleAttr
+            | Builtin::LoadState => Value::Unknown,
+        }
     }
 
     /// A value as a condition: a boolean's formula, and in Python the
@@ -122,7 +131,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let Value::Bool(f) = value {
             return Some(f.clone());
         }
-        if !self.analysis.language.is_python() {
+        if !self.analysis.semantics.every_value_has_a_truth {
             return None;
         }
         let known = |b: bool| Some(Formula::Const(b));
@@ -255,10 +264,10 @@ pub(super) fn string_method(text: &str, method: &str, args: &[Value]) -> Value {
 }
 
 /// The method a dict view builtin stands for.
-fn view_method(view: &str) -> &'static str {
+fn view_method(view: Builtin) -> &'static str {
     match view {
-        registry::ITEMS => "items",
-        registry::KEYS => "keys",
+        Builtin::Items => "items",
+        Builtin::Keys => "keys",
         _ => "values",
     }
 }
@@ -309,7 +318,7 @@ fn dict_from_pairs(pairs: &Value) -> Value {
 /// or of an `nn.Sequential` (whose names may not be known: its values
 /// are). Unknown for anything else, and for a dict with a key set on one
 /// path only.
-fn dict_view(view: &str, container: &Value) -> Value {
+fn dict_view(view: Builtin, container: &Value) -> Value {
     let entries: Vec<(Value, Value)> = match container {
         Value::Instance(dict) if dict.is_dict() && dict.known_len().is_some() => dict
             .fields
@@ -334,9 +343,9 @@ fn dict_view(view: &str, container: &Value) -> Value {
     };
     let unknown_name = entries.iter().any(|(n, _)| matches!(n, Value::Unknown));
     match view {
-        registry::VALUES => Value::List(entries.into_iter().map(|(_, v)| v).collect()),
+        Builtin::Values => Value::List(entries.into_iter().map(|(_, v)| v).collect()),
         _ if unknown_name => Value::Unknown,
-        registry::KEYS => Value::List(entries.into_iter().map(|(n, _)| n).collect()),
+        Builtin::Keys => Value::List(entries.into_iter().map(|(n, _)| n).collect()),
         _ => Value::List(
             entries
                 .into_iter()

@@ -8,11 +8,10 @@ use std::sync::Arc;
 
 use tensorfit_base::TextRange;
 use tensorfit_solver::Term;
-use tensorfit_syntax::ast::{self, ExprKind, FieldName, Unpack};
+use tensorfit_syntax::ast::{self, Builtin, ExprKind, FieldName, Unpack};
 
 use super::instantiation::ConstructionSite;
 use super::{pytorch_keywords, Deferred, Frame, LayerSite};
-use crate::registry::PARTIAL;
 use crate::shapes::analysis::Summary;
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
@@ -59,6 +58,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 }
                 self.call_named(name, args, call.range, text)
             }
+            ExprKind::Builtin(builtin) => self.call_builtin(*builtin, args, call.range),
             ExprKind::Field {
                 value,
                 field: FieldName::Named(method),
@@ -79,7 +79,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     }
                     // `info = net.load_state_dict(sd)` (the front end
                     // follows the statement `net.load_state_dict(sd)` with
-                    // `registry::LOAD_STATE`): what a load may replace is
+                    // `Builtin::LoadState`): what a load may replace is
                     // unknown afterwards.
                     Value::Instance(instance)
                         if method.text == "load_state_dict"
@@ -206,23 +206,23 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// A call of a builtin: each has one handler, by what it does.
+    fn call_builtin(&mut self, builtin: Builtin, args: &[ast::Arg], range: TextRange) -> Value {
+        match builtin {
+            Builtin::Partial => {
+                let given = self.evaluate_args(args);
+                partial(given)
+            }
+            Builtin::Power => self.power(args, range),
+            update if update.is_update() => self.updated_value(update, args),
+            value => self.python_builtin(value, args),
+        }
+    }
+
     /// A call of the function, struct or prelude operation `name` (not a
     /// local), directly or through a value that names it
     /// ([`Value::Callable`]: `block(inplanes, planes)`).
     fn call_named(&mut self, name: &str, args: &[ast::Arg], range: TextRange, text: &str) -> Value {
-        if name == PARTIAL {
-            let given = self.evaluate_args(args);
-            return partial(given);
-        }
-        if name == crate::registry::POWER {
-            return self.power(args, range);
-        }
-        if let Some(value) = self.python_builtin(name, args) {
-            return value;
-        }
-        if let Some(value) = self.updated_value(name, args) {
-            return value;
-        }
         // The prelude's `einsum` (not a function of the program's own, or
         // named so that none can be).
         let einsum = match crate::registry::referenced_operation(name) {
@@ -718,7 +718,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         })
     }
 
-    /// `a ** b` (`registry::POWER`): Python's power of numbers, else the
+    /// `a ** b` (`Builtin::Power`): Python's power of numbers, else the
     /// prelude's `pow` (a tensor's elementwise power).
     fn power(&mut self, args: &[ast::Arg], range: TextRange) -> Value {
         let given = self.evaluate_args(args);

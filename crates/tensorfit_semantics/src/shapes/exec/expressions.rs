@@ -56,8 +56,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             // decides sizes); the Tensor language's never decide a shape.
             ExprKind::Float(text) => Value::Float(
                 self.analysis
-                    .language
-                    .is_python()
+                    .semantics
+                    .floats_have_values
                     .then(|| super::numbers::literal(text))
                     .flatten(),
             ),
@@ -67,6 +67,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             ExprKind::UnknownDim
             | ExprKind::Missing
             | ExprKind::Unknown(_)
+            // Only ever a callee (`Frame::call_builtin`).
+            | ExprKind::Builtin(_)
             | ExprKind::Reduction { .. } => Value::Unknown,
             ExprKind::List(items) => Value::List(items.iter().map(|i| self.expr(i)).collect()),
             ExprKind::Tuple(items) => Value::Tuple(items.iter().map(|i| self.expr(i)).collect()),
@@ -276,7 +278,9 @@ impl<'f, 'a> Frame<'f, 'a> {
         // `a and b`, `a or b` where `a` decides: Python's value is `a`, or
         // `b` (not evaluated otherwise: `self.memory_efficient and
         // self.any_requires_grad(features)`).
-        if matches!(op, BinaryOp::And | BinaryOp::Or) && self.analysis.language.is_python() {
+        if matches!(op, BinaryOp::And | BinaryOp::Or)
+            && self.analysis.semantics.and_or_short_circuit
+        {
             if let Some(truth) = self.truthiness(&a).and_then(|t| t.as_const()) {
                 return match (op, truth) {
                     (BinaryOp::And, false) | (BinaryOp::Or, true) => a,
@@ -299,7 +303,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             // Python's `7 / 2` of known ints is the float 3.5 (a symbolic
             // quotient stays the Tensor language's, see docs/python.md).
             (BinaryOp::Div, Value::Int(x), Value::Int(y))
-                if self.analysis.language.is_python()
+                if self.analysis.semantics.int_division_is_true
                     && self.known(x).as_const().is_some()
                     && self.known(y).as_const().is_some_and(|d| d != 0) =>
             {
@@ -313,7 +317,9 @@ impl<'f, 'a> Frame<'f, 'a> {
             // (the Tensor language's `/`) is wrong once it is rounded or
             // multiplied back (`round(src_h * (height / src_h))` is
             // `height`, not 0, in diffusers' video resizing).
-            (BinaryOp::Div, Value::Int(_), Value::Int(y)) if self.analysis.language.is_python() => {
+            (BinaryOp::Div, Value::Int(_), Value::Int(y))
+                if self.analysis.semantics.int_division_is_true =>
+            {
                 self.require_nonzero_divisor(y, rhs, expr.range);
                 Value::Float(None)
             }
@@ -343,7 +349,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             },
             // Python's operations on strings, tuples and lists.
             (_, Value::Str(_), _) | (_, Value::Tuple(_), Value::Tuple(_))
-                if !self.analysis.language.is_python() =>
+                if !self.analysis.semantics.sequences_have_operators =>
             {
                 Value::Unknown
             }

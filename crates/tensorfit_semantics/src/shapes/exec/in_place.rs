@@ -21,7 +21,6 @@
 use tensorfit_syntax::ast::{self, ExprKind};
 
 use super::Frame;
-use crate::registry::is_read_only_builtin;
 use crate::shapes::analysis::Summary;
 use crate::shapes::fact::Guard;
 use crate::shapes::substitution::Substitution;
@@ -112,7 +111,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         args: &[ast::Arg],
         changed: Option<Vec<(String, Value)>>,
     ) {
-        if !self.analysis.language.is_python() || self.only_reads_arguments(callee) {
+        if !self.analysis.semantics.callees_change_arguments || self.only_reads_arguments(callee) {
             return;
         }
         let changed = changed.unwrap_or_default();
@@ -170,7 +169,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     /// and a tensor operation.
     fn only_reads_arguments(&self, callee: &ast::Expr) -> bool {
         match &callee.kind {
-            ExprKind::Name(name) if is_read_only_builtin(name) => true,
+            ExprKind::Builtin(builtin) => builtin.is_read_only(),
             ExprKind::Name(name) if crate::registry::referenced_operation(name).is_some() => true,
             ExprKind::Name(name) => match self.lookup(name) {
                 Some(slot) => matches!(slot.value, Value::Layer(_)),

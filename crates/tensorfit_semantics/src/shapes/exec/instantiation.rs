@@ -119,7 +119,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
         self.building.pop();
         self.constructing -= 1;
-        if self.analysis.language.is_python() {
+        if self.analysis.semantics.callees_change_arguments {
             self.note_init_changes(&bound);
         }
         self.scopes.pop();

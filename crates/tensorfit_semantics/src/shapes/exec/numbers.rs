@@ -7,7 +7,7 @@
 //! float is of unknown value, as it always was.
 
 use tensorfit_solver::{Formula, Term};
-use tensorfit_syntax::ast::{BinaryOp, CompareOp};
+use tensorfit_syntax::ast::{BinaryOp, CompareOp, MathFunction};
 
 use crate::shapes::value::Value;
 
@@ -187,20 +187,14 @@ pub(super) fn extreme(largest: bool, values: &[Value]) -> Value {
         .unwrap_or(Value::Unknown)
 }
 
-/// `math.log(v)`, `math.sqrt(v)`, ... (`registry::MATH_FUNCTIONS`): a
-/// float, known where `v` is and in the function's domain (Python raises
-/// outside it).
-pub(super) fn math_function(name: &str, value: &Value) -> Value {
+/// `math.log(v)`, `math.sqrt(v)`, ... (`Builtin::Math`): a float, known
+/// where `v` is and in the function's domain (Python raises outside it).
+pub(super) fn math_function(function: MathFunction, value: &Value) -> Value {
     let Some(x) = known_number(value) else {
         return Value::Float(None);
     };
-    let result = match name {
-        "math.sqrt" if x >= 0.0 => x.sqrt(),
-        "math.log" if x > 0.0 => x.ln(),
-        "math.log2" if x > 0.0 => x.log2(),
-        "math.log10" if x > 0.0 => x.log10(),
-        "math.exp" => x.exp(),
-        _ => return Value::Unknown,
+    let Some(result) = function.apply(x) else {
+        return Value::Unknown;
     };
     Value::Float(result.is_finite().then_some(result))
 }

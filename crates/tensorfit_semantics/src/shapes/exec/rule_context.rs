@@ -61,8 +61,8 @@ impl RuleContext for Frame<'_, '_> {
         Frame::apply_to(self, target, callee, input, text, range)
     }
 
-    fn follows_pytorch(&self) -> bool {
-        self.analysis.language.is_python()
+    fn pytorch_operations(&self) -> bool {
+        self.analysis.semantics.pytorch_operations
     }
 
     fn spelled(&self, op: &str) -> Option<String> {

@@ -43,7 +43,7 @@ impl Frame<'_, '_> {
                 callee: &callee,
                 keyword: "=",
                 word_operators: true,
-                membership: Some(registry::CONTAINS),
+                membership: true,
             },
         )
     }

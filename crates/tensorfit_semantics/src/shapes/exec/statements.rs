@@ -274,7 +274,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let lost = built_before
                     .iter()
                     .any(|name| matches!(self.bound_value(name), Some(Value::Unknown)));
-                if lost && self.analysis.language.is_python() {
+                if lost && self.analysis.semantics.calls_redo_with_known_numbers {
                     self.numbers_decide = true;
                 }
             }
@@ -531,7 +531,10 @@ impl<'f, 'a> Frame<'f, 'a> {
         // (DenseNet's `if self.memory_efficient and ...` with a flag of
         // `self`): a call's known values decide it.
         let lost = matches!(merged, Value::Unknown) && !both_unknown;
-        if lost && self.analysis.language.is_python() && self.placeholders_decide(c) {
+        if lost
+            && self.analysis.semantics.calls_redo_with_known_numbers
+            && self.placeholders_decide(c)
+        {
             self.numbers_decide = true;
         }
         merged

@@ -1,5 +1,5 @@
 //! Python's strings built from values: f-strings (`f"block{i + 1}"`, as
-//! `registry::FORMAT` of their parts), `%` formatting (`"denselayer%d" %
+//! `Builtin::Format` of their parts), `%` formatting (`"denselayer%d" %
 //! (i + 1)`) and `+`. Module names are made so (`add_module(name, m)`), and
 //! a name the analysis knows keeps the layers it registers in order.
 //!

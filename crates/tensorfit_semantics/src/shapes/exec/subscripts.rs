@@ -194,7 +194,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         // list, which takes a step a tensor refuses. A call that passes a
         // tensor of known rank (or a list) redoes it with that value.
         let backwards = |i: &Index| matches!(i, Index::Slice { step: Some(step), .. } if step.as_const().is_none_or(|k| k <= 0));
-        if self.analysis.language.is_python()
+        if self.analysis.semantics.untyped_parameters_may_be_any_value
             && shape.dims().is_none()
             && indices.iter().any(backwards)
         {

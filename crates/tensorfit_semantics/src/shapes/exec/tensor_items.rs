@@ -20,7 +20,7 @@ impl Frame<'_, '_> {
         name: &str,
         bound: &[(String, Value, String)],
     ) -> Option<Value> {
-        if !self.analysis.language.is_python() || !self.keeps_items {
+        if !self.analysis.semantics.tensors_keep_items || !self.keeps_items {
             return None;
         }
         let get = |param: &str| {
@@ -153,7 +153,7 @@ impl Frame<'_, '_> {
         }
     }
 
-    /// `np.linspace(start, stop, num)` (`registry::NUMPY_LINSPACE`):
+    /// `np.linspace(start, stop, num)` (`Builtin::NumpyLinspace`):
     /// numpy's `float64` points, each `i * step + start` and the last
     /// `stop`, as numpy 1.24 computes them; unknown where a bound or the
     /// count is not known (an empty array is not followed).
@@ -190,7 +190,7 @@ impl Frame<'_, '_> {
         }
     }
 
-    /// `torch.tensor(data)` (`registry::TENSOR_OF`): the items of a list of
+    /// `torch.tensor(data)` (`Builtin::TensorOf`): the items of a list of
     /// known numbers; a tensor of its length where they are numbers not
     /// all known; unknown for anything else (nested lists, tensors).
     pub(super) fn tensor_of(&self, data: &Value) -> Value {
@@ -220,7 +220,7 @@ impl Frame<'_, '_> {
     }
 }
 
-/// `t.tolist()` (`registry::TO_LIST`): Python's numbers of a tensor with
+/// `t.tolist()` (`Builtin::ToList`): Python's numbers of a tensor with
 /// known items (floats of unknown value where an item may differ from
 /// PyTorch's); unknown for any other value.
 pub(super) fn to_list(value: &Value) -> Value {
@@ -237,7 +237,7 @@ pub(super) fn to_list(value: &Value) -> Value {
     Value::List(elements.items.iter().map(|&x| item(x)).collect())
 }
 
-/// `len(set(xs))` (`registry::DISTINCT_COUNT`): how many different items a
+/// `len(set(xs))` (`Builtin::DistinctCount`): how many different items a
 /// list of known numbers or strings has.
 pub(super) fn distinct_count(value: &Value) -> Value {
     let (Value::List(items) | Value::Tuple(items)) = value else {

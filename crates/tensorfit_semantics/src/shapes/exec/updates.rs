@@ -1,46 +1,35 @@
 //! Python's changes of a value in place, each made as a new value that
 //! the front end assigns back to the local changed (PYTHON.md §3):
-//! `x[key] = v` (`registry::SET_ITEM`), `x.name = v` (`registry::SET_ATTR`)
-//! and `x.pop(...)` (`registry::POP`, the item and what is left); and a
-//! module's registrations: `x.add_module(name, m)` (`registry::ADD_MODULE`),
-//! `self.name = m` in a Sequential class (`registry::SET_MODULE_ATTR`),
-//! and what `x.load_state_dict(...)` may replace (`registry::LOAD_STATE`).
+//! `x[key] = v` (`Builtin::SetItem`), `x.name = v` (`Builtin::SetAttr`)
+//! and `x.pop(...)` (`Builtin::Pop`, the item and what is left); and a
+//! module's registrations: `x.add_module(name, m)` (`Builtin::AddModule`),
+//! `self.name = m` in a Sequential class (`Builtin::SetModuleAttr`), its
+//! `training` flag (`Builtin::SetTraining`) and what
+//! `x.load_state_dict(...)` may replace (`Builtin::LoadState`).
 
 use std::sync::Arc;
 
-use tensorfit_syntax::ast;
+use tensorfit_syntax::ast::{self, Builtin};
 
 use super::Frame;
-use crate::registry;
 use crate::shapes::value::{item_position, Instance, Layer, Value};
 
 impl<'f, 'a> Frame<'f, 'a> {
-    /// The value of a call of one of those updates; `None` for any other
-    /// callee.
-    pub(super) fn updated_value(&mut self, name: &str, args: &[ast::Arg]) -> Option<Value> {
-        const UPDATES: &[&str] = &[
-            registry::SET_ITEM,
-            registry::SET_ATTR,
-            registry::POP,
-            registry::ADD_MODULE,
-            registry::SET_MODULE_ATTR,
-            registry::LOAD_STATE,
-            registry::SET_TRAINING,
-        ];
-        if !UPDATES.contains(&name) {
-            return None;
-        }
+    /// The value of a call of one of those updates
+    /// ([`Builtin::is_update`]).
+    pub(super) fn updated_value(&mut self, update: Builtin, args: &[ast::Arg]) -> Value {
+        debug_assert!(update.is_update(), "{update:?} is no update");
         let values: Vec<Value> = self
             .evaluate_args(args)
             .into_iter()
             .map(|arg| arg.value)
             .collect();
-        Some(match (name, values.as_slice()) {
-            (registry::SET_ITEM, [container, key, item]) => {
+        match (update, values.as_slice()) {
+            (Builtin::SetItem, [container, key, item]) => {
                 with_item_set(container, key, item.clone())
             }
             // A property or `__setattr__` may store something else.
-            (registry::SET_ATTR, [object, attribute, value])
+            (Builtin::SetAttr, [object, attribute, value])
                 if !self.intercepts_attribute(object, attribute) =>
             {
                 // A field a method of the class also assigns: that
@@ -52,9 +41,9 @@ impl<'f, 'a> Frame<'f, 'a> {
                 };
                 with_attribute_set(object, attribute, value)
             }
-            (registry::POP, _) => popped(&values),
+            (Builtin::Pop, _) => popped(&values),
             // A class's own `train` or `eval` may do anything: unknown.
-            (registry::SET_TRAINING, [module @ (Value::Instance(_) | Value::Layer(_)), mode]) => {
+            (Builtin::SetTraining, [module @ (Value::Instance(_) | Value::Layer(_)), mode]) => {
                 let own = match module {
                     Value::Instance(instance) => {
                         self.method_of(instance, "train").is_some()
@@ -70,7 +59,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     ),
                 }
             }
-            (registry::ADD_MODULE, [container, name, module]) => {
+            (Builtin::AddModule, [container, name, module]) => {
                 with_module_added(container, name, module.clone())
             }
             // `nn.Module.__setattr__`: a layer is registered; a plain value
@@ -79,7 +68,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             // Sequential): the attribute of its instance.
             // One of a container class registers a layer in its container
             // too: not followed.
-            (registry::SET_MODULE_ATTR, [object @ Value::Instance(instance), name, value])
+            (Builtin::SetModuleAttr, [object @ Value::Instance(instance), name, value])
                 if !instance.is_dict() =>
             {
                 let registers = instance
@@ -91,7 +80,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     false => with_attribute_set(object, name, value.clone()),
                 }
             }
-            (registry::SET_MODULE_ATTR, [container, name, value]) => match value {
+            (Builtin::SetModuleAttr, [container, name, value]) => match value {
                 Value::Layer(_) => with_module_added(container, name, value.clone()),
                 Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Str(_) => {
                     container.clone()
@@ -100,12 +89,12 @@ impl<'f, 'a> Frame<'f, 'a> {
                 Value::None if !has_module_named(container, name) => container.clone(),
                 _ => Value::Unknown,
             },
-            (registry::LOAD_STATE, [module, ..]) => match self.may_reload_layers(module) {
+            (Builtin::LoadState, [module, ..]) => match self.may_reload_layers(module) {
                 true => Value::Unknown,
                 false => module.clone(),
             },
             _ => Value::Unknown,
-        })
+        }
     }
 
     /// Whether a method of `object`'s class (or of a base) other than

@@ -48,7 +48,7 @@ pub(super) fn apply(
             let step = args.int("step").unwrap_or(Term::int(1));
             // A descending range (`arange(5, 0, -1)`) is PyTorch's, and not
             // what the length below counts.
-            if frame.follows_pytorch() && step.as_const().is_none_or(|k| k < 1) {
+            if frame.pytorch_operations() && step.as_const().is_none_or(|k| k < 1) {
                 return Some(Value::Unknown);
             }
             let length = Term::div(
@@ -58,7 +58,7 @@ pub(super) fn apply(
             // PyTorch allows an empty range (not a reversed one); the
             // Tensor language does not. An empty tensor is not followed
             // (see `size_dims`).
-            let (least, message) = match frame.follows_pytorch() {
+            let (least, message) = match frame.pytorch_operations() {
                 true => (0, "`arange`'s end is before its start: {} elements"),
                 false => (1, "`arange` would be empty: {} elements"),
             };

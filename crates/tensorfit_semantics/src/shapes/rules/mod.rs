@@ -94,9 +94,9 @@ pub trait RuleContext {
         text: &str,
         range: TextRange,
     ) -> Value;
-    /// PyTorch's rules, not the Tensor language's, where they differ
-    /// (the file is Python).
-    fn follows_pytorch(&self) -> bool;
+    /// PyTorch's rules, not the Tensor language's prelude's, where they
+    /// differ (`Semantics::pytorch_operations`).
+    fn pytorch_operations(&self) -> bool;
     /// How the file spells the operation `op` when not as the Tensor
     /// language does (`torch.cat` in Python), for messages.
     fn spelled(&self, op: &str) -> Option<String>;
@@ -421,7 +421,7 @@ fn size_dims(
     // PyTorch makes empty tensors (`torch.zeros(0, 4)`); the Tensor
     // language's sizes are positive. Dimensions are positive everywhere
     // else in the analysis, so an empty tensor's shape is not followed.
-    let least = match frame.follows_pytorch() {
+    let least = match frame.pytorch_operations() {
         true => 0,
         false => 1,
     };

@@ -105,8 +105,8 @@ impl RuleContext for Spelled<'_> {
         self.frame.apply_to(target, callee, input, text, range)
     }
 
-    fn follows_pytorch(&self) -> bool {
-        self.frame.follows_pytorch()
+    fn pytorch_operations(&self) -> bool {
+        self.frame.pytorch_operations()
     }
 
     fn spelled(&self, op: &str) -> Option<String> {
