@@ -67,7 +67,7 @@ fn neovim_with_the_plugin_checks_a_corpus_file() {
         action Fill the hole with 320
         line   dense = Linear(in_features: 320, out_features: 10)  //~ hole: 320
         python diagnostic 2:4 shape mismatch in matrix multiplication ([2, 3] @ [4, 5]): x.shape[-1] = 3 but torch.randn(4, 5).shape[-2] = 4 |   model.py:2: `x` is defined here
-        python hover x: ```tensor | x: Tensor[2, 3] | ```
+        python hover x: ```python | x: Tensor[2, 3] | ```
         python omnifunc: left to its own server
     "#]]
     .assert_eq(&seen);

@@ -42,6 +42,15 @@ impl FileAnalysis {
         })
     }
 
+    /// The language name a Markdown fence gives the file's code (a
+    /// hover's), so that an editor highlights it as the file's own.
+    pub fn code_fence(&self) -> &'static str {
+        match self.python {
+            true => "python",
+            false => "tensor",
+        }
+    }
+
     /// Sorted by position.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.report.diagnostics

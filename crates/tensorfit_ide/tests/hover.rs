@@ -331,6 +331,25 @@ y = head(torch.randn(2, 8))
 }
 
 #[test]
+fn a_python_hover_writes_a_floored_quotient_as_python_does() {
+    // Python's `/` is a float: the quotient of sizes is `//`, as written.
+    check_file(
+        "hover.py",
+        r#"
+import torch
+def split_heads(x, h: int):
+    B, T, C = x.shape
+    y$0 = x.view(B, T, h, C // h)
+    return y
+"#,
+        expect![[r#"
+            `y`
+            y: Tensor[B, T, h, C // h]
+        "#]],
+    );
+}
+
+#[test]
 fn an_unknown_value_says_why() {
     check_file(
         "hover.py",

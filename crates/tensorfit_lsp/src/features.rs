@@ -11,11 +11,17 @@ use crate::convert;
 pub fn hover(carried: &CarriedAnalysis, rope: &Rope, at: Position) -> Option<Hover> {
     let found = carried.hover(convert::rope_offset(rope, at))?;
     let range = convert::rope_range(rope, found.value.range);
-    Some(lsp_hover(&found.value, range, found.in_edited_code))
+    let fence = carried.analysis.code_fence();
+    Some(lsp_hover(&found.value, fence, range, found.in_edited_code))
 }
 
-fn lsp_hover(found: &tensorfit_ide::Hover, range: Range, in_edited_code: bool) -> Hover {
-    let mut value = format!("```tensor\n{}\n```", found.text);
+fn lsp_hover(
+    found: &tensorfit_ide::Hover,
+    fence: &str,
+    range: Range,
+    in_edited_code: bool,
+) -> Hover {
+    let mut value = format!("```{fence}\n{}\n```", found.text);
     if let Some(documentation) = &found.documentation {
         value.push_str(&format!("\n\n{documentation}"));
     }

@@ -133,15 +133,27 @@ impl AnnotationStyle {
             // `x: torch.Tensor` keeps its spelling of the array type.
             written
         };
-        let words: Vec<&str> = dims
+        let words: Vec<String> = dims
             .iter()
-            .map(|d| if *d == "?" { "_" } else { d })
+            .map(|d| {
+                if *d == "?" {
+                    "_".to_owned()
+                } else {
+                    jaxtyping_word(d)
+                }
+            })
             .collect();
         Some((
             format!("{}[{tensor}, \"{}\"]", self.dtype, words.join(" ")),
             true,
         ))
     }
+}
+
+/// A dimension as one word of a jaxtyping shape string, which jaxtyping
+/// splits at spaces: `(h + 1) // 2` is written `(h+1)//2`.
+fn jaxtyping_word(dim: &str) -> String {
+    dim.split_whitespace().collect()
 }
 
 /// The dimensions of `Tensor[a, b]` (`?` for an unknown one); `None` for
@@ -191,14 +203,14 @@ impl<'t> Jaxtyping<'t> {
         if self.words.iter().any(variadic) || self.words.len() != dims.len() {
             return None;
         }
-        let words: Vec<&str> = self
+        let words: Vec<String> = self
             .words
             .iter()
             .zip(dims)
             .map(|(word, dim)| match (*word, *dim) {
-                ("_", "?") => "_",
-                ("_", value) => value,
-                (word, _) => word,
+                ("_", "?") => "_".to_owned(),
+                ("_", value) => jaxtyping_word(value),
+                (word, _) => word.to_owned(),
             })
             .collect();
         let quote = self.quote;
@@ -264,6 +276,15 @@ mod tests {
         assert_eq!(
             spell("Tensor[2, 3]", "torch.Tensor").as_deref(),
             Some("Shaped[torch.Tensor, \"2 3\"]")
+        );
+        // jaxtyping splits its string at spaces: a dimension is one word.
+        assert_eq!(
+            spell("Tensor[b, (h + 1) // 2]", "").as_deref(),
+            Some("Shaped[Tensor, \"b (h+1)//2\"]")
+        );
+        assert_eq!(
+            spell("Tensor[b, n // h]", "Float[Tensor, \"b _\"]").as_deref(),
+            Some("Float[Tensor, \"b n//h\"]")
         );
         assert_eq!(
             spell("Tensor[?, 4, 5]", "Float[Tensor, 'b _ #c']").as_deref(),

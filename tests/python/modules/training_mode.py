@@ -106,7 +106,7 @@ class Twice(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         n, c, h, w = x.shape
-        y = shuffle(self.first(x), 3)  #~ shape y: Tensor[n, 6, (h + 1) / 2, (w + 1) / 2]
+        y = shuffle(self.first(x), 3)  #~ shape y: Tensor[n, 6, (h + 1) // 2, (w + 1) // 2]
         return self.second(y)
 
 

@@ -120,6 +120,8 @@ pub struct Analysis<'a> {
     pub language: tensorfit_base::Language,
     /// What its constructs mean where the languages differ.
     pub semantics: super::semantics::Semantics,
+    /// How its shapes' arithmetic is written (`//` in Python).
+    pub notation: super::display::Notation,
     /// The variables that stand for a condition or a loop count computed
     /// from a value nothing is known of: a path they decide may never be
     /// taken, so a failure only on such paths is no proof (see
@@ -184,6 +186,7 @@ impl<'a> Analysis<'a> {
             depth: super::Depth::Everything,
             language: options.language,
             semantics: super::semantics::Semantics::of(options.language),
+            notation: super::display::Notation::of(options.language),
             opaque_vars: RefCell::new(BTreeSet::new()),
             fractional_vars: RefCell::new(BTreeSet::new()),
             source,

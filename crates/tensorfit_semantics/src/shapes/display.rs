@@ -2,9 +2,31 @@
 //! are shown"): a number when the facts force one, else the program's own
 //! names (`batch`, `x.shape[1]`), else `?`.
 
+use tensorfit_base::Language;
 use tensorfit_solver::{Formula, Term};
 
 use super::analysis::Analysis;
+
+/// How the file's language writes the arithmetic of a shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Notation {
+    /// The floored quotient of sizes: Python's `//` (its `/` is a
+    /// float), the Tensor language's `/`.
+    pub floor_division: &'static str,
+}
+
+impl Notation {
+    pub fn of(language: Language) -> Notation {
+        match language {
+            Language::Python => Notation {
+                floor_division: "//",
+            },
+            Language::Tensor => Notation {
+                floor_division: "/",
+            },
+        }
+    }
+}
 
 /// A dimension with no better description.
 const UNNAMED: &str = "?";
@@ -62,7 +84,12 @@ fn spelled(analysis: &Analysis<'_>, term: &Term) -> String {
             text
         }
         Term::Mul(a, b) => format!("{} * {}", operand(analysis, a), factor(analysis, b)),
-        Term::Div(a, b) => format!("{} / {}", operand(analysis, a), divisor(analysis, b)),
+        Term::Div(a, b) => format!(
+            "{} {} {}",
+            operand(analysis, a),
+            analysis.notation.floor_division,
+            divisor(analysis, b)
+        ),
         Term::Rem(a, b) => format!("{} % {}", operand(analysis, a), divisor(analysis, b)),
         Term::Ite(..) => UNNAMED.to_owned(),
     }
