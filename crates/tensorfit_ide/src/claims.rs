@@ -8,7 +8,7 @@ use std::rc::Rc;
 use tensorfit_base::{Severity, TextRange};
 use tensorfit_syntax::ast;
 
-use crate::fixes::{Fix, FixKind, TextEdit};
+use crate::fix::{Fix, FixKind, TextEdit};
 use crate::FileAnalysis;
 
 /// One fix per unannotated, unclaimed `let`/`var` whose shape has a name

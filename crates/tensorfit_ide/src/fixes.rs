@@ -7,32 +7,8 @@
 use tensorfit_base::TextRange;
 use tensorfit_semantics::{DecidedCondition, Migration, ValueRange};
 
+use crate::fix::{Fix, FixKind, TextEdit};
 use crate::FileAnalysis;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TextEdit {
-    pub range: TextRange,
-    pub new_text: String,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Fix {
-    pub title: String,
-    /// Where the fix is offered (the hole, the parameter, the condition).
-    pub target: TextRange,
-    pub edits: Vec<TextEdit>,
-    /// The fix to apply when there is one obvious choice.
-    pub preferred: bool,
-    pub kind: FixKind,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FixKind {
-    /// Repairs or completes the program (a hole, a migration, dead code).
-    QuickFix,
-    /// Rewrites a correct program (writes down an inferred shape).
-    Rewrite,
-}
 
 /// Every fix of the file: the quick fixes, then the rewrites, each by
 /// position.

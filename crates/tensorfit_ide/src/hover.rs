@@ -10,22 +10,13 @@ use tensorfit_syntax::ast;
 
 use crate::callable::{callable, prelude_callable};
 use crate::cursor_text::word_around;
+pub use crate::hover_basics::Hover;
+use crate::hover_basics::Names;
 use crate::FileAnalysis;
-use tensorfit_semantics::resolve::{resolve, resolve_around, Callee, DefKind, Resolution, Target};
+use tensorfit_semantics::resolve::{Callee, DefKind, Target};
 
 /// Calls listed before the rest are summarised as "and N more".
 const MAX_CALLS_SHOWN: usize = 8;
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Hover {
-    /// What the hover is about (the name or the expression).
-    pub range: TextRange,
-    /// Plain text in the language's terms, one fact per line; the first
-    /// line is the shape or the signature.
-    pub text: String,
-    /// Prose: a function's doc comment, what a prelude operation is.
-    pub documentation: Option<String>,
-}
 
 /// The hover at byte `offset`: a hole's solution, or the shape of the
 /// tensor there.
@@ -73,24 +64,6 @@ pub fn hover(analysis: &FileAnalysis, offset: u32) -> Option<Hover> {
         .filter(|e| covers(e.range))
         .min_by_key(|e| e.range.end - e.range.start)
         .map(shape_hover)
-}
-
-/// How much of the file a hover resolves names in: the item around the
-/// offset, or (to test that this answers the same) the whole file.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Names {
-    AroundOffset,
-    #[cfg_attr(not(test), allow(dead_code))]
-    WholeFile,
-}
-
-impl Names {
-    pub(crate) fn resolve<'a>(self, analysis: &'a FileAnalysis, offset: u32) -> Resolution<'a> {
-        match self {
-            Names::AroundOffset => resolve_around(analysis.tree(), &analysis.prelude, offset),
-            Names::WholeFile => resolve(analysis.tree(), &analysis.prelude),
-        }
-    }
 }
 
 /// On the name of a function or method (declared or called), or of a

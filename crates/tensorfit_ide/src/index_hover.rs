@@ -7,7 +7,7 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::{self, ElseBranch, Expr, ExprKind, Stmt, StmtKind};
 
 use crate::analysis::FileAnalysis;
-use crate::hover::{Hover, Names};
+use crate::hover_basics::{Hover, Names};
 use tensorfit_semantics::resolve::{DefKind, Target};
 
 pub(crate) fn index_hover(analysis: &FileAnalysis, offset: u32, names: Names) -> Option<Hover> {

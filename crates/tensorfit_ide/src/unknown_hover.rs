@@ -11,7 +11,7 @@
 use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::{self, Expr, ExprKind, Pattern, Stmt, StmtKind};
 
-use crate::hover::Hover;
+use crate::hover_basics::Hover;
 use crate::FileAnalysis;
 
 /// The hover at `offset` if it is on an unknown expression, or on a name

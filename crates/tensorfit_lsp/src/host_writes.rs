@@ -16,27 +16,29 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use tokio::sync::{oneshot, watch};
 
-use crate::server::{lock, State};
+use crate::locks::lock;
 
-type Write = Box<dyn FnOnce(&mut State) + Send>;
+/// A change of the state `S` (the server's).
+type Write<S> = Box<dyn FnOnce(&mut S) + Send>;
 /// A write, and whom to tell when it is applied.
-type Queued = (Write, oneshot::Sender<()>);
+type Queued<S> = (Write<S>, oneshot::Sender<()>);
 
-pub(crate) struct HostWrites {
+/// The writes of a state `S` (the server's `State`), in order.
+pub(crate) struct HostWrites<S> {
     /// `None` when the thread could not be started: writes are then
     /// applied where they are queued.
-    queue: Option<Mutex<mpsc::Sender<Queued>>>,
-    state: Arc<Mutex<State>>,
+    queue: Option<Mutex<mpsc::Sender<Queued<S>>>>,
+    state: Arc<Mutex<S>>,
     /// How many writes were queued, and how many applied.
     queued: AtomicU64,
     applied: watch::Receiver<u64>,
     applied_here: watch::Sender<u64>,
 }
 
-impl HostWrites {
-    pub(crate) fn new(state: Arc<Mutex<State>>) -> HostWrites {
+impl<S: Send + 'static> HostWrites<S> {
+    pub(crate) fn new(state: Arc<Mutex<S>>) -> HostWrites<S> {
         let (applied_here, applied) = watch::channel(0u64);
-        let (sender, receiver) = mpsc::channel::<Queued>();
+        let (sender, receiver) = mpsc::channel::<Queued<S>>();
         let thread_state = state.clone();
         let thread_applied = applied_here.clone();
         let started = std::thread::Builder::new()
@@ -63,11 +65,11 @@ impl HostWrites {
     /// queued in the order the client sent them.
     pub(crate) fn queue(
         &self,
-        write: impl FnOnce(&mut State) + Send + 'static,
+        write: impl FnOnce(&mut S) + Send + 'static,
     ) -> oneshot::Receiver<()> {
         let (done, applied) = oneshot::channel();
         self.queued.fetch_add(1, Ordering::SeqCst);
-        let write: Write = Box::new(write);
+        let write: Write<S> = Box::new(write);
         let unsent = match &self.queue {
             Some(queue) => lock(queue).send((write, done)).err().map(|e| e.0),
             None => Some((write, done)),
@@ -87,7 +89,7 @@ impl HostWrites {
     }
 }
 
-fn apply(state: &Mutex<State>, write: Write, applied: &watch::Sender<u64>) {
+fn apply<S>(state: &Mutex<S>, write: Write<S>, applied: &watch::Sender<u64>) {
     // A defect in one write must not stop the ones after it (the state's
     // inputs are changed by whole setter calls, so it stays consistent).
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(&mut lock(state))));

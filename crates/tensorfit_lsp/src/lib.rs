@@ -16,6 +16,7 @@ mod convert;
 mod diagnostics_queue;
 mod features;
 mod host_writes;
+mod locks;
 mod log;
 mod memory;
 mod navigation;

@@ -19,6 +19,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::diagnostics_queue::DiagnosticsQueue;
 use crate::host_writes::HostWrites;
+use crate::locks::lock;
 use crate::navigation::{self, SyntaxView};
 use crate::open_text::OpenText;
 use crate::settings::ServerSettings;
@@ -36,7 +37,7 @@ pub struct Server {
     /// inlay hints must not wait with it.
     texts: Arc<Mutex<HashMap<Uri, OpenText>>>,
     /// Changes to the state, applied in order on a thread of their own.
-    writes: HostWrites,
+    writes: HostWrites<State>,
 }
 
 pub(crate) struct State {
@@ -407,13 +408,6 @@ impl Server {
     pub(crate) fn settings(&self) -> ServerSettings {
         self.state().settings.clone()
     }
-}
-
-/// A lock, even if a panic poisoned it: what the server keeps behind its
-/// locks is only changed by whole assignments and setter calls, so it
-/// stays consistent.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn shape_options(settings: &ServerSettings) -> ShapeOptions {

@@ -1,8 +1,8 @@
 //! What a file sees besides its own items: the prelude's operations and the
 //! items of the files it imports.
 
-use crate::module_scope::ResolvedImport;
 use crate::prelude::Prelude;
+use crate::resolved_import::ResolvedImport;
 
 /// The prelude and imports an analysis of one file reads. The database
 /// passes the prelude it holds as an input; everything else uses the

@@ -14,6 +14,7 @@ mod pytorch_names;
 mod recursion;
 pub mod registry;
 pub mod resolve;
+mod resolved_import;
 mod script_groups;
 mod shapes;
 mod signature;
@@ -25,9 +26,9 @@ use tensorfit_base::Diagnostic;
 use tensorfit_syntax::ast;
 
 pub use environment::Environment;
-pub use module_scope::{ImportOutcome, ResolvedImport};
 pub use prelude::{Prelude, PRELUDE_SOURCE, PRELUDE_VALUES};
 pub use recursion::{cycle_of, CallTargets, CalleeSummary, CycleView, RecursiveGroups};
+pub use resolved_import::{ImportOutcome, ResolvedImport};
 pub use script_groups::independent_groups;
 pub use shapes::{
     analyse_function, analyse_function_in_interface, analyse_script, assemble,

@@ -19,6 +19,7 @@ mod repair;
 mod simple_solver;
 pub mod term;
 pub mod time_cap;
+mod tried_values;
 mod watchdog;
 mod work;
 mod z3_backend;

@@ -30,9 +30,9 @@ use std::collections::{HashMap, HashSet};
 use rustc_hash::FxHashMap;
 
 use crate::bounds::{Bounds, Interval};
-use crate::candidates::RANKS;
 use crate::evaluate::{self, Assignment};
 use crate::term::{Formula, Term, VarId};
+use crate::tried_values::RANKS;
 
 /// The most facts for which every change is weighed against every fact
 /// (U-Net's larger sets, up to 95 facts with floor divisions, made that

@@ -740,9 +740,13 @@ pub enum BinaryOp {
     Add,
     Sub,
     Mul,
+    /// The Tensor language's `/`: of Ints, the floored quotient
+    /// (LANGUAGE.md §1); of tensors, elementwise division.
     Div,
-    /// Python's `//` (the Tensor language's `/` of Ints floors already;
-    /// only Python code has both, which differ on floats).
+    /// Python's `/`: true division, a float even of two ints (`7 / 2` is
+    /// `3.5`); of tensors, PyTorch's `div`, a floating tensor.
+    TrueDiv,
+    /// Python's `//`: the floored quotient, of ints, floats and tensors.
     FloorDiv,
     Rem,
     MatMul,
@@ -756,7 +760,7 @@ impl BinaryOp {
             BinaryOp::Add => "+",
             BinaryOp::Sub => "-",
             BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
+            BinaryOp::Div | BinaryOp::TrueDiv => "/",
             BinaryOp::FloorDiv => "//",
             BinaryOp::Rem => "%",
             BinaryOp::MatMul => "@",

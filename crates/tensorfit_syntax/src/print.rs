@@ -121,9 +121,12 @@ fn binary_prec(op: BinaryOp) -> Prec {
         BinaryOp::Or => Prec::Or,
         BinaryOp::And => Prec::And,
         BinaryOp::Add | BinaryOp::Sub => Prec::Sum,
-        BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::MatMul => {
-            Prec::Product
-        }
+        BinaryOp::Mul
+        | BinaryOp::Div
+        | BinaryOp::TrueDiv
+        | BinaryOp::FloorDiv
+        | BinaryOp::Rem
+        | BinaryOp::MatMul => Prec::Product,
     }
 }
 

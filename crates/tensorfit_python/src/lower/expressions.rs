@@ -165,7 +165,7 @@ impl Lowerer<'_> {
             // read as `/` it gives the same tensors, and the same size where
             // the division is exact, as `int(a / b)` is written for. On a
             // float the two differ (`7.0 // 2` is 3.0).
-            "/" => BinaryOp::Div,
+            "/" => BinaryOp::TrueDiv,
             "//" => BinaryOp::FloorDiv,
             "%" => BinaryOp::Rem,
             "@" => BinaryOp::MatMul,

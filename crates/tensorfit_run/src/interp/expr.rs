@@ -181,7 +181,7 @@ impl Interpreter<'_> {
                     BinaryOp::Add => a + b,
                     BinaryOp::Sub => a - b,
                     BinaryOp::Mul => a * b,
-                    BinaryOp::Div => a / b,
+                    BinaryOp::Div | BinaryOp::TrueDiv => a / b,
                     BinaryOp::FloorDiv => (a / b).floor(),
                     BinaryOp::Rem => a - b * (a / b).floor(),
                     _ => {
@@ -205,7 +205,7 @@ impl Interpreter<'_> {
                     BinaryOp::Add => "add",
                     BinaryOp::Sub => "sub",
                     BinaryOp::Mul => "mul",
-                    BinaryOp::Div => "div",
+                    BinaryOp::Div | BinaryOp::TrueDiv => "div",
                     BinaryOp::FloorDiv => "floor_divide",
                     BinaryOp::Rem => "remainder",
                     BinaryOp::MatMul => {
@@ -466,6 +466,11 @@ fn int_arithmetic(op: BinaryOp, a: i64, b: i64) -> Outcome<i64> {
             Ok(if b < 0 && r != 0 { r + b } else { r })
         }
         BinaryOp::MatMul => Err(Failure::shape("`@` needs tensors, not Ints")),
+        // Only the Python front end makes it; the interpreter runs the
+        // Tensor language.
+        BinaryOp::TrueDiv => Err(Failure::program(
+            "Python's true division `/` is not part of the Tensor language",
+        )),
         BinaryOp::And | BinaryOp::Or => unreachable!("logic is evaluated apart"),
     }
 }

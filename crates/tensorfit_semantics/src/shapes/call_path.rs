@@ -18,8 +18,6 @@ use std::sync::Arc;
 
 use tensorfit_base::TextRange;
 
-use super::fact::CallSite;
-
 /// Outermost call first; empty for a frame's own facts and shapes.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CallPath(Option<Arc<Node>>);
@@ -133,6 +131,16 @@ pub struct RewrittenPaths(HashMap<usize, (CallPath, CallPath)>);
 
 fn address(node: &Arc<Node>) -> usize {
     Arc::as_ptr(node) as usize
+}
+
+/// A call through which a callee's fact reached the checked entry point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallSite {
+    /// The call, in the caller.
+    pub range: TextRange,
+    pub callee: String,
+    /// The call as written, e.g. `model(input)`.
+    pub text: String,
 }
 
 #[cfg(test)]

@@ -325,7 +325,7 @@ impl Elements {
         };
         let mut ty = promoted(&a, &b);
         // True division of integers is a float (`torch.true_divide`).
-        if op == BinaryOp::Div && !ty.is_float() {
+        if op == BinaryOp::TrueDiv && !ty.is_float() {
             ty = ElementType::Float32;
         }
         if ty == ElementType::Bool {
@@ -333,7 +333,7 @@ impl Elements {
         }
         let (ea, eb) = (a.error(), b.error());
         // `41 / t` is PyTorch's `t.reciprocal() * 41`: two roundings.
-        let reciprocal_first = op == BinaryOp::Div && matches!(a, Operand::Scalar(_));
+        let reciprocal_first = op == BinaryOp::TrueDiv && matches!(a, Operand::Scalar(_));
         let mut items = Vec::with_capacity(len);
         let mut error: f64 = 0.0;
         for i in 0..len {
@@ -343,8 +343,8 @@ impl Elements {
                 BinaryOp::Add => x + y,
                 BinaryOp::Sub => x - y,
                 BinaryOp::Mul => x * y,
-                BinaryOp::Div if reciprocal_first => ty.store(1.0 / y)? * x,
-                BinaryOp::Div => x / y,
+                BinaryOp::TrueDiv if reciprocal_first => ty.store(1.0 / y)? * x,
+                BinaryOp::TrueDiv => x / y,
                 BinaryOp::FloorDiv | BinaryOp::Rem if y == 0.0 => return None,
                 BinaryOp::FloorDiv if ty.is_float() => floor_divided(ty, x, y)?,
                 BinaryOp::FloorDiv => (x / y).floor(),
@@ -364,7 +364,7 @@ impl Elements {
                 let carried = match op {
                     BinaryOp::Add | BinaryOp::Sub => ea + eb,
                     BinaryOp::Mul => x.abs() * eb + y.abs() * ea + ea * eb,
-                    BinaryOp::Div if y.abs() > eb => (ea + (x / y).abs() * eb) / (y.abs() - eb),
+                    BinaryOp::TrueDiv if y.abs() > eb => (ea + (x / y).abs() * eb) / (y.abs() - eb),
                     // Floor division and remainder of inexact operands.
                     _ => return None,
                 };
@@ -589,7 +589,7 @@ mod tests {
         .unwrap();
         assert_eq!(shifted.ty, ElementType::Int64);
         let halves = Elements::binary(
-            BinaryOp::Div,
+            BinaryOp::TrueDiv,
             Operand::Tensor(&ints),
             Operand::Scalar(Scalar::int(2)),
         )
@@ -671,7 +671,7 @@ mod tests {
         // log(9) / log(3) is 2 within the error (torch: [0., 1., 2.]):
         // round settles it.
         let ratio = Elements::binary(
-            BinaryOp::Div,
+            BinaryOp::TrueDiv,
             Operand::Tensor(&log),
             Operand::Scalar(Scalar::float(3f64.ln())),
         )
@@ -702,7 +702,7 @@ mod tests {
         );
         // True division is a float: inf, which is no size either.
         assert_eq!(
-            Elements::binary(BinaryOp::Div, Operand::Tensor(&x), zero),
+            Elements::binary(BinaryOp::TrueDiv, Operand::Tensor(&x), zero),
             None
         );
     }
@@ -727,7 +727,7 @@ mod tests {
         )
         .unwrap();
         let eighths = Elements::binary(
-            BinaryOp::Div,
+            BinaryOp::TrueDiv,
             Operand::Tensor(&scaled),
             Operand::Scalar(Scalar::int(8)),
         )
@@ -757,7 +757,7 @@ mod tests {
         // 41 / torch.tensor([41.0]) is 41 * (1 / 41) = 0.99999994 in torch.
         let t = tensor(ElementType::Float32, &[41.0]);
         let q = Elements::binary(
-            BinaryOp::Div,
+            BinaryOp::TrueDiv,
             Operand::Scalar(Scalar::int(41)),
             Operand::Tensor(&t),
         )

@@ -6,6 +6,7 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Fact as SolverFact, Formula, Term, VarId};
 
 use super::call_path::CallPath;
+pub use super::call_path::CallSite;
 use super::value::Shape;
 
 /// A path condition: the conjunction of the branch conditions (already
@@ -83,16 +84,6 @@ pub enum ShapeClaim {
     Asserted,
     /// The result type of the function named.
     ResultOf(String),
-}
-
-/// A call through which a callee's fact reached the checked entry point.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CallSite {
-    /// The call, in the caller.
-    pub range: TextRange,
-    pub callee: String,
-    /// The call as written, e.g. `model(input)`.
-    pub text: String,
 }
 
 #[derive(Clone, Debug, PartialEq)]

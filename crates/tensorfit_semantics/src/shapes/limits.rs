@@ -11,7 +11,6 @@ use std::cell::Cell;
 use std::fmt;
 use std::time::Duration;
 
-use super::value::{Shape, Value};
 use tensorfit_solver::{time_cap, Formula, Limits, Term};
 
 /// How many summaries one analysis makes for the values of single calls:
@@ -260,24 +259,8 @@ pub fn term_over(term: &Term, bound: usize) -> bool {
     nodes_over(Node::Term(term), bound)
 }
 
-/// Whether `value` has a dimension of more than [`MAX_TERM_SIZE`] nodes
-/// (counted with an explicit stack, stopping at the bound).
-pub fn too_large(value: &Value) -> bool {
-    match value {
-        Value::Tensor(shape) | Value::Shape(shape) => shape_too_large(shape),
-        Value::Int(term) => term_too_large(term),
-        Value::Bool(formula) => formula_too_large(formula),
-        Value::Tuple(items) | Value::List(items) => items.iter().any(too_large),
-        _ => false,
-    }
-}
-
-fn shape_too_large(shape: &Shape) -> bool {
-    let tail = shape.rest.iter().flat_map(|rest| &rest.tail);
-    shape.head.iter().chain(tail).any(term_too_large)
-}
-
-fn term_too_large(term: &Term) -> bool {
+/// Whether `term` has more than [`MAX_TERM_SIZE`] nodes.
+pub fn term_too_large(term: &Term) -> bool {
     nodes_over_bound(Node::Term(term))
 }
 

@@ -37,7 +37,7 @@ use tensorfit_solver::{Limits, VarId};
 use tensorfit_syntax::ast;
 
 use crate::environment::Environment;
-use crate::module_scope::ResolvedImport;
+use crate::resolved_import::ResolvedImport;
 
 pub use analysis::{EntryReport, Summary, SummarySource};
 pub use conditions::DecidedCondition;

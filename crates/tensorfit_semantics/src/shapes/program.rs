@@ -6,8 +6,8 @@ use std::sync::Arc;
 use tensorfit_syntax::ast;
 
 use crate::environment::Environment;
-use crate::module_scope::ImportOutcome;
 use crate::prelude::Prelude;
+use crate::resolved_import::ImportOutcome;
 
 /// A function the analysis can summarise: a user function, a method (with
 /// its struct), or a prelude contract.

@@ -1,6 +1,9 @@
 //! What a program means where Python and the Tensor language differ, as
 //! named choices: the executor and the rules ask what a construct means
-//! ("does `/` of two ints give a float?"), never which language wrote it.
+//! ("does every value have a truth?"), never which language wrote it.
+//! Where the difference is one of operations, the tree says it instead
+//! (`BinaryOp::TrueDiv` is Python's `/`, `BinaryOp::Div` the Tensor
+//! language's).
 //! Each language's choices are one constant below; a third front end
 //! would add its own, and a difference that appears later is one more
 //! field, documented where it is decided.
@@ -21,9 +24,6 @@ pub struct Semantics {
     /// `a and b`, `a or b` give an operand, and `b` is not evaluated where
     /// `a` decides (`self.memory_efficient and self.any_requires_grad(x)`).
     pub and_or_short_circuit: bool,
-    /// `/` of two ints is true division, a float (Python's `7 / 2` is
-    /// `3.5`); the Tensor language's is the quotient (docs/python.md).
-    pub int_division_is_true: bool,
     /// Strings, tuples and lists have operators (`+`, `*`, `%`
     /// formatting); in the Tensor language they are unknown.
     pub sequences_have_operators: bool,
@@ -53,7 +53,6 @@ impl Semantics {
         floats_have_values: true,
         every_value_has_a_truth: true,
         and_or_short_circuit: true,
-        int_division_is_true: true,
         sequences_have_operators: true,
         callees_change_arguments: true,
         tensors_keep_items: true,
@@ -67,7 +66,6 @@ impl Semantics {
         floats_have_values: false,
         every_value_has_a_truth: false,
         and_or_short_circuit: false,
-        int_division_is_true: false,
         sequences_have_operators: false,
         callees_change_arguments: false,
         tensors_keep_items: false,

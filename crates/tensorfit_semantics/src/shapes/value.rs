@@ -688,6 +688,25 @@ impl Value {
     }
 }
 
+impl Value {
+    /// Whether it has a dimension, number or condition of more than
+    /// `limits::MAX_TERM_SIZE` nodes (counted with an explicit stack,
+    /// stopping at the bound).
+    pub fn too_large(&self) -> bool {
+        use super::limits::{formula_too_large, term_too_large};
+        match self {
+            Value::Tensor(shape) | Value::Shape(shape) => {
+                let tail = shape.rest.iter().flat_map(|rest| &rest.tail);
+                shape.head.iter().chain(tail).any(term_too_large)
+            }
+            Value::Int(term) => term_too_large(term),
+            Value::Bool(formula) => formula_too_large(formula),
+            Value::Tuple(items) | Value::List(items) => items.iter().any(Value::too_large),
+            _ => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use tensorfit_syntax::ast::{self, BinaryOp, CompareOp, ExprKind, FieldName, Unar
 use super::{shapes_equal, Frame};
 use crate::shapes::describe::describe;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
-use crate::shapes::limits::{self, LimitKind, MAX_CONTAINER_ITEMS};
+use crate::shapes::limits::{LimitKind, MAX_CONTAINER_ITEMS};
 use crate::shapes::rules::{self, Args};
 use crate::shapes::value::{Instance, Shape, Value};
 
@@ -32,7 +32,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             return Value::Unknown;
         }
         let value = self.expr_inner(expr);
-        let value = if limits::too_large(&value) {
+        let value = if value.too_large() {
             // Dimensions that double at each step (broadcasting shapes that
             // depend on unknowns) would swamp memory and the solver.
             self.analysis.hit(LimitKind::TermSize);
@@ -302,9 +302,8 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             // Python's `7 / 2` of known ints is the float 3.5 (a symbolic
             // quotient stays the Tensor language's, see docs/python.md).
-            (BinaryOp::Div, Value::Int(x), Value::Int(y))
-                if self.analysis.semantics.int_division_is_true
-                    && self.known(x).as_const().is_some()
+            (BinaryOp::TrueDiv, Value::Int(x), Value::Int(y))
+                if self.known(x).as_const().is_some()
                     && self.known(y).as_const().is_some_and(|d| d != 0) =>
             {
                 let (x, y) = (self.known(x).as_const(), self.known(y).as_const());
@@ -317,9 +316,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             // (the Tensor language's `/`) is wrong once it is rounded or
             // multiplied back (`round(src_h * (height / src_h))` is
             // `height`, not 0, in diffusers' video resizing).
-            (BinaryOp::Div, Value::Int(_), Value::Int(y))
-                if self.analysis.semantics.int_division_is_true =>
-            {
+            (BinaryOp::TrueDiv, Value::Int(_), Value::Int(y)) => {
                 self.require_nonzero_divisor(y, rhs, expr.range);
                 Value::Float(None)
             }
@@ -391,6 +388,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                 | BinaryOp::Sub
                 | BinaryOp::Mul
                 | BinaryOp::Div
+                | BinaryOp::TrueDiv
                 | BinaryOp::FloorDiv
                 | BinaryOp::Rem,
                 _,

@@ -207,7 +207,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         let facts_before = self.facts.len();
         let resolved = self.resolve_deferred(summary, &mut substitution, &call_site);
         let result = substitution.value(&summary.result, &self.analysis.vars);
-        if !resolved || limits::too_large(&result) {
+        if !resolved || result.too_large() {
             // Dimensions that grow at each call (a residual block whose
             // convolution lacks its kernel size, repeated): unknown from
             // here on, with none of the call's facts.
@@ -461,7 +461,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             self.via_context.remove(0);
             self.function = saved_function;
             self.guard = saved_guard;
-            if limits::too_large(&value) {
+            if value.too_large() {
                 self.analysis.hit(LimitKind::TermSize);
                 return false;
             }

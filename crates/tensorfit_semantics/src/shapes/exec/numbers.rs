@@ -48,10 +48,10 @@ pub(super) fn arithmetic(op: BinaryOp, a: &Value, b: &Value) -> Option<Value> {
         BinaryOp::Sub => x - y,
         BinaryOp::Mul => x * y,
         // Python raises on a division by zero: no value to go on with.
-        BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Rem if y == 0.0 => {
+        BinaryOp::Div | BinaryOp::TrueDiv | BinaryOp::FloorDiv | BinaryOp::Rem if y == 0.0 => {
             return Some(Value::Unknown)
         }
-        BinaryOp::Div => x / y,
+        BinaryOp::Div | BinaryOp::TrueDiv => x / y,
         BinaryOp::FloorDiv => (x / y).floor(),
         // Python's `%` takes the divisor's sign.
         BinaryOp::Rem => x - y * (x / y).floor(),
@@ -330,7 +330,7 @@ mod tests {
     #[test]
     fn floats_divide_as_python_does() {
         assert_eq!(
-            arithmetic(BinaryOp::Div, &int_value(7), &known(2.0)),
+            arithmetic(BinaryOp::TrueDiv, &int_value(7), &known(2.0)),
             Some(known(3.5))
         );
         assert_eq!(
@@ -342,7 +342,7 @@ mod tests {
             Some(known(2.0))
         );
         assert_eq!(
-            arithmetic(BinaryOp::Div, &known(1.0), &int_value(0)),
+            arithmetic(BinaryOp::TrueDiv, &known(1.0), &int_value(0)),
             Some(Value::Unknown)
         );
         // Two `int`s are the solver's, not this module's.

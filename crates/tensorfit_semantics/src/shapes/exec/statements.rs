@@ -12,7 +12,7 @@ use super::loops::Iteration;
 use super::{describe_type, truth, BranchOrigin, Frame, Merge, Slot};
 use crate::shapes::conditions::ConditionRecord;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
-use crate::shapes::limits::{self, LimitKind};
+use crate::shapes::limits::LimitKind;
 use crate::shapes::value::{Instance, Shape, Value};
 
 /// How many iterations of a loop with known bounds run one by one; a
@@ -523,7 +523,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     fn merged_within_limits(&mut self, c: &Formula, merged: Value, both_unknown: bool) -> Value {
-        if limits::too_large(&merged) {
+        if merged.too_large() {
             self.analysis.hit(LimitKind::TermSize);
             return Value::Unknown;
         }

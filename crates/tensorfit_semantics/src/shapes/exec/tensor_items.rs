@@ -51,7 +51,7 @@ impl Frame<'_, '_> {
                     "add" => BinaryOp::Add,
                     "sub" => BinaryOp::Sub,
                     "mul" => BinaryOp::Mul,
-                    _ => BinaryOp::Div,
+                    _ => BinaryOp::TrueDiv,
                 };
                 // The prelude's default `alpha` is the float 1.
                 let plain_alpha = matches!(get("alpha"), Value::None)
