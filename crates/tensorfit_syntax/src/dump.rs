@@ -44,6 +44,12 @@ impl Dump {
         self.depth -= 1;
     }
 
+    /// `field name: Type = value`, after `kind` (`field`, `class field`).
+    fn field(&mut self, kind: &str, field: &ast::Field) {
+        let (name, ty) = (&field.name.text, annotation(&field.ty));
+        self.line(&format!("{kind} {name}{ty} = {}", expr(&field.value)));
+    }
+
     fn item(&mut self, item: &Item) {
         match item {
             Item::Const(c) => {
@@ -68,24 +74,14 @@ impl Dump {
                 self.line(&format!("struct {name}({params})"));
                 self.indented(|out| {
                     for field in &s.class_fields {
-                        out.line(&format!(
-                            "class field {}{} = {}",
-                            field.name.text,
-                            annotation(&field.ty),
-                            expr(&field.value)
-                        ));
+                        out.field("class field", field);
                     }
                     if let Some(init) = &s.init {
                         out.line("init:");
                         out.indented(|out| out.stmts(&init.stmts));
                     }
                     for field in &s.fields {
-                        out.line(&format!(
-                            "field {}{} = {}",
-                            field.name.text,
-                            annotation(&field.ty),
-                            expr(&field.value)
-                        ));
+                        out.field("field", field);
                     }
                     for method in &s.methods {
                         out.function(method);
