@@ -14,14 +14,7 @@ pub const MISSING: &str = "…";
 
 /// An expression, parenthesised where precedence needs it.
 pub fn expr(e: &ast::Expr) -> String {
-    let mut printer = Printer {
-        out: String::new(),
-        limit: usize::MAX,
-        spelling: &Spelling::TENSOR,
-        exact: false,
-    };
-    write_expr(&mut printer, e, Prec::Lowest);
-    printer.out
+    print_with(e, usize::MAX, &Spelling::TENSOR, false)
 }
 
 /// [`expr`] cut to at most `max_chars` characters (the last one `…`): to
@@ -64,14 +57,7 @@ fn no_other_name(_: &str) -> Option<String> {
 
 /// [`expr_within`] in another language's spelling.
 pub fn expr_within_spelled(e: &ast::Expr, max_chars: usize, spelling: &Spelling<'_>) -> String {
-    let mut printer = Printer {
-        out: String::new(),
-        limit: max_chars * 4,
-        spelling,
-        exact: false,
-    };
-    write_expr(&mut printer, e, Prec::Lowest);
-    let text = printer.out;
+    let text = print_with(e, max_chars * 4, spelling, false);
     if text.chars().count() > max_chars {
         let cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
         format!("{cut}{MISSING}")
@@ -92,11 +78,16 @@ struct Printer<'s> {
 
 /// An expression with everything the tree holds (see `Printer::exact`).
 pub(crate) fn expr_exact(e: &ast::Expr) -> String {
+    print_with(e, usize::MAX, &Spelling::TENSOR, true)
+}
+
+/// The one way every printer above starts (see [`Printer`]'s fields).
+fn print_with(e: &ast::Expr, limit: usize, spelling: &Spelling<'_>, exact: bool) -> String {
     let mut printer = Printer {
         out: String::new(),
-        limit: usize::MAX,
-        spelling: &Spelling::TENSOR,
-        exact: true,
+        limit,
+        spelling,
+        exact,
     };
     write_expr(&mut printer, e, Prec::Lowest);
     printer.out
