@@ -48,13 +48,14 @@ pub fn module_context(db: &dyn Db, file: SourceFile) -> Option<Arc<ModuleContext
                         .entry(path.clone())
                         .or_default()
                         .insert(name.clone());
-                    context.workspace_items.insert(name);
+                    context.workspace_items.insert(name.clone());
                     context.workspace_files.insert(path);
                 }
-                continue;
             }
-            // A class that is no item but has class functions
-            // (`WeightsEnum.verify`): the file that lowers them is imported.
+            // A class with class functions (`WeightsEnum.verify`), an item
+            // there (an enumeration, a module) or not: the file that lowers
+            // them is imported, and a class derived from it here answers
+            // them too.
             let Some((defining, functions)) =
                 crate::python_modules::class_functions_of(db, file, &module, &name)
             else {

@@ -16,6 +16,7 @@ use tree_sitter::Tree;
 
 use crate::changed_names::Alias;
 use crate::class_functions::{qualified, ClassFunctions, OwnClassFunctions, MAX_BASE_DEPTH};
+use crate::enumerations::ClassOutline;
 use crate::lower::syntax::named_children;
 use crate::statement_facts::{
     class_details, statement_facts, ClassDetails, ClassFacts, StatementFacts,
@@ -49,6 +50,10 @@ pub struct ModuleContext {
     /// Other classes without bases (config objects, dataclasses), or
     /// derived from one of those, lowered to structs too.
     pub classes: BTreeSet<String>,
+    /// Classes derived from `enum.Enum` (or another enumeration of the
+    /// file), lowered to structs whose class fields are their members
+    /// (see [`crate::enumerations`]).
+    pub enums: BTreeMap<String, crate::enumerations::EnumFacts>,
     /// Classes derived from another struct class of the file, with that
     /// base: their `super().__init__(...)` makes the base's instance, whose
     /// members and methods the class's own do not hide (see
@@ -144,6 +149,7 @@ impl ModuleContext {
         self.functions.contains(name)
             || self.modules.contains(name)
             || self.classes.contains(name)
+            || self.enums.contains_key(name)
             || self.constants.contains(name)
     }
 
@@ -322,6 +328,7 @@ const MODELLED_PACKAGES: &[&str] = &[
     "math",
     "functools",
     "dataclasses",
+    "enum",
     "collections",
     "typing",
     "numpy",
@@ -391,6 +398,21 @@ impl ModuleContext {
             }
         }
         context.find_modules(&classes);
+        let outlines: Vec<ClassOutline<'_>> = classes
+            .iter()
+            .map(|(_, class)| ClassOutline {
+                name: &class.name,
+                bases: &class.bases,
+                makes_its_values: class
+                    .class_functions
+                    .iter()
+                    .any(|(name, _)| name == "_generate_next_value_"),
+            })
+            .collect();
+        let imported = &context.imported;
+        context.enums = crate::enumerations::find_enumerations(&outlines, &|base| {
+            resolve_dotted(base, imported)
+        });
         crate::inheritance::find_inheritance(&classes, class_details, &mut context);
         for (_, class) in &classes {
             for (method, class_method) in &class.class_functions {

@@ -18,6 +18,7 @@ mod annotation_style;
 mod changed_names;
 mod class_functions;
 mod context;
+mod enumerations;
 mod inheritance;
 mod lower;
 mod outline;

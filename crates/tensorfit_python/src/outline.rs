@@ -33,9 +33,10 @@ pub fn outline(tree: &Tree, text: &str, context: &ModuleContext) -> Outline {
             }
             "class_definition" => {
                 let name = name_of(definition, text);
+                let is_enum = context.enums.contains_key(&name);
                 let is_struct = context.modules.contains(&name) || context.classes.contains(&name);
                 let functions = own_class_functions(definition, text);
-                if !is_struct && functions.is_empty() {
+                if !is_struct && !is_enum && functions.is_empty() {
                     // A class with bases that are not modules and no class
                     // functions: nothing the analysis reads.
                     continue;

@@ -98,6 +98,7 @@ impl Item {
                 init: s.init.clone(),
                 fields: s.fields.clone(),
                 methods: s.methods.iter().map(Function::without_body).collect(),
+                enumeration: s.enumeration,
                 range: s.range,
             }),
             other => other.clone(),
@@ -196,7 +197,24 @@ pub struct Struct {
     pub init: Option<Block>,
     pub fields: Vec<Field>,
     pub methods: Vec<Function>,
+    /// A Python class derived from `enum.Enum`: its class fields are its
+    /// members. `None` for every other struct.
+    pub enumeration: Option<Enumeration>,
     pub range: TextRange,
+}
+
+/// What kind of `enum.Enum` a class is, which decides what its members
+/// equal: each member is one object of the class, holding the value the
+/// class body gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Enumeration {
+    /// `Enum` or `Flag`: a member equals itself only.
+    Plain,
+    /// `IntEnum`, `IntFlag`, `class E(int, Enum)`: a member is also the
+    /// `int` it holds, equal to it and computing as it.
+    Int,
+    /// `StrEnum`, `class E(str, Enum)`: a member is also its `str`.
+    Str,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -551,6 +569,19 @@ pub enum Builtin {
     Floor,
     /// `sum(xs)` of a list of numbers.
     Sum,
+    /// `str(x)`: the text Python gives a value the analysis knows.
+    Str,
+    /// Python's builtins over iterables (`shapes/exec/sequences.rs`):
+    /// `list(x)`, `tuple(x)`, `sorted(x)`, `reversed(x)`, `enumerate(x)`,
+    /// `range(...)` as a value, `any(x)`, `all(x)`.
+    List,
+    Tuple,
+    Sorted,
+    Reversed,
+    Enumerate,
+    Range,
+    Any,
+    All,
     /// `a if c else b` as `(c, a, b)`: only the branch `c` selects is
     /// evaluated where `c` is decided.
     Conditional,
@@ -652,6 +683,15 @@ impl Builtin {
             Builtin::Copy => "copy.copy",
             Builtin::DeepCopy => "copy.deepcopy",
             Builtin::Int => "builtins.int",
+            Builtin::Str => "builtins.str",
+            Builtin::List => "builtins.list",
+            Builtin::Tuple => "builtins.tuple",
+            Builtin::Sorted => "builtins.sorted",
+            Builtin::Reversed => "builtins.reversed",
+            Builtin::Enumerate => "builtins.enumerate",
+            Builtin::Range => "builtins.range",
+            Builtin::Any => "builtins.any",
+            Builtin::All => "builtins.all",
             Builtin::Float => "builtins.float",
             Builtin::Round => "builtins.round",
             Builtin::Min => "builtins.min",

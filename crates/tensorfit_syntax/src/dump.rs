@@ -71,7 +71,13 @@ impl Dump {
             Item::Struct(s) => {
                 let name = s.name.as_ref().map_or("…", |n| n.text.as_str());
                 let params = s.params.as_deref().map(params).unwrap_or_default();
-                self.line(&format!("struct {name}({params})"));
+                let kind = match s.enumeration {
+                    None => "struct",
+                    Some(ast::Enumeration::Plain) => "enum",
+                    Some(ast::Enumeration::Int) => "enum(int)",
+                    Some(ast::Enumeration::Str) => "enum(str)",
+                };
+                self.line(&format!("{kind} {name}({params})"));
                 self.indented(|out| {
                     for field in &s.class_fields {
                         out.field("class field", field);

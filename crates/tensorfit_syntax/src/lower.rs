@@ -367,6 +367,7 @@ impl<'t> Lowerer<'t> {
             init: None,
             fields: Vec::new(),
             methods: Vec::new(),
+            enumeration: None,
             range: self.range(node),
         };
         if let Some(body) = node.field("body") {

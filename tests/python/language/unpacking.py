@@ -47,10 +47,13 @@ flat = z.view(*z.shape[:1], -1)  #~ shape flat: Tensor[3, 8]
 sizes = [2, 5]
 w = torch.ones(*sizes, 4)  #~ shape w: Tensor[2, 5, 4]
 
-# The items of an unpacked value tensorfit does not know are unknown, and
-# so is the call: nothing is reported.
+# Items Python computes from known values are known when unpacked; the
+# items of a value tensorfit does not know are unknown, and so is the
+# call: nothing is reported.
 dims = tuple(int(d) for d in "3 4".split())
-unknown = torch.zeros(*dims)
+known = torch.zeros(*dims)  #~ shape known: Tensor[3, 4]
+drawn = tuple(torch.randint(1, 5, (2,)).tolist())
+unknown = torch.zeros(*drawn)
 
 
 # `_` bound twice (or any target already bound) is still an unpacking: a

@@ -497,8 +497,13 @@ impl Lowerer<'_> {
         ) else {
             return self.unknown(node, "the call is incomplete");
         };
+        if arguments.kind() == "generator_expression" {
+            return self
+                .generator_builtin(function, arguments, range)
+                .unwrap_or_else(|| self.unknown(node, "a generator argument is not modelled"));
+        }
         if arguments.kind() != "argument_list" {
-            return self.unknown(node, "a generator argument is not modelled");
+            return self.unknown(node, "the call is incomplete");
         }
         if let Some(value) = self.inline_helper(node) {
             return value;
@@ -720,6 +725,15 @@ impl Lowerer<'_> {
     ) -> Option<Expr> {
         let builtin = match resolved {
             "int" => Builtin::Int,
+            "str" => Builtin::Str,
+            "list" => Builtin::List,
+            "tuple" => Builtin::Tuple,
+            "sorted" => Builtin::Sorted,
+            "reversed" => Builtin::Reversed,
+            "enumerate" => Builtin::Enumerate,
+            "range" => Builtin::Range,
+            "any" => Builtin::Any,
+            "all" => Builtin::All,
             "float" => Builtin::Float,
             "round" => Builtin::Round,
             "abs" => Builtin::Abs,
@@ -738,6 +752,9 @@ impl Lowerer<'_> {
         let count_fits = match resolved {
             "min" | "max" => !arguments.is_empty(),
             "zip" => true,
+            "list" | "tuple" => arguments.len() <= 1,
+            "enumerate" => matches!(arguments.len(), 1 | 2),
+            "range" => matches!(arguments.len(), 1..=3),
             "collections.OrderedDict" | "typing.OrderedDict" | "dict" => arguments.len() <= 1,
             _ => arguments.len() == 1,
         };
@@ -753,6 +770,35 @@ impl Lowerer<'_> {
             _ => arguments.iter().map(|a| self.expr(*a)).collect(),
         };
         Some(builtin_call(builtin, values, range))
+    }
+
+    /// `tuple(int(d) for d in dims)`: a builtin that consumes a generator
+    /// whole, given the list of its items (a comprehension). `any` and
+    /// `all`, which stop at the first item that decides, are not: an item
+    /// after it may be one Python never computes.
+    fn generator_builtin(
+        &mut self,
+        function: Node<'_>,
+        generator: Node<'_>,
+        range: TextRange,
+    ) -> Option<Expr> {
+        if function.kind() != "identifier"
+            || self.is_bound(function)
+            || self.context.is_item(self.text(function))
+        {
+            return None;
+        }
+        let builtin = match self.text(function) {
+            "list" => Builtin::List,
+            "tuple" => Builtin::Tuple,
+            "sorted" => Builtin::Sorted,
+            "sum" => Builtin::Sum,
+            "min" => Builtin::Min,
+            "max" => Builtin::Max,
+            _ => return None,
+        };
+        let items = self.comprehension(generator)?;
+        Some(builtin_call(builtin, vec![items], range))
     }
 
     /// `set(xs)` of the builtin `set`: `xs`.

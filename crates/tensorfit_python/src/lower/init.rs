@@ -135,6 +135,7 @@ impl Lowerer<'_> {
             init: init_body,
             fields,
             methods,
+            enumeration: None,
             range: self.range(class),
         }
     }
@@ -203,6 +204,7 @@ impl Lowerer<'_> {
             init: None,
             fields,
             methods: self.methods(class),
+            enumeration: None,
             range: self.range(class),
         }
     }

@@ -10,6 +10,7 @@ mod comprehensions;
 mod containers;
 mod derived;
 mod dynamic_attributes;
+mod enumeration;
 mod expressions;
 pub(crate) mod init;
 pub(crate) mod locals;
@@ -233,7 +234,14 @@ impl<'t> Lowerer<'t> {
                     file.items.push(Item::Function(function));
                     return;
                 }
-                if is_module {
+                let enumeration = name
+                    .as_ref()
+                    .and_then(|n| self.context.enums.get(n))
+                    .copied();
+                if let Some(facts) = enumeration {
+                    let class = self.enum_class(definition, facts);
+                    file.items.push(Item::Struct(class));
+                } else if is_module {
                     let module = self.module_class(definition);
                     file.items.push(Item::Struct(module));
                 } else if is_class {

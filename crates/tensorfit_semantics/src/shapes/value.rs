@@ -536,8 +536,37 @@ pub enum Value {
     /// given so far; a call adds its own (Python's order: the given
     /// positional ones first, its keywords overriding).
     Partial(Arc<Partial>),
+    /// A member of a Python enumeration (`Mode.SAME`).
+    Member(Arc<Member>),
     /// Nothing is known: every use of it is unconstrained.
     Unknown,
+}
+
+/// A member of a Python enumeration: one object of its class (`is` and
+/// `==` hold of it and itself only), holding the value the class body
+/// gives it; a member of an `IntEnum` or `str` enumeration is also that
+/// `int` or `str`, and compares and computes as it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Member {
+    pub class: String,
+    pub name: String,
+    pub value: Value,
+    pub kind: tensorfit_syntax::ast::Enumeration,
+}
+
+impl Member {
+    /// The `int` or `str` the member also is, if it is one.
+    pub fn mixed_in(&self) -> Option<&Value> {
+        match self.kind {
+            tensorfit_syntax::ast::Enumeration::Plain => None,
+            _ => Some(&self.value),
+        }
+    }
+
+    /// Whether both are the one member of a class.
+    pub fn is(&self, other: &Member) -> bool {
+        self.class == other.class && self.name == other.name
+    }
 }
 
 /// An argument already evaluated: its name if named, its value, and its
@@ -677,6 +706,10 @@ impl Value {
                         ..a.clone()
                     })
                     .collect(),
+            })),
+            Value::Member(member) => Value::Member(Arc::new(Member {
+                value: member.value.map_terms(f, g, h),
+                ..member.as_ref().clone()
             })),
             Value::Float(_)
             | Value::Str(_)

@@ -6,9 +6,9 @@
 //! the truth of a value in a condition (`if stage:`).
 
 use tensorfit_solver::Formula;
-use tensorfit_syntax::ast::{self, Builtin, CompareOp};
+use tensorfit_syntax::ast::{self, Builtin, CompareOp, Enumeration};
 
-use super::expressions::compare;
+use super::comparisons::compare;
 use super::numbers::{self, Rounding};
 use super::{BranchOrigin, Frame};
 use crate::shapes::value::{Instance, Value};
@@ -37,7 +37,16 @@ impl<'f, 'a> Frame<'f, 'a> {
             _ => Value::Unknown,
         };
         match builtin {
+            Builtin::List => self.collected(&values, false),
+            Builtin::Tuple => self.collected(&values, true),
+            Builtin::Sorted => self.sorted(&values),
+            Builtin::Reversed => self.reversed(&values),
+            Builtin::Enumerate => self.enumerated(&values),
+            Builtin::Range => self.range_items(&values),
+            Builtin::Any => self.any_or_all(&values, false),
+            Builtin::All => self.any_or_all(&values, true),
             Builtin::Int => one(numbers::int),
+            Builtin::Str => one(|v| super::strings::text_of(v).map_or(Value::Unknown, Value::Str)),
             Builtin::Float => one(numbers::float),
             Builtin::Abs => one(numbers::absolute),
             Builtin::Round => one(|v| numbers::rounded(Rounding::Nearest, v)),
@@ -142,6 +151,11 @@ impl<'f, 'a> Frame<'f, 'a> {
             Value::Int(n) => Some(Formula::ne(n, &tensorfit_solver::Term::int(0))),
             Value::Float(Some(x)) => known(*x != 0.0),
             Value::Instance(dict) => dict.known_len().and_then(|n| known(n > 0)),
+            // A plain member is true; a mixed-in one as its `int` or `str`.
+            Value::Member(member) => match member.mixed_in() {
+                Some(inner) => self.truthiness(inner),
+                None => known(true),
+            },
             _ => None,
         }
     }
@@ -208,6 +222,11 @@ fn is_instance(value: &Value, types: &str) -> Value {
             // `x.shape` is a `torch.Size`, a tuple.
             Value::Tuple(_) | Value::Shape(_) => matches!(ty, "tuple" | "Sequence"),
             Value::Instance(instance) if instance.is_dict() => ty == "dict",
+            // A member of a `str` or `int` enumeration is one of those.
+            Value::Member(member) => matches!(
+                (member.kind, ty),
+                (Enumeration::Str, "str") | (Enumeration::Int, "int")
+            ),
             Value::None
             | Value::Elements(_)
             | Value::Instance(_)
@@ -246,19 +265,6 @@ fn contains(container: &Value, item: &Value) -> Value {
             }
             Value::Bool(Formula::or(equal))
         }
-        _ => Value::Unknown,
-    }
-}
-
-/// The methods of a known `str` whose result the analysis needs:
-/// `arch.startswith("efficientnet_b")` picks a builder's configuration.
-pub(super) fn string_method(text: &str, method: &str, args: &[Value]) -> Value {
-    let decided = |b: bool| Value::Bool(Formula::Const(b));
-    match (method, args) {
-        ("startswith", [Value::Str(prefix)]) => decided(text.starts_with(prefix.as_str())),
-        ("endswith", [Value::Str(suffix)]) => decided(text.ends_with(suffix.as_str())),
-        ("lower", []) => Value::Str(text.to_lowercase()),
-        ("upper", []) => Value::Str(text.to_uppercase()),
         _ => Value::Unknown,
     }
 }

@@ -77,6 +77,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                     Value::Instance(dict) if dict.is_dict() && method.text == "__len__" => {
                         length(&receiver)
                     }
+                    // `kwargs.get("num_classes", 1000)`, `xs.index(v)`.
+                    _ if super::container_methods::reads(&receiver, &method.text) => {
+                        let given = self.evaluate_args(args);
+                        super::container_methods::call(&receiver, &method.text, &given)
+                    }
                     // `info = net.load_state_dict(sd)` (the front end
                     // follows the statement `net.load_state_dict(sd)` with
                     // `Builtin::LoadState`): what a load may replace is
@@ -127,6 +132,13 @@ impl<'f, 'a> Frame<'f, 'a> {
                             frame.call_value(&member, callee, args, call.range, text)
                         })
                     }
+                    // `for m in Mode`, as the front end writes it.
+                    Value::Callable(class)
+                        if method.text == "__len__" && self.enumeration(class).is_some() =>
+                    {
+                        let class = class.clone();
+                        self.enum_length(&class)
+                    }
                     // Python's `len(x)`.
                     _ if method.text == "__len__" => length(&receiver),
                     // A layer of an `nn.Sequential` by name
@@ -170,8 +182,10 @@ impl<'f, 'a> Frame<'f, 'a> {
                     }
                     Value::Str(text) => {
                         let given = self.evaluate_args(args);
+                        let result = super::str_methods::call(text, &method.text, &given);
                         let values: Vec<Value> = given.into_iter().map(|arg| arg.value).collect();
-                        super::builtins::string_method(text, &method.text, &values)
+                        self.note_numbers_decide(&result, &values);
+                        result
                     }
                     // An object nothing is known of may not be a tensor
                     // (`self._rng.randint(0, n)` is Python's `random`): its
@@ -261,6 +275,15 @@ impl<'f, 'a> Frame<'f, 'a> {
             return self.call_summary(function, bound, range, text);
         }
         if let Some((def, local)) = program.struct_def(name) {
+            // `Mode("same")`: the member holding the value.
+            if def.enumeration.is_some() {
+                return match given.as_slice() {
+                    [GivenArg {
+                        name: None, value, ..
+                    }] => self.enum_by_value(name, value),
+                    _ => Value::Unknown,
+                };
+            }
             let params = def.params.as_deref().unwrap_or(&[]);
             let Some(bound) = self.bind_once(name, params, &given) else {
                 return Value::Unknown;

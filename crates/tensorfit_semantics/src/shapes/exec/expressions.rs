@@ -5,7 +5,8 @@ use tensorfit_base::TextRange;
 use tensorfit_solver::{Formula, Term};
 use tensorfit_syntax::ast::{self, BinaryOp, CompareOp, ExprKind, FieldName, UnaryOp};
 
-use super::{shapes_equal, Frame};
+use super::comparisons::compare;
+use super::{identity, Frame};
 use crate::shapes::describe::describe;
 use crate::shapes::fact::{Explain, FactKind, ShapeClaim};
 use crate::shapes::limits::{LimitKind, MAX_CONTAINER_ITEMS};
@@ -124,8 +125,9 @@ impl<'f, 'a> Frame<'f, 'a> {
                 if let ([op @ (CompareOp::Is | CompareOp::IsNot)], [a, b]) =
                     (ops.as_slice(), values.as_slice())
                 {
-                    return match identical(a, b) {
-                        Some(same) => Value::Bool(Formula::truth(same == (*op == CompareOp::Is))),
+                    return match identity::identical(a, b) {
+                        Some(same) if *op == CompareOp::Is => Value::Bool(same),
+                        Some(same) => Value::Bool(Formula::not(&same)),
                         None => Value::Unknown,
                     };
                 }
@@ -250,6 +252,11 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
             // A layer of an `nn.Sequential` by its name (`features.conv0`).
             (Value::Layer(layer), _) => layer.named_layer(name).cloned().unwrap_or(Value::Unknown),
+            (Value::Member(member), _) => super::enumerations::member_attribute(member, name),
+            (Value::Callable(class), _) if self.enumeration(class).is_some() => {
+                let class = class.clone();
+                self.enum_member(&class, name)
+            }
             // A class attribute read on the class (`block.expansion`).
             (Value::Callable(class), _) => {
                 let attribute = self
@@ -289,6 +296,13 @@ impl<'f, 'a> Frame<'f, 'a> {
             }
         }
         let b = self.expr(rhs);
+        // A member of an `IntEnum` or `str` enumeration computes as the
+        // `int` or `str` it is (`Size.BIG * 2`, `prefix + Mode.SAME`).
+        let mixed_in = |v: Value| match &v {
+            Value::Member(member) => member.mixed_in().cloned().unwrap_or(Value::Unknown),
+            _ => v,
+        };
+        let (a, b) = (mixed_in(a), mixed_in(b));
         if let Some(items) = self.arithmetic_items(op, &a, &b) {
             return Value::Elements(std::sync::Arc::new(items));
         }
@@ -360,6 +374,20 @@ impl<'f, 'a> Frame<'f, 'a> {
                     return Value::Unknown;
                 }
                 Value::Str(format!("{x}{y}"))
+            }
+            // `"-" * 20`: the text repeated (none for `k <= 0`).
+            (BinaryOp::Mul, Value::Str(text), Value::Int(k))
+            | (BinaryOp::Mul, Value::Int(k), Value::Str(text)) => {
+                let Some(k) = k.as_const() else {
+                    self.note_numbers_decide(&Value::Unknown, &[Value::Int(k.clone())]);
+                    return Value::Unknown;
+                };
+                let times = usize::try_from(k.max(0)).unwrap_or(0);
+                if text.len().saturating_mul(times) > MAX_CONTAINER_ITEMS {
+                    self.analysis.hit(LimitKind::ContainerSize);
+                    return Value::Unknown;
+                }
+                Value::Str(text.repeat(times))
             }
             (BinaryOp::Rem, Value::Str(template), values) => {
                 let text = super::strings::percent_formatted(template, values);
@@ -493,95 +521,6 @@ impl Frame<'_, '_> {
             found
         };
         mentions_one(a) || mentions_one(b)
-    }
-}
-
-/// Python's `a is b`, which programs ask of `None` only: whether both or
-/// just one of the values are `None`; not known of an unknown value, nor of
-/// a tensor of unknown rank (a parameter without annotation is one, and
-/// may be `None` at a call).
-fn identical(a: &Value, b: &Value) -> Option<bool> {
-    let unknown = |v: &Value| match v {
-        Value::Unknown => true,
-        Value::Tensor(shape) => shape.dims().is_none(),
-        _ => false,
-    };
-    match (a, b) {
-        _ if unknown(a) || unknown(b) => None,
-        (Value::None, Value::None) => Some(true),
-        (Value::None, _) | (_, Value::None) => Some(false),
-        _ => None,
-    }
-}
-
-/// `a op b` as a formula, where the values say it; `None` where they do
-/// not (a comparison with an unknown value, a tensor's element-wise one).
-pub(super) fn compare(op: CompareOp, a: &Value, b: &Value) -> Option<Formula> {
-    if matches!(op, CompareOp::Is | CompareOp::IsNot) {
-        return None;
-    }
-    if let Some(decided) = super::numbers::compare(op, a, b) {
-        return Some(decided);
-    }
-    match (a, b) {
-        (Value::Int(x), Value::Int(y)) => Some(match op {
-            CompareOp::Eq => Formula::eq(x, y),
-            CompareOp::Ne => Formula::ne(x, y),
-            CompareOp::Lt => Formula::lt(x, y),
-            CompareOp::Le => Formula::le(x, y),
-            CompareOp::Gt => Formula::gt(x, y),
-            CompareOp::Ge => Formula::ge(x, y),
-            CompareOp::Is | CompareOp::IsNot => return None,
-        }),
-        // Strings are equal to equal strings only: `v == "M"` over VGG's
-        // `[64, "M", 128]` is false for the numbers.
-        // A symbolic number is no string only if it is a number: a Python
-        // parameter read as one because it is only stored (`self.f0_pred =
-        // f0_pred`) may hold the string it is compared with.
-        (Value::Str(_), _) | (_, Value::Str(_)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
-            let same = match (a, b) {
-                (Value::Str(x), Value::Str(y)) => x == y,
-                (other, Value::Str(_)) | (Value::Str(_), other) if is_plain_constant(other) => {
-                    false
-                }
-                _ => return None,
-            };
-            Some(Formula::truth(same == (op == CompareOp::Eq)))
-        }
-        // `None` equals `None` only (as `is` says).
-        (Value::None, _) | (_, Value::None) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
-            let same = identical(a, b)?;
-            Some(Formula::truth(same == (op == CompareOp::Eq)))
-        }
-        (Value::Bool(x), Value::Bool(y)) if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
-            let same = Formula::iff(x, y);
-            Some(if op == CompareOp::Eq {
-                same
-            } else {
-                Formula::not(&same)
-            })
-        }
-        _ if matches!(op, CompareOp::Eq | CompareOp::Ne) => {
-            let (x, y) = (a.as_dims()?, b.as_dims()?);
-            let same = shapes_equal(&x, &y)?;
-            Some(if op == CompareOp::Eq {
-                same
-            } else {
-                Formula::not(&same)
-            })
-        }
-        _ => None,
-    }
-}
-
-/// A number, truth value or `None` whose value is known.
-fn is_plain_constant(value: &Value) -> bool {
-    match value {
-        Value::Int(t) => t.as_const().is_some(),
-        Value::Float(f) => f.is_some(),
-        Value::Bool(f) => f.as_const().is_some(),
-        Value::None => true,
-        _ => false,
     }
 }
 

@@ -95,8 +95,30 @@ pub(super) fn int(value: &Value) -> Value {
             Some(b) => Value::Int(Term::int(i64::from(b))),
             None => Value::Unknown,
         },
+        // `int("18")`: Python's parse of a decimal literal, surrounded by
+        // whitespace; anything else is its `ValueError`.
+        Value::Str(text) => parsed_int(text).map_or(Value::Unknown, |k| Value::Int(Term::int(k))),
+        Value::Member(member) => match member.mixed_in() {
+            Some(inner) => int(inner),
+            None => Value::Unknown,
+        },
         other => other.clone(),
     }
+}
+
+/// A string `int()` reads: an optional sign, then digits with single
+/// underscores between them.
+fn parsed_int(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let well_formed = digits.starts_with(|c: char| c.is_ascii_digit())
+        && digits.ends_with(|c: char| c.is_ascii_digit())
+        && !digits.contains("__")
+        && digits.chars().all(|c| c.is_ascii_digit() || c == '_');
+    if !well_formed {
+        return None;
+    }
+    text.replace('_', "").parse().ok()
 }
 
 /// `float(v)`.
@@ -272,6 +294,18 @@ pub(super) fn power(base: &Value, exponent: &Value) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // What CPython 3.11's `int(text)` gives, or its `ValueError`.
+    #[test]
+    fn int_reads_a_decimal_string_as_python_does() {
+        let of = |text: &str| int(&Value::Str(text.to_owned()));
+        assert_eq!(of("18"), Value::Int(Term::int(18)));
+        assert_eq!(of(" -7\n"), Value::Int(Term::int(-7)));
+        assert_eq!(of("+1_000"), Value::Int(Term::int(1000)));
+        for refused in ["", "1.5", "1__0", "_1", "1_", "0x10", "b"] {
+            assert_eq!(of(refused), Value::Unknown, "{refused:?}");
+        }
+    }
 
     fn known(x: f64) -> Value {
         Value::Float(Some(x))

@@ -19,6 +19,7 @@ pub(super) fn text_of(value: &Value) -> Option<String> {
         Value::Int(term) => term.as_const().map(|k| k.to_string()),
         Value::Bool(Formula::Const(b)) => Some(if *b { "True" } else { "False" }.to_owned()),
         Value::None => Some("None".to_owned()),
+        Value::Member(member) => super::enumerations::member_text(member),
         _ => None,
     }
 }

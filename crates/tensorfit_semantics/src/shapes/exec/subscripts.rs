@@ -57,6 +57,18 @@ impl<'f, 'a> Frame<'f, 'a> {
                 _ => Value::Unknown,
             };
         }
+        if let (Value::Callable(class), [key]) = (value, indices) {
+            if self.enumeration(class).is_some() {
+                return match self.expr(key) {
+                    // `Mode["SAME"]`.
+                    key @ Value::Str(_) => self.enum_by_name(class, &key),
+                    // A member by position, as the front end writes `for
+                    // m in Mode`.
+                    Value::Int(position) => self.enum_at(class, &position),
+                    _ => Value::Unknown,
+                };
+            }
+        }
         if let Value::Elements(_) = value {
             let tensor = value.clone().without_elements();
             return self.subscript(&tensor, indices, subject, range);
