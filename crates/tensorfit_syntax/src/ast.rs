@@ -571,6 +571,11 @@ pub enum Builtin {
     Sum,
     /// `str(x)`: the text Python gives a value the analysis knows.
     Str,
+    /// `format(x, spec)`, and an f-string's `{x:spec}`: the text of `x`
+    /// by the format specification mini-language.
+    FormatValue,
+    /// `repr(x)`, and an f-string's `{x!r}`.
+    Repr,
     /// Python's builtins over iterables (`shapes/exec/sequences.rs`):
     /// `list(x)`, `tuple(x)`, `sorted(x)`, `reversed(x)`, `enumerate(x)`,
     /// `range(...)` as a value, `any(x)`, `all(x)`.
@@ -684,6 +689,8 @@ impl Builtin {
             Builtin::DeepCopy => "copy.deepcopy",
             Builtin::Int => "builtins.int",
             Builtin::Str => "builtins.str",
+            Builtin::FormatValue => "builtins.format_value",
+            Builtin::Repr => "builtins.repr",
             Builtin::List => "builtins.list",
             Builtin::Tuple => "builtins.tuple",
             Builtin::Sorted => "builtins.sorted",

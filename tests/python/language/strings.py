@@ -33,6 +33,23 @@ def width_of(arch):
     return len(arch.rstrip("x").upper().center(9, "*"))
 
 
+# The same format specification in its other spellings: an f-string's
+# `{x:spec}` and `{x!r}`, `format(x, spec)`, `repr(x)`, printf-style `%`;
+# and a string indexed and sliced.
+def stack_spelled(depth, tag="c"):
+    seq = nn.Sequential()
+    for i in range(depth):
+        seq.add_module(f"{tag!s}{i:02d}", nn.Linear(8, 8))
+    seq.add_module("head%03d" % depth, nn.Linear(8, 8))
+    seq.add_module(format(depth, ">3").strip() + repr("x")[1] + "abc"[-2:], nn.Linear(8, 3))
+    return seq
+
+
+spelled = stack_spelled(2)
+c01 = spelled.c01(x)  #~ shape c01: Tensor[4, 8]
+head002 = spelled.head002(x)  #~ shape head002: Tensor[4, 8]
+last = getattr(spelled, "2xbc")(x)  #~ shape last: Tensor[4, 3]
+
 res = nn.Linear(8, width_of("resnet_18"))(x)  #~ shape res: Tensor[4, 18]
 vit = nn.Linear(8, width_of("vit_bxx"))(x)  #~ shape vit: Tensor[4, 9]
 

@@ -723,36 +723,12 @@ impl Lowerer<'_> {
         arguments: &[Node<'_>],
         range: TextRange,
     ) -> Option<Expr> {
-        let builtin = match resolved {
-            "int" => Builtin::Int,
-            "str" => Builtin::Str,
-            "list" => Builtin::List,
-            "tuple" => Builtin::Tuple,
-            "sorted" => Builtin::Sorted,
-            "reversed" => Builtin::Reversed,
-            "enumerate" => Builtin::Enumerate,
-            "range" => Builtin::Range,
-            "any" => Builtin::Any,
-            "all" => Builtin::All,
-            "float" => Builtin::Float,
-            "round" => Builtin::Round,
-            "abs" => Builtin::Abs,
-            "min" => Builtin::Min,
-            "max" => Builtin::Max,
-            "math.ceil" => Builtin::Ceil,
-            "math.floor" => Builtin::Floor,
-            "sum" => Builtin::Sum,
-            "copy.copy" => Builtin::Copy,
-            "copy.deepcopy" => Builtin::DeepCopy,
-            "zip" => Builtin::Zip,
-            "collections.OrderedDict" | "typing.OrderedDict" | "dict" => Builtin::DictFromPairs,
-            "torch.tensor" | "torch.as_tensor" => Builtin::TensorOf,
-            _ => return None,
-        };
+        let builtin = builtin_named(resolved)?;
         let count_fits = match resolved {
             "min" | "max" => !arguments.is_empty(),
             "zip" => true,
             "list" | "tuple" => arguments.len() <= 1,
+            "format" => matches!(arguments.len(), 1 | 2),
             "enumerate" => matches!(arguments.len(), 1 | 2),
             "range" => matches!(arguments.len(), 1..=3),
             "collections.OrderedDict" | "typing.OrderedDict" | "dict" => arguments.len() <= 1,
@@ -788,15 +764,19 @@ impl Lowerer<'_> {
         {
             return None;
         }
-        let builtin = match self.text(function) {
-            "list" => Builtin::List,
-            "tuple" => Builtin::Tuple,
-            "sorted" => Builtin::Sorted,
-            "sum" => Builtin::Sum,
-            "min" => Builtin::Min,
-            "max" => Builtin::Max,
-            _ => return None,
-        };
+        let builtin = builtin_named(self.text(function))?;
+        let consumes_whole = matches!(
+            builtin,
+            Builtin::List
+                | Builtin::Tuple
+                | Builtin::Sorted
+                | Builtin::Sum
+                | Builtin::Min
+                | Builtin::Max
+        );
+        if !consumes_whole {
+            return None;
+        }
         let items = self.comprehension(generator)?;
         Some(builtin_call(builtin, vec![items], range))
     }
@@ -1146,10 +1126,10 @@ impl Lowerer<'_> {
         })
     }
 
-    /// An f-string whose replacement fields are plain expressions
-    /// (`f"block{i + 1}"`): `builtins.format` of its parts, text and
-    /// values in turn. `None` with a conversion (`!r`) or a format spec
-    /// (`:.2f`), which change the text in ways not followed.
+    /// An f-string (`f"block{i + 1}"`, `f"{name!r}_{k:02d}"`):
+    /// `builtins.format` of its parts, text and values in turn, a field
+    /// with a conversion or a format spec being `repr(x)`, `str(x)` or
+    /// `format(x, spec)` as Python defines it.
     fn formatted_string(&mut self, node: Node<'_>) -> Option<Expr> {
         let pieces = match node.kind() {
             "concatenated_string" => named_children(node),
@@ -1167,23 +1147,54 @@ impl Lowerer<'_> {
                         })
                     }
                     "string_start" | "string_end" => {}
-                    // `{x}` only: not `{x=}`, `{x!r}` or `{x:3d}`, nor a
-                    // quotient, which the front end reads as an integer
-                    // where Python's text has a decimal point.
-                    "interpolation" => {
-                        let [expression] = named_children(part)[..] else {
-                            return None;
-                        };
-                        if part.child_count() != 3 || self.text(expression).contains('/') {
-                            return None;
-                        }
-                        parts.push(self.expr(expression));
-                    }
+                    "interpolation" => parts.push(self.interpolation(part)?),
                     _ => return None,
                 }
             }
         }
         Some(builtin_call(Builtin::Format, parts, self.range(node)))
+    }
+
+    /// An f-string's replacement field: `{x}`, `{x!r}`, `{x:>4}`, `{x!s:3}`.
+    /// `None` for `{x=}`, a nested field in the spec (`{x:{width}}`) and a
+    /// quotient, which the front end reads as an integer where Python's
+    /// text has a decimal point.
+    fn interpolation(&mut self, part: Node<'_>) -> Option<Expr> {
+        let children = named_children(part);
+        // The braces, and nothing unnamed but them (`=` is).
+        if part.child_count() != children.len() + 2 {
+            return None;
+        }
+        let (expression, modifiers) = children.split_first()?;
+        if self.text(*expression).contains('/') {
+            return None;
+        }
+        let range = self.range(part);
+        let mut value = self.expr(*expression);
+        for modifier in modifiers {
+            value = match modifier.kind() {
+                "type_conversion" => {
+                    let conversion = match self.text(*modifier) {
+                        "!r" => Builtin::Repr,
+                        "!s" => Builtin::Str,
+                        _ => return None,
+                    };
+                    builtin_call(conversion, vec![value], range)
+                }
+                "format_specifier" if named_children(*modifier).is_empty() => {
+                    let written = self.text(*modifier);
+                    let spec = Expr {
+                        kind: ExprKind::Str(
+                            written.strip_prefix(':').unwrap_or(written).to_owned(),
+                        ),
+                        range: self.range(*modifier),
+                    };
+                    builtin_call(Builtin::FormatValue, vec![value, spec], range)
+                }
+                _ => return None,
+            };
+        }
+        Some(value)
     }
 
     /// The text of a plain string literal; `None` for an f-string.
@@ -1337,6 +1348,39 @@ fn is_builtin(name: &str) -> bool {
             | "bytes"
             | "complex"
     )
+}
+
+/// The builtin the analysis computes for a callee resolved to `resolved`
+/// (`int`, `math.ceil`, `collections.OrderedDict`).
+fn builtin_named(resolved: &str) -> Option<Builtin> {
+    Some(match resolved {
+        "int" => Builtin::Int,
+        "str" => Builtin::Str,
+        "format" => Builtin::FormatValue,
+        "repr" => Builtin::Repr,
+        "list" => Builtin::List,
+        "tuple" => Builtin::Tuple,
+        "sorted" => Builtin::Sorted,
+        "reversed" => Builtin::Reversed,
+        "enumerate" => Builtin::Enumerate,
+        "range" => Builtin::Range,
+        "any" => Builtin::Any,
+        "all" => Builtin::All,
+        "float" => Builtin::Float,
+        "round" => Builtin::Round,
+        "abs" => Builtin::Abs,
+        "min" => Builtin::Min,
+        "max" => Builtin::Max,
+        "math.ceil" => Builtin::Ceil,
+        "math.floor" => Builtin::Floor,
+        "sum" => Builtin::Sum,
+        "copy.copy" => Builtin::Copy,
+        "copy.deepcopy" => Builtin::DeepCopy,
+        "zip" => Builtin::Zip,
+        "collections.OrderedDict" | "typing.OrderedDict" | "dict" => Builtin::DictFromPairs,
+        "torch.tensor" | "torch.as_tensor" => Builtin::TensorOf,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -555,6 +555,20 @@ pub struct Member {
 }
 
 impl Member {
+    pub fn new(
+        class: &str,
+        name: &str,
+        value: Value,
+        kind: tensorfit_syntax::ast::Enumeration,
+    ) -> Arc<Member> {
+        Arc::new(Member {
+            class: class.to_owned(),
+            name: name.to_owned(),
+            value,
+            kind,
+        })
+    }
+
     /// The `int` or `str` the member also is, if it is one.
     pub fn mixed_in(&self) -> Option<&Value> {
         match self.kind {
@@ -576,6 +590,18 @@ pub struct GivenArg {
     pub name: Option<String>,
     pub value: Value,
     pub text: String,
+}
+
+impl GivenArg {
+    /// A positional argument with no text of its own (one the analysis
+    /// makes, or a test's).
+    pub fn positional(value: Value) -> GivenArg {
+        GivenArg {
+            name: None,
+            value,
+            text: String::new(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -46,7 +46,20 @@ impl<'f, 'a> Frame<'f, 'a> {
             Builtin::Any => self.any_or_all(&values, false),
             Builtin::All => self.any_or_all(&values, true),
             Builtin::Int => one(numbers::int),
-            Builtin::Str => one(|v| super::strings::text_of(v).map_or(Value::Unknown, Value::Str)),
+            Builtin::Str => {
+                one(|v| super::str_format::text_of(v).map_or(Value::Unknown, Value::Str))
+            }
+            Builtin::Repr => one(|v| super::str_format::repr(v).map_or(Value::Unknown, Value::Str)),
+            Builtin::FormatValue => {
+                let text = match values.as_slice() {
+                    [value] => super::str_format::format_value(value, ""),
+                    [value, Value::Str(spec)] => super::str_format::format_value(value, spec),
+                    _ => None,
+                };
+                let text = text.map_or(Value::Unknown, Value::Str);
+                self.note_numbers_decide(&text, &values);
+                text
+            }
             Builtin::Float => one(numbers::float),
             Builtin::Abs => one(numbers::absolute),
             Builtin::Round => one(|v| numbers::rounded(Rounding::Nearest, v)),

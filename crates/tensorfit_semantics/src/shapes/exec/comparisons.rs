@@ -142,17 +142,11 @@ fn is_certainly_no_member(value: &Value) -> bool {
 mod tests {
     use super::*;
     use crate::shapes::value::{Member, Shape};
-    use std::sync::Arc;
     use tensorfit_solver::Term;
     use tensorfit_syntax::ast::Enumeration;
 
     fn member(class: &str, name: &str, value: Value, kind: Enumeration) -> Value {
-        Value::Member(Arc::new(Member {
-            class: class.to_owned(),
-            name: name.to_owned(),
-            value,
-            kind,
-        }))
+        Value::Member(Member::new(class, name, value, kind))
     }
 
     fn int(k: i64) -> Value {

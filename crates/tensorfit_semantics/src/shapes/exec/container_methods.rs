@@ -79,14 +79,7 @@ mod tests {
     }
 
     fn args(values: &[Value]) -> Vec<GivenArg> {
-        values
-            .iter()
-            .map(|value| GivenArg {
-                name: None,
-                value: value.clone(),
-                text: String::new(),
-            })
-            .collect()
+        values.iter().cloned().map(GivenArg::positional).collect()
     }
 
     fn s(text: &str) -> Value {

@@ -16,6 +16,14 @@ use super::comparisons::compare;
 use super::Frame;
 use crate::shapes::value::{Member, Value};
 
+/// What looking a member up by its value finds.
+enum Lookup {
+    Found(Arc<Member>),
+    Absent,
+    /// A member's value may or may not equal it.
+    Undecided,
+}
+
 impl Frame<'_, '_> {
     /// The kind of enumeration `class` is, if it is one.
     pub(super) fn enumeration(&self, class: &str) -> Option<Enumeration> {
@@ -23,51 +31,44 @@ impl Frame<'_, '_> {
         def.enumeration
     }
 
-    /// The members of the enumeration `class` in definition order, aliases
-    /// left out; `None` where a value is not known well enough to tell an
-    /// alias from a member.
-    pub(super) fn enum_members(&mut self, class: &str) -> Option<Vec<Arc<Member>>> {
+    /// Each name the class body assigns, in order, with the member it
+    /// names: its own, or the earlier one it is an alias of. `None` where a
+    /// value is not known well enough to tell an alias from a member.
+    fn enum_table(&mut self, class: &str) -> Option<Vec<(String, Arc<Member>)>> {
         let kind = self.enumeration(class)?;
         let (def, _) = self.analysis.program.struct_def(class)?;
         let fields = def.class_fields.clone();
-        let mut members: Vec<Arc<Member>> = Vec::new();
+        let mut table: Vec<(String, Arc<Member>)> = Vec::new();
         for field in &fields {
             let value = self.default_value(&field.value);
-            let mut alias = false;
-            for earlier in &members {
-                match compare(CompareOp::Eq, &earlier.value, &value).and_then(|f| f.as_const()) {
-                    Some(true) => alias = true,
-                    Some(false) => {}
-                    None => return None,
-                }
-            }
-            if !alias {
-                members.push(Arc::new(Member {
-                    class: class.to_owned(),
-                    name: field.name.text.clone(),
-                    value,
-                    kind,
-                }));
-            }
+            let member = match self.member_of_value(table.iter().map(|(_, m)| m), &value) {
+                Lookup::Found(earlier) => earlier,
+                Lookup::Undecided => return None,
+                Lookup::Absent => Member::new(class, &field.name.text, value, kind),
+            };
+            table.push((field.name.text.clone(), member));
         }
-        Some(members)
+        Some(table)
+    }
+
+    /// The members of the enumeration `class` in definition order, aliases
+    /// left out.
+    pub(super) fn enum_members(&mut self, class: &str) -> Option<Vec<Arc<Member>>> {
+        let table = self.enum_table(class)?;
+        Some(
+            table
+                .into_iter()
+                .filter(|(name, member)| *name == member.name)
+                .map(|(_, member)| member)
+                .collect(),
+        )
     }
 
     /// `Class.NAME`: the member, or the member it is an alias of.
     pub(super) fn enum_member(&mut self, class: &str, name: &str) -> Value {
-        let Some((def, _)) = self.analysis.program.struct_def(class) else {
-            return Value::Unknown;
-        };
-        let Some(field) = def.class_fields.iter().find(|f| f.name.text == name) else {
-            return Value::Unknown;
-        };
-        let value = field.value.clone();
-        let value = self.default_value(&value);
-        let Some(members) = self.enum_members(class) else {
-            return Value::Unknown;
-        };
-        match self.member_of_value(&members, &value) {
-            Some(member) => Value::Member(member),
+        let table = self.enum_table(class).unwrap_or_default();
+        match table.into_iter().find(|(own, _)| own == name) {
+            Some((_, member)) => Value::Member(member),
             None => Value::Unknown,
         }
     }
@@ -84,9 +85,10 @@ impl Frame<'_, '_> {
         let Some(members) = self.enum_members(class) else {
             return Value::Unknown;
         };
-        match self.member_of_value(&members, value) {
-            Some(member) => Value::Member(member),
-            None => Value::Unknown,
+        match self.member_of_value(members.iter(), value) {
+            Lookup::Found(member) => Value::Member(member),
+            // Python's `ValueError`, or a value that may be any member.
+            Lookup::Absent | Lookup::Undecided => Value::Unknown,
         }
     }
 
@@ -98,16 +100,21 @@ impl Frame<'_, '_> {
         }
     }
 
-    /// The member whose value certainly equals `value`; `None` if one may
-    /// or none does.
-    fn member_of_value(&self, members: &[Arc<Member>], value: &Value) -> Option<Arc<Member>> {
+    /// The first of `members` whose value equals `value`, where every one
+    /// before it certainly does not.
+    fn member_of_value<'m>(
+        &self,
+        members: impl Iterator<Item = &'m Arc<Member>>,
+        value: &Value,
+    ) -> Lookup {
         for member in members {
-            match compare(CompareOp::Eq, &member.value, value)?.as_const()? {
-                true => return Some(member.clone()),
-                false => continue,
+            match compare(CompareOp::Eq, &member.value, value).and_then(|f| f.as_const()) {
+                Some(true) => return Lookup::Found(member.clone()),
+                Some(false) => continue,
+                None => return Lookup::Undecided,
             }
         }
-        None
+        Lookup::Absent
     }
 
     /// `len(Class)` and `Class[i]` as the front end writes `for m in
@@ -156,12 +163,7 @@ mod tests {
     use super::*;
 
     fn member(class: &str, name: &str, value: Value, kind: Enumeration) -> Value {
-        Value::Member(Arc::new(Member {
-            class: class.to_owned(),
-            name: name.to_owned(),
-            value,
-            kind,
-        }))
+        Value::Member(Member::new(class, name, value, kind))
     }
 
     fn int(k: i64) -> Value {

@@ -12,9 +12,21 @@
 //! makes the result unknown, as does what Python raises on (a missing
 //! argument, mixing `{}` with `{0}`).
 
+use tensorfit_solver::Formula;
+
 use crate::shapes::value::{GivenArg, Value};
 
-use super::strings::text_of;
+/// Python's `str(value)`, where the analysis knows it.
+pub(super) fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::Str(text) => Some(text.clone()),
+        Value::Int(term) => term.as_const().map(|k| k.to_string()),
+        Value::Bool(Formula::Const(b)) => Some(if *b { "True" } else { "False" }.to_owned()),
+        Value::None => Some("None".to_owned()),
+        Value::Member(member) => super::enumerations::member_text(member),
+        _ => None,
+    }
+}
 
 /// `template.format(*args)`: the text, or `None` where it is not certain.
 pub(super) fn format(template: &str, args: &[GivenArg]) -> Option<String> {
@@ -141,8 +153,12 @@ pub(super) fn repr(value: &Value) -> Option<String> {
     }
 }
 
-/// `format(value, spec)` of a string, an integer or a truth value.
+/// `format(value, spec)` of a string, an integer or a truth value; with
+/// an empty spec, `str(value)` of what the analysis knows the text of.
 pub(super) fn format_value(value: &Value, spec: &str) -> Option<String> {
+    if spec.is_empty() {
+        return text_of(value);
+    }
     let spec = Spec::parse(spec)?;
     match value {
         Value::Str(text) => {
@@ -156,12 +172,9 @@ pub(super) fn format_value(value: &Value, spec: &str) -> Option<String> {
             pad_text(&text, &spec)
         }
         Value::Int(term) => format_int(term.as_const()?, &spec),
-        // A bool formats as `True` without a spec, as its number with one.
-        Value::Bool(tensorfit_solver::Formula::Const(b)) if spec.is_empty() => {
-            Some(if *b { "True" } else { "False" }.to_owned())
-        }
+        // A bool formats as `True` without a spec (above), as its number
+        // with one.
         Value::Bool(tensorfit_solver::Formula::Const(b)) => format_int(i64::from(*b), &spec),
-        Value::None if spec.is_empty() => Some("None".to_owned()),
         _ => None,
     }
 }
@@ -232,17 +245,6 @@ impl Spec {
             at += 1;
         }
         (at == chars.len()).then_some(parsed)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.fill.is_none()
-            && self.align.is_none()
-            && self.sign.is_none()
-            && !self.alternate
-            && !self.zero
-            && self.width == 0
-            && self.precision.is_none()
-            && self.kind.is_none()
     }
 }
 

@@ -358,13 +358,7 @@ fn integer(value: &Value) -> Option<i64> {
 fn strings_of(value: &Value) -> Option<Vec<String>> {
     match value {
         Value::Str(text) => Some(vec![text.clone()]),
-        Value::Tuple(items) => items
-            .iter()
-            .map(|item| match item {
-                Value::Str(text) => Some(text.clone()),
-                _ => None,
-            })
-            .collect(),
+        Value::Tuple(items) => texts(items),
         _ => None,
     }
 }
@@ -372,15 +366,20 @@ fn strings_of(value: &Value) -> Option<Vec<String>> {
 /// The strings a list or tuple of known strings holds.
 fn strings_of_sequence(value: &Value) -> Option<Vec<String>> {
     match value {
-        Value::List(items) | Value::Tuple(items) => items
-            .iter()
-            .map(|item| match item {
-                Value::Str(text) => Some(text.clone()),
-                _ => None,
-            })
-            .collect(),
+        Value::List(items) | Value::Tuple(items) => texts(items),
         _ => None,
     }
+}
+
+/// The texts of items that are all known strings.
+fn texts(items: &[Value]) -> Option<Vec<String>> {
+    items
+        .iter()
+        .map(|item| match item {
+            Value::Str(text) => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -400,14 +399,7 @@ mod tests {
     }
 
     fn args(values: &[Value]) -> Vec<GivenArg> {
-        values
-            .iter()
-            .map(|value| GivenArg {
-                name: None,
-                value: value.clone(),
-                text: String::new(),
-            })
-            .collect()
+        values.iter().cloned().map(GivenArg::positional).collect()
     }
 
     fn on(text: &str, method: &str, values: &[Value]) -> Value {

@@ -96,6 +96,14 @@ impl<'f, 'a> Frame<'f, 'a> {
                 _ => Value::Unknown,
             },
             Value::List(_) | Value::Tuple(_) => self.subscript_items(value, &indices),
+            // `name[0]`, `name[-3:]`: a character, or the characters kept.
+            Value::Str(text) => {
+                let chars = Value::Tuple(text.chars().map(|c| Value::Str(c.to_string())).collect());
+                match self.subscript_items(&chars, &indices) {
+                    Value::Tuple(kept) => super::strings::formatted(&kept),
+                    item => item,
+                }
+            }
             // `features[0]`, `features[:4]` of an `nn.Sequential`: its
             // layers indexed as a list, a slice being a `Sequential` again.
             // A slice keeps the layers' names, as PyTorch's does.
