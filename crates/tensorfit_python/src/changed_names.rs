@@ -307,6 +307,25 @@ pub(crate) fn changed_by_inner_functions(
     changed_by_functions(functions, text, changes)
 }
 
+/// The names of `scope` that the functions and lambdas defined below it
+/// change only by passing them to calls ([`CLOSURE_CHANGES`] counts those,
+/// [`MODULE_FUNCTION_CHANGES`] does not): a call can change a list, dict or
+/// object in place, never a number or string.
+pub(crate) fn only_passed_by_inner_functions(scope: Node<'_>, text: &str) -> BTreeSet<String> {
+    let functions: Vec<Node<'_>> = descendants(scope)
+        .filter(|n| *n != scope && matches!(n.kind(), "function_definition" | "lambda"))
+        .collect();
+    if functions.is_empty() {
+        return BTreeSet::new();
+    }
+    let with_arguments = changed_by_functions(functions.iter().copied(), text, CLOSURE_CHANGES);
+    let otherwise = changed_by_functions(functions, text, MODULE_FUNCTION_CHANGES);
+    with_arguments
+        .into_keys()
+        .filter(|name| !otherwise.contains_key(name))
+        .collect()
+}
+
 /// [`changed_by_inner_functions`] of the functions and lambdas of a scope
 /// already found (in the order of `descendants`: the module context finds
 /// them in the walk it makes anyway).

@@ -65,6 +65,10 @@ pub struct ModuleContext {
     pub constants: BTreeSet<String>,
     /// Every other name assigned at the top level (the script's variables).
     pub script_names: BTreeSet<String>,
+    /// The script's names bound once, by a plain `name = value` of the
+    /// top level: a function the script makes after it takes its value
+    /// (`lower::closures`).
+    pub(crate) script_bound_once: BTreeSet<String>,
     /// Top-level names a function of the file may change whenever it
     /// runs (`REGISTRY[name] = cls` in a decorator), with why: the script
     /// reads them as unknown (`crate::changed_names`).
@@ -329,6 +333,7 @@ const MODELLED_PACKAGES: &[&str] = &[
     "functools",
     "dataclasses",
     "enum",
+    "inspect",
     "collections",
     "typing",
     "numpy",
@@ -380,6 +385,11 @@ impl ModuleContext {
     ) -> ModuleContext {
         let mut context = ModuleContext::default();
         let mut assigned: BTreeMap<&str, (usize, bool)> = BTreeMap::new();
+        let simply_bound: BTreeSet<&str> = statements
+            .iter()
+            .flat_map(|f| &f.simply_bound)
+            .map(String::as_str)
+            .collect();
         let mut classes: Vec<(usize, &ClassFacts)> = Vec::new();
         for (index, facts) in statements.iter().enumerate() {
             for (name, path) in &facts.imports {
@@ -471,6 +481,9 @@ impl ModuleContext {
             .collect();
         for (name, (count, constant)) in assigned {
             let shared = context.script_changed_through_aliases.contains(name);
+            if count == 1 && simply_bound.contains(name) {
+                context.script_bound_once.insert(name.to_owned());
+            }
             if count == 1
                 && constant
                 && !context.is_item(name)

@@ -41,6 +41,9 @@ pub struct StatementFacts {
     /// function here), with whether the value is a constant (literals and
     /// arithmetic only): a name is a constant if it is assigned once, so.
     pub(crate) assignments: Vec<(String, bool)>,
+    /// The names of `assignments` a plain `name = value` binds (not a
+    /// compound statement, `+=` or `global`).
+    pub(crate) simply_bound: Vec<String>,
     /// The top-level names assigned a list or dict literal here.
     pub(crate) containers: Vec<String>,
     /// The names used here other than by reading an item (`cfgs["A"]`)
@@ -108,8 +111,22 @@ pub fn statement_facts(root: Node<'_>, statement: Node<'_>, text: &str) -> State
     }
     if statement.kind() == "expression_statement" {
         for assignment in named_children(statement) {
-            if assignment.kind() == "assignment" {
-                note_assignment(assignment, text, &mut facts);
+            match assignment.kind() {
+                "assignment" => {
+                    let before = facts.assignments.len();
+                    note_assignment(assignment, text, &mut facts);
+                    let bound = facts.assignments[before..].iter().map(|(n, _)| n.clone());
+                    facts.simply_bound.extend(bound);
+                }
+                // `x += 1` assigns `x` again: it is no constant.
+                "augmented_assignment" => {
+                    if let Some(left) = child_by_field(assignment, "left") {
+                        for name in crate::lower::locals::pattern_names(left, text) {
+                            facts.assignments.push((name, false));
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     } else if is_compound_statement(statement.kind()) {

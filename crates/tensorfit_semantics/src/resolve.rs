@@ -1332,6 +1332,9 @@ impl<'a> Walker<'a, '_> {
             | ExprKind::Unknown(_)
             | ExprKind::Builtin(_) => {}
             ExprKind::Record(fields) => fields.iter().for_each(|f| self.expr(&f.value)),
+            // Its body is another scope, its parameters and captures its
+            // own names: only what it takes from here is read here.
+            ExprKind::Closure(closure) => closure.captures.iter().for_each(|c| self.expr(&c.value)),
             ExprKind::Slice { .. } => {
                 for part in e.children() {
                     self.expr(part);

@@ -185,6 +185,9 @@ impl Names<'_> {
             ast::ExprKind::Slice { .. } => expr.children().into_iter().for_each(|e| self.expr(e)),
             ast::ExprKind::Field { value, .. } => self.expr(value),
             ast::ExprKind::Record(fields) => fields.iter().for_each(|f| self.expr(&f.value)),
+            ast::ExprKind::Closure(closure) => {
+                closure.captures.iter().for_each(|c| self.expr(&c.value))
+            }
             ast::ExprKind::Unary { operand, .. } => self.expr(operand),
             ast::ExprKind::Binary { lhs, rhs, .. } => {
                 self.expr(lhs);

@@ -501,6 +501,41 @@ pub enum ExprKind {
     /// [`Builtin`]. Only a front end makes one; no program can name,
     /// define or shadow it.
     Builtin(Builtin),
+    /// A function made where the expression stands (Python's `lambda`, and
+    /// a `def` inside a function, lowered as an assignment of one): its
+    /// value is the function with the values its body reads from the
+    /// scopes around it ([`Closure::captures`]).
+    Closure(std::sync::Arc<Closure>),
+}
+
+/// A function made by an expression ([`ExprKind::Closure`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Closure {
+    /// Its own parameters first, then one per capture, in the order of
+    /// [`Closure::captures`]: a call binds its arguments to the first
+    /// [`Closure::own_params`] only.
+    pub function: Function,
+    /// The names of the scopes around it that the body reads, each with
+    /// the value it takes when the function is made: the name where the
+    /// front end can tell that it keeps its value from then on, unknown
+    /// where it may change before a call (Python reads a free name when the
+    /// function runs).
+    pub captures: Vec<Capture>,
+}
+
+impl Closure {
+    /// The parameters a call binds its arguments to.
+    pub fn own_params(&self) -> &[Param] {
+        let own = self.function.params.len() - self.captures.len();
+        &self.function.params[..own]
+    }
+}
+
+/// A name a closure's body reads from the scopes around it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Capture {
+    pub name: Name,
+    pub value: Expr,
 }
 
 /// What a front end lowers to an operation the analysis computes itself,
@@ -541,6 +576,11 @@ pub enum Builtin {
     Partial,
     /// `a ** b`: Python's power of numbers, PyTorch's `pow` of tensors.
     Power,
+    /// `map(f, a, ...)`, `filter(f, a)`, `functools.reduce(f, a[, init])`:
+    /// `f` called on the items (`functional.rs`).
+    Map,
+    Filter,
+    Reduce,
     // Values (`builtins.rs`), which never change their arguments.
     /// An f-string or `str.format`: its parts' texts joined.
     Format,
@@ -611,9 +651,19 @@ pub enum Builtin {
     TensorsChangeInPlace,
     /// `item in container` as `(container, item)`.
     Contains,
+    /// A local that a function defined beside it passes to a call, which
+    /// may change it in place: the value where it is a number, string,
+    /// `None`, function or tuple of those (no call changes one), else
+    /// unknown.
+    IfImmutable,
     /// `isinstance(v, T)` of the builtin types the analysis decides, the
     /// types as one string: `(v, "int,tuple")`.
     IsInstance,
+    /// `callable(v)`, `inspect.isfunction(v)`, `inspect.isclass(v)`
+    /// (`shapes/exec/callables.rs`).
+    IsCallable,
+    IsFunction,
+    IsClass,
 }
 
 /// The `math` functions of one float that [`Builtin::Math`] computes, as
@@ -679,6 +729,9 @@ impl Builtin {
             Builtin::LoadState => "torch.nn.Module.load_state_dict",
             Builtin::Partial => "functools.partial",
             Builtin::Power => "operator.pow",
+            Builtin::Map => "builtins.map",
+            Builtin::Filter => "builtins.filter",
+            Builtin::Reduce => "functools.reduce",
             Builtin::Format => "builtins.format",
             Builtin::DictFromPairs => "collections.OrderedDict",
             Builtin::Items => "builtins.dict.items",
@@ -717,7 +770,11 @@ impl Builtin {
             Builtin::KeepsShape => "torch.Tensor.keeps_shape",
             Builtin::TensorsChangeInPlace => "torch.Tensor.changes_in_place",
             Builtin::Contains => "operator.contains",
+            Builtin::IfImmutable => "builtins.if_immutable",
             Builtin::IsInstance => "builtins.isinstance",
+            Builtin::IsCallable => "builtins.callable",
+            Builtin::IsFunction => "inspect.isfunction",
+            Builtin::IsClass => "inspect.isclass",
         }
     }
 
@@ -737,10 +794,18 @@ impl Builtin {
     }
 
     /// Whether it never changes its arguments: all but the updates and
-    /// the two that call what they are given (`partial`, the power of a
-    /// class's `__pow__`).
+    /// those that call what they are given (`partial`, the power of a
+    /// class's `__pow__`, `map`, `filter`, `reduce`).
     pub fn is_read_only(self) -> bool {
-        !self.is_update() && !matches!(self, Builtin::Partial | Builtin::Power)
+        !self.is_update() && !self.calls_its_arguments()
+    }
+
+    /// Whether it calls what it is given (`calls.rs` follows them).
+    pub fn calls_its_arguments(self) -> bool {
+        matches!(
+            self,
+            Builtin::Partial | Builtin::Power | Builtin::Map | Builtin::Filter | Builtin::Reduce
+        )
     }
 }
 
@@ -923,6 +988,8 @@ impl Expr {
             | ExprKind::Missing
             | ExprKind::Unknown(_)
             | ExprKind::Builtin(_) => Vec::new(),
+            // The body is a scope of its own, read when the function runs.
+            ExprKind::Closure(closure) => closure.captures.iter().map(|c| &c.value).collect(),
         }
     }
 

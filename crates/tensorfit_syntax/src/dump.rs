@@ -118,6 +118,27 @@ impl Dump {
         });
     }
 
+    /// The functions a statement's expressions make, each written below
+    /// it with the values it takes from around it.
+    fn closures_of(&mut self, stmt: &ast::Stmt) {
+        for value in stmt.exprs() {
+            for inner in value.descendants() {
+                let ast::ExprKind::Closure(closure) = &inner.kind else {
+                    continue;
+                };
+                self.indented(|out| {
+                    out.function(&closure.function);
+                    out.indented(|out| {
+                        for capture in &closure.captures {
+                            let (name, value) = (&capture.name.text, expr(&capture.value));
+                            out.line(&format!("takes {name} = {value}"));
+                        }
+                    });
+                });
+            }
+        }
+    }
+
     fn stmts(&mut self, stmts: &[ast::Stmt]) {
         // An empty block is written as Python writes one, so that the
         // lines after it are not read as its body.
@@ -130,6 +151,11 @@ impl Dump {
     }
 
     fn stmt(&mut self, stmt: &ast::Stmt) {
+        self.stmt_lines(stmt);
+        self.closures_of(stmt);
+    }
+
+    fn stmt_lines(&mut self, stmt: &ast::Stmt) {
         match &stmt.kind {
             StmtKind::Let { pattern, ty, value } => {
                 self.line(&format!(

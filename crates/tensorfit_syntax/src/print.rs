@@ -178,6 +178,25 @@ fn write_expr(p: &mut Printer<'_>, e: &ast::Expr, context: Prec) {
         }
         ExprKind::Unknown(_) => p.out.push_str("<unknown>"),
         ExprKind::Builtin(builtin) => p.out.push_str(builtin.name()),
+        // The dump writes the body after the statement (`dump.rs`).
+        ExprKind::Closure(closure) if p.exact => {
+            let name = closure
+                .function
+                .name
+                .as_ref()
+                .map_or("…", |n| n.text.as_str());
+            let _ = write!(p.out, "fn {name}");
+        }
+        // A message names the function as the file does.
+        ExprKind::Closure(closure) => {
+            let name = closure
+                .function
+                .name
+                .as_ref()
+                .map_or("…", |n| n.text.as_str());
+            let own = name.rsplit('.').next().unwrap_or(name);
+            p.out.push_str(own);
+        }
         ExprKind::List(elements) => {
             p.out.push('[');
             write_list(p, elements);

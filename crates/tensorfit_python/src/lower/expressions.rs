@@ -137,6 +137,7 @@ impl Lowerer<'_> {
                 })
             }
             "comparison_operator" => self.comparison(node),
+            "lambda" => self.lambda(node),
             "conditional_expression" => match named_children(node).as_slice() {
                 [then, condition, otherwise] => {
                     let args = [*condition, *then, *otherwise].map(|n| self.expr(n));
@@ -294,7 +295,7 @@ impl Lowerer<'_> {
             || self.scope.self_name.as_deref() == Some(name)
     }
 
-    fn identifier(&mut self, node: Node<'_>) -> Expr {
+    pub(super) fn identifier(&mut self, node: Node<'_>) -> Expr {
         let name = self.text(node);
         let range = self.range(node);
         if self.scope.self_name.as_deref() == Some(name) {
@@ -305,6 +306,13 @@ impl Lowerer<'_> {
         }
         let changed = self.scope.changed_elsewhere.get(name);
         if let Some(why) = changed.filter(|_| self.is_bound(node) && !self.context.is_item(name)) {
+            if self.scope.only_passed_elsewhere.contains(name) {
+                let read = Expr {
+                    kind: ExprKind::Name(name.to_owned()),
+                    range,
+                };
+                return builtin_call(Builtin::IfImmutable, vec![read], range);
+            }
             return Expr {
                 kind: ExprKind::Unknown(why.clone()),
                 range,
@@ -724,9 +732,26 @@ impl Lowerer<'_> {
         range: TextRange,
     ) -> Option<Expr> {
         let builtin = builtin_named(resolved)?;
+        // `sorted(xs, key=f, reverse=True)`, `max(xs, key=f)`.
+        let keywords_taken: &[&str] = match resolved {
+            "sorted" => &["key", "reverse"],
+            "min" | "max" => &["key"],
+            _ => &[],
+        };
+        let (keywords, arguments): (Vec<Node<'_>>, Vec<Node<'_>>) = arguments
+            .iter()
+            .partition(|a| a.kind() == "keyword_argument");
+        let arguments = arguments.as_slice();
+        let keyword_name = |k: &Node<'_>| child_by_field(*k, "name").map(|n| self.text(n));
+        let keywords_fit = keywords
+            .iter()
+            .all(|k| keyword_name(k).is_some_and(|name| keywords_taken.contains(&name)));
         let count_fits = match resolved {
             "min" | "max" => !arguments.is_empty(),
             "zip" => true,
+            "map" => arguments.len() >= 2,
+            "filter" => arguments.len() == 2,
+            "functools.reduce" => matches!(arguments.len(), 2 | 3),
             "list" | "tuple" => arguments.len() <= 1,
             "format" => matches!(arguments.len(), 1 | 2),
             "enumerate" => matches!(arguments.len(), 1 | 2),
@@ -734,8 +759,7 @@ impl Lowerer<'_> {
             "collections.OrderedDict" | "typing.OrderedDict" | "dict" => arguments.len() <= 1,
             _ => arguments.len() == 1,
         };
-        let fits = count_fits && arguments.iter().all(|a| a.kind() != "keyword_argument");
-        if !fits {
+        if !count_fits || !keywords_fit {
             return None;
         }
         let values = match arguments {
@@ -745,7 +769,24 @@ impl Lowerer<'_> {
             }],
             _ => arguments.iter().map(|a| self.expr(*a)).collect(),
         };
-        Some(builtin_call(builtin, values, range))
+        let mut call = builtin_call(builtin, values, range);
+        if let ExprKind::Call { args, .. } = &mut call.kind {
+            for keyword in keywords {
+                let (Some(name), Some(value)) = (
+                    child_by_field(keyword, "name"),
+                    child_by_field(keyword, "value"),
+                ) else {
+                    return None;
+                };
+                args.push(Arg {
+                    name: Some(self.name(name)),
+                    unpack: None,
+                    value: self.expr(value),
+                    range: self.range(keyword),
+                });
+            }
+        }
+        Some(call)
     }
 
     /// `tuple(int(d) for d in dims)`: a builtin that consumes a generator
@@ -1377,6 +1418,12 @@ fn builtin_named(resolved: &str) -> Option<Builtin> {
         "copy.copy" => Builtin::Copy,
         "copy.deepcopy" => Builtin::DeepCopy,
         "zip" => Builtin::Zip,
+        "map" => Builtin::Map,
+        "callable" => Builtin::IsCallable,
+        "inspect.isfunction" => Builtin::IsFunction,
+        "inspect.isclass" => Builtin::IsClass,
+        "filter" => Builtin::Filter,
+        "functools.reduce" => Builtin::Reduce,
         "collections.OrderedDict" | "typing.OrderedDict" | "dict" => Builtin::DictFromPairs,
         "torch.tensor" | "torch.as_tensor" => Builtin::TensorOf,
         _ => return None,

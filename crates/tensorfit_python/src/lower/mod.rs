@@ -6,6 +6,7 @@
 //! what it reads: the analysis then knows nothing about that value and
 //! says nothing about it.
 
+mod closures;
 mod comprehensions;
 mod containers;
 mod derived;
@@ -27,7 +28,8 @@ use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
 use crate::changed_names::{
-    aliases_of, changed_elsewhere, changed_through, Alias, CLOSURE_CHANGES,
+    aliases_of, changed_elsewhere, changed_through, only_passed_by_inner_functions, Alias,
+    CLOSURE_CHANGES,
 };
 use crate::class_functions::{is_classmethod, own_class_functions, qualified};
 use crate::context::ModuleContext;
@@ -105,6 +107,11 @@ struct Scope {
     /// function defined in the scope, a change through another name), with
     /// why: unknown wherever read (`crate::changed_names`).
     changed_elsewhere: BTreeMap<String, String>,
+    /// Those of `changed_elsewhere` that a function defined in the scope
+    /// only passes to a call, which can change a list, dict or object in
+    /// place but no number or string: read as themselves where their value
+    /// cannot change (`Builtin::IfImmutable`).
+    only_passed_elsewhere: BTreeSet<String>,
     /// The names that share a value with another name (`inner =
     /// cfg.model`): a change through one forgets the other
     /// (`Lowerer::changed_through_aliases`).
@@ -137,6 +144,7 @@ impl Scope {
             aliases,
             params: params.into_iter().collect(),
             changed_elsewhere: changed_elsewhere(body, text, CLOSURE_CHANGES),
+            only_passed_elsewhere: only_passed_by_inner_functions(body, text),
             self_name,
             script_vars: None,
         }
@@ -336,20 +344,9 @@ impl<'t> Lowerer<'t> {
             .and_then(|list| named_children(list).into_iter().next())
             .filter(|first| first.kind() == "identifier")
             .map(|first| self.name(first));
-        // A bare parameter of a function is a tensor of unknown rank
-        // (PYTHON.md §4).
         let params: Vec<Param> = self
-            .parameters(node, has_self)
+            .typed_parameters(node, has_self)
             .into_iter()
-            .map(|(mut param, bare)| {
-                if bare {
-                    param.ty = Some(Type {
-                        kind: TypeKind::Tensor { dims: None },
-                        range: TextRange::empty(param.name.range.end as usize),
-                    });
-                }
-                param
-            })
             .skip(usize::from(class_parameter.is_some()))
             .collect();
         // The class, when a call through it passes it (see
@@ -403,7 +400,7 @@ impl<'t> Lowerer<'t> {
             );
             let outer = std::mem::replace(&mut self.scope, scope);
             let at = TextRange::empty(self.range(block).start as usize);
-            let mut stmts: Vec<Stmt> = class_parameter
+            let stmts: Vec<Stmt> = class_parameter
                 .iter()
                 .map(|name| {
                     let value = Expr {
@@ -413,28 +410,9 @@ impl<'t> Lowerer<'t> {
                     init::declare_with(name.clone(), Some(value), at)
                 })
                 .collect();
-            stmts.extend(self.hoisted_locals(at));
-            stmts.extend(self.block_statements(block));
-            // Python returns `None` where a body ends; that it contradicts a
-            // `-> Tensor` annotation is a type error, the Python server's
-            // to report (PYTHON.md §6). Such a path's result is unknown.
-            if !matches!(stmts.last().map(|s| &s.kind), Some(StmtKind::Return(_))) {
-                let end = TextRange::empty(self.range(block).end as usize);
-                stmts.push(Stmt {
-                    kind: StmtKind::Return(Some(Expr {
-                        kind: ExprKind::Unknown(
-                            "the function ends without `return`, which returns `None`".to_owned(),
-                        ),
-                        range: end,
-                    })),
-                    range: end,
-                });
-            }
+            let body = self.function_body(block, stmts);
             self.scope = outer;
-            Block {
-                stmts,
-                range: self.range(block),
-            }
+            body
         });
         let function = Function {
             name: child_by_field(node, "name").map(|n| self.name(n)),
@@ -448,6 +426,51 @@ impl<'t> Lowerer<'t> {
         self.shift = saved_shift;
         self.super_init = outer_super_init;
         function
+    }
+
+    /// A function's body in the scope made for it, after `stmts`: its
+    /// hoisted locals' declarations, its statements, and the `return` a
+    /// body that runs to its end makes.
+    fn function_body(&mut self, block: Node<'_>, mut stmts: Vec<Stmt>) -> Block {
+        let at = TextRange::empty(self.range(block).start as usize);
+        stmts.extend(self.hoisted_locals(at));
+        stmts.extend(self.block_statements(block));
+        // Python returns `None` where a body ends; that it contradicts a
+        // `-> Tensor` annotation is a type error, the Python server's
+        // to report (PYTHON.md §6). Such a path's result is unknown.
+        if !matches!(stmts.last().map(|s| &s.kind), Some(StmtKind::Return(_))) {
+            let end = TextRange::empty(self.range(block).end as usize);
+            stmts.push(Stmt {
+                kind: StmtKind::Return(Some(Expr {
+                    kind: ExprKind::Unknown(
+                        "the function ends without `return`, which returns `None`".to_owned(),
+                    ),
+                    range: end,
+                })),
+                range: end,
+            });
+        }
+        Block {
+            stmts,
+            range: self.range(block),
+        }
+    }
+
+    /// [`Self::parameters`], a bare one typed as a tensor of unknown rank
+    /// (PYTHON.md §4).
+    fn typed_parameters(&mut self, node: Node<'_>, has_self: bool) -> Vec<Param> {
+        self.parameters(node, has_self)
+            .into_iter()
+            .map(|(mut param, bare)| {
+                if bare {
+                    param.ty = Some(Type {
+                        kind: TypeKind::Tensor { dims: None },
+                        range: TextRange::empty(param.name.range.end as usize),
+                    });
+                }
+                param
+            })
+            .collect()
     }
 
     /// The parameters of a `def`, `self` first for a method, each with

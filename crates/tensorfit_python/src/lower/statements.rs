@@ -209,6 +209,7 @@ impl Lowerer<'_> {
             "try_statement" => {
                 self.forget_changed_locals(node, "it is assigned in a `try` statement")
             }
+            "function_definition" | "decorated_definition" => self.nested_function(node),
             _ => Vec::new(),
         }
     }
@@ -639,7 +640,12 @@ impl Lowerer<'_> {
 
     /// `name = value`: a `let` where this assignment declares the name, an
     /// assignment of its hoisted `var` otherwise.
-    fn set_name(&self, name: Name, value: Expr, range: tensorfit_base::TextRange) -> Stmt {
+    pub(super) fn set_name(
+        &self,
+        name: Name,
+        value: Expr,
+        range: tensorfit_base::TextRange,
+    ) -> Stmt {
         let kind = match self.declares_with_let(&name.text) {
             true => StmtKind::Let {
                 pattern: Pattern::Name(name),

@@ -137,6 +137,9 @@ impl Interpreter<'_> {
                 "a Python dict is checked, never run, by tensorfit",
             )),
             ExprKind::Unknown(why) => Err(Failure::program(format!("cannot run a value tensorfit does not model: {why}"))),
+            ExprKind::Closure(_) => Err(Failure::program(
+                "a Python function made by a `lambda` or `def` is checked, never run, by tensorfit",
+            )),
             // Only the Python front end makes one, and the interpreter runs
             // the Tensor language.
             ExprKind::Builtin(builtin) => Err(Failure::program(format!(

@@ -296,6 +296,11 @@ impl<'a> Analysis<'a> {
         if let Some(known) = self.summaries.borrow().get(&key) {
             return known.clone();
         }
+        // A closure is made by the body this analysis runs: no source
+        // knows it.
+        if function.is_closure() {
+            return self.summarise_here(function);
+        }
         if let (true, Some(source)) = (function.local, self.source) {
             return source.summary(&key);
         }
@@ -340,7 +345,7 @@ impl<'a> Analysis<'a> {
             .borrow_mut()
             .insert(key.clone(), None);
         self.specialising.borrow_mut().insert(function.key());
-        let (summary, _, _) = self.summarise(function, Some(fixed));
+        let (summary, _, _) = self.summarise(function.clone(), Some(fixed));
         self.specialising.borrow_mut().remove(&function.key());
         let summary = Arc::new(summary);
         self.instance_summaries
@@ -360,7 +365,7 @@ impl<'a> Analysis<'a> {
             return None;
         };
         self.summaries.borrow_mut().insert(key.clone(), None);
-        let (summary, mut migrations, paths) = self.summarise(function, None);
+        let (summary, mut migrations, paths) = self.summarise(function.clone(), None);
         let summary = Arc::new(summary);
         self.summaries
             .borrow_mut()
@@ -376,7 +381,7 @@ impl<'a> Analysis<'a> {
             };
             let mut ranks = migration::candidate_ranks(placeholder, migration.forced_rank);
             let query = migration::ExampleQuery {
-                function,
+                function: function.clone(),
                 summary: &summary,
                 placeholder,
                 paths: &paths,

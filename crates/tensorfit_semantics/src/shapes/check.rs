@@ -540,6 +540,7 @@ fn construction_note(
 /// `what` and a callee in backticks, as the file writes it: a Python
 /// class's function is `Class.method`, not the analysis's `Class::method`.
 fn naming(analysis: &Analysis<'_>, what: &str, callee: &str) -> String {
+    let callee = super::program::closure_name(callee);
     let callee = match analysis.language.is_python() {
         true => tensorfit_syntax::ast::python_function_name(callee),
         false => callee.into(),

@@ -269,7 +269,12 @@ fn called_with_rank(
             (name.clone(), value, name.clone())
         })
         .collect();
-    frame.call_summary(query.function, bound, migration.range, &migration.parameter);
+    frame.call_summary(
+        query.function.clone(),
+        bound,
+        migration.range,
+        &migration.parameter,
+    );
     let settled = frame.deferred.is_empty();
     (
         as_implications(frame.facts.iter().enumerate()),

@@ -10,17 +10,50 @@ use crate::prelude::Prelude;
 use crate::resolved_import::ImportOutcome;
 
 /// A function the analysis can summarise: a user function, a method (with
-/// its struct), or a prelude contract.
-#[derive(Clone, Copy)]
+/// its struct), a prelude contract, or a function a body made (a closure).
+#[derive(Clone)]
 pub struct FunctionRef<'a> {
-    pub function: &'a ast::Function,
+    pub function: Definition<'a>,
     pub owner: Option<&'a ast::Struct>,
-    /// Declared in the checked file (its ranges are this file's).
+    /// Declared in the checked file (its ranges are this file's). A
+    /// closure is not: it has no report of its own, what it finds is found
+    /// where it is called.
     pub local: bool,
 }
 
-impl FunctionRef<'_> {
-    /// `name`, or `Struct.name` for a method.
+/// Where a function's definition is: an item of a file the analysis reads,
+/// or the closure a value holds (made while a body ran, so not borrowed
+/// from any file the analysis was given).
+#[derive(Clone)]
+pub enum Definition<'a> {
+    Item(&'a ast::Function),
+    Closure(Arc<ast::Closure>),
+}
+
+impl std::ops::Deref for Definition<'_> {
+    type Target = ast::Function;
+
+    fn deref(&self) -> &ast::Function {
+        match self {
+            Definition::Item(function) => function,
+            Definition::Closure(closure) => &closure.function,
+        }
+    }
+}
+
+impl<'a> FunctionRef<'a> {
+    /// An item of a file, or a method of the struct `owner`.
+    pub fn item(function: &'a ast::Function, owner: Option<&'a ast::Struct>, local: bool) -> Self {
+        FunctionRef {
+            function: Definition::Item(function),
+            owner,
+            local,
+        }
+    }
+
+    /// `name`, or `Struct.name` for a method; a closure's name (Python's
+    /// qualified name, `make.<locals>.<lambda>`) with where it starts, as
+    /// one function may make several of one name.
     pub fn key(&self) -> String {
         let name = self
             .function
@@ -28,12 +61,41 @@ impl FunctionRef<'_> {
             .as_ref()
             .map(|n| n.text.as_str())
             .unwrap_or("?");
+        if let Definition::Closure(closure) = &self.function {
+            return closure_key(name, closure.function.range.start);
+        }
         match self.owner.and_then(|s| s.name.as_ref()) {
             Some(owner) => format!("{}.{name}", owner.text),
             None => name.to_owned(),
         }
     }
+
+    /// Whether it is a closure (see [`Definition::Closure`]).
+    pub fn is_closure(&self) -> bool {
+        matches!(self.function, Definition::Closure(_))
+    }
 }
+
+/// The key of a closure named `name` that starts at `start`.
+fn closure_key(name: &str, start: u32) -> String {
+    format!("{name}{CLOSURE_AT}{start}")
+}
+
+/// Between a closure's name and its offset in its key.
+const CLOSURE_AT: &str = "@";
+
+/// A closure's key as a message names it: without its offset.
+pub fn closure_name(key: &str) -> &str {
+    match key.rsplit_once(CLOSURE_AT) {
+        // No function or method name holds `@`.
+        Some((name, offset)) if offset.parse::<u32>().is_ok() => name,
+        _ => key,
+    }
+}
+
+/// In a closure's qualified name, after the function that makes it (as
+/// Python's `__qualname__` writes it).
+pub const CLOSURE_SCOPE: &str = ".<locals>.";
 
 /// Where a file's items are, by name (the last declaration of a name
 /// wins). Built once per file and shared, so that analysing each of many
@@ -156,11 +218,7 @@ impl<'a> Program<'a> {
             } else {
                 function
             };
-            Some(FunctionRef {
-                function,
-                owner: None,
-                local: f.local,
-            })
+            Some(FunctionRef::item(function, None, f.local))
         })
     }
 
@@ -209,11 +267,7 @@ impl<'a> Program<'a> {
             true => self.body_of(&format!("{struct_name}.{method}"), function),
             false => function,
         };
-        Some(FunctionRef {
-            function,
-            owner: Some(owner),
-            local,
-        })
+        Some(FunctionRef::item(function, Some(owner), local))
     }
 
     /// The function or method with this key (see [`FunctionRef::key`]).
@@ -235,7 +289,7 @@ impl<'a> Program<'a> {
         })?;
         // A prelude contract may share its name with an imported function.
         let found = self.by_key(&key)?;
-        std::ptr::eq(found.function, function.function)
+        std::ptr::eq(&*found.function, &*function.function)
             .then_some(declaring.import)
             .flatten()
     }
@@ -243,6 +297,14 @@ impl<'a> Program<'a> {
     /// Whether the function or method with this key (see [`FunctionRef::key`])
     /// is declared in the checked file, so that its ranges are this file's.
     pub fn is_local(&self, key: &str) -> bool {
+        // A closure's ranges are those of the function that makes it; one
+        // a script makes may be an imported module's.
+        if closure_name(key) != key {
+            return match closure_name(key).split_once(CLOSURE_SCOPE) {
+                Some((maker, _)) => self.is_local(maker),
+                None => false,
+            };
+        }
         match key.split_once('.') {
             Some((owner, _)) => self.struct_def(owner).is_some_and(|(_, local)| local),
             None => self.function(key).is_some_and(|f| f.local),
@@ -254,18 +316,12 @@ impl<'a> Program<'a> {
         let mut entries = Vec::new();
         for item in &file.items {
             match item {
-                ast::Item::Function(f) if !f.is_extern => entries.push(FunctionRef {
-                    function: f,
-                    owner: None,
-                    local: true,
-                }),
+                ast::Item::Function(f) if !f.is_extern => {
+                    entries.push(FunctionRef::item(f, None, true))
+                }
                 ast::Item::Struct(s) => {
                     for m in &s.methods {
-                        entries.push(FunctionRef {
-                            function: m,
-                            owner: Some(s),
-                            local: true,
-                        });
+                        entries.push(FunctionRef::item(m, Some(s), true));
                     }
                 }
                 _ => {}

@@ -538,6 +538,9 @@ pub enum Value {
     Partial(Arc<Partial>),
     /// A member of a Python enumeration (`Mode.SAME`).
     Member(Arc<Member>),
+    /// A function a body made (Python's `lambda`, a nested `def`), with
+    /// the values it took from the scopes around it.
+    Closure(Arc<Closure>),
     /// Nothing is known: every use of it is unconstrained.
     Unknown,
 }
@@ -604,11 +607,65 @@ impl GivenArg {
     }
 }
 
+/// A function made by an expression ([`tensorfit_syntax::ast::Closure`]),
+/// holding the value of each of its captures, in their order. Two are the
+/// same value when they are the same code holding the same values.
+#[derive(Clone)]
+pub struct Closure {
+    pub made: Arc<tensorfit_syntax::ast::Closure>,
+    pub captured: Vec<Value>,
+    /// The value of each default of its own parameters, by parameter:
+    /// Python evaluates a default where the function is made.
+    pub defaults: Vec<Option<Value>>,
+}
+
+impl Closure {
+    /// The name Python gives it (`make.<locals>.<lambda>`).
+    pub fn name(&self) -> &str {
+        self.made
+            .function
+            .name
+            .as_ref()
+            .map_or("<lambda>", |n| n.text.as_str())
+    }
+
+    fn same_code(&self, other: &Closure) -> bool {
+        Arc::ptr_eq(&self.made, &other.made) || self.made == other.made
+    }
+}
+
+impl PartialEq for Closure {
+    fn eq(&self, other: &Closure) -> bool {
+        self.same_code(other) && self.captured == other.captured && self.defaults == other.defaults
+    }
+}
+
+// The code is named, not printed: a summary for fixed arguments is keyed by
+// their `Debug` text.
+impl std::fmt::Debug for Closure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let start = self.made.function.range.start;
+        let (captured, defaults) = (&self.captured, &self.defaults);
+        write!(
+            f,
+            "Closure({}@{start}, {captured:?}, {defaults:?})",
+            self.name()
+        )
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Partial {
-    /// The struct, function or prelude operation called.
-    pub callee: String,
+    pub callee: PartialCallee,
     pub args: Vec<GivenArg>,
+}
+
+/// What a partial calls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PartialCallee {
+    /// The struct, function or prelude operation of this name.
+    Named(String),
+    Closure(Arc<Closure>),
 }
 
 impl Partial {
@@ -723,7 +780,15 @@ impl Value {
                 fields_unknown: instance.fields_unknown,
             })),
             Value::Partial(partial) => Value::Partial(Arc::new(Partial {
-                callee: partial.callee.clone(),
+                callee: match &partial.callee {
+                    PartialCallee::Closure(closure) => {
+                        match (Value::Closure(closure.clone())).map_terms(f, g, h) {
+                            Value::Closure(mapped) => PartialCallee::Closure(mapped),
+                            _ => partial.callee.clone(),
+                        }
+                    }
+                    named => named.clone(),
+                },
                 args: partial
                     .args
                     .iter()
@@ -736,6 +801,19 @@ impl Value {
             Value::Member(member) => Value::Member(Arc::new(Member {
                 value: member.value.map_terms(f, g, h),
                 ..member.as_ref().clone()
+            })),
+            Value::Closure(closure) => Value::Closure(Arc::new(Closure {
+                made: closure.made.clone(),
+                captured: closure
+                    .captured
+                    .iter()
+                    .map(|v| v.map_terms(f, g, h))
+                    .collect(),
+                defaults: closure
+                    .defaults
+                    .iter()
+                    .map(|d| d.as_ref().map(|v| v.map_terms(f, g, h)))
+                    .collect(),
             })),
             Value::Float(_)
             | Value::Str(_)

@@ -8,6 +8,7 @@
 use tensorfit_solver::Formula;
 use tensorfit_syntax::ast::{self, Builtin, CompareOp, Enumeration};
 
+use super::callables::Question;
 use super::comparisons::compare;
 use super::numbers::{self, Rounding};
 use super::{BranchOrigin, Frame};
@@ -129,11 +130,29 @@ impl<'f, 'a> Frame<'f, 'a> {
                 _ => Value::Unknown,
             },
             Builtin::DistinctCount => one(super::tensor_items::distinct_count),
+            Builtin::IsCallable | Builtin::IsFunction | Builtin::IsClass => {
+                let question = match builtin {
+                    Builtin::IsCallable => Question::Callable,
+                    Builtin::IsFunction => Question::Function,
+                    _ => Question::Class,
+                };
+                match values.as_slice() {
+                    [value] => self.introspect(question, value),
+                    _ => Value::Unknown,
+                }
+            }
+            Builtin::IfImmutable => one(|v| match is_immutable(v) {
+                true => v.clone(),
+                false => Value::Unknown,
+            }),
             // Handled above, or not read-only.
             Builtin::Conditional
             | Builtin::TensorsChangeInPlace
             | Builtin::Partial
             | Builtin::Power
+            | Builtin::Map
+            | Builtin::Filter
+            | Builtin::Reduce
             | Builtin::SetItem
             | Builtin::SetAttr
             | Builtin::SetTraining
@@ -169,6 +188,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                 Some(inner) => self.truthiness(inner),
                 None => known(true),
             },
+            // Functions and classes define no `__bool__` or `__len__`.
+            Value::Closure(_) | Value::Callable(_) | Value::Partial(_) => known(true),
             _ => None,
         }
     }
@@ -245,7 +266,8 @@ fn is_instance(value: &Value, types: &str) -> Value {
             | Value::Instance(_)
             | Value::Layer(_)
             | Value::Callable(_)
-            | Value::Partial(_) => false,
+            | Value::Partial(_)
+            | Value::Closure(_) => false,
         })
     };
     let mut any = false;
@@ -397,4 +419,30 @@ fn zipped(sequences: &[Value]) -> Value {
             .map(|k| Value::Tuple(items.iter().map(|sequence| sequence[k].clone()).collect()))
             .collect(),
     )
+}
+
+/// Whether no call can change the value in place: a number, string,
+/// `None`, enumeration member, function or class, or a tuple of those. A
+/// closure's captured values are what it took when made.
+fn is_immutable(value: &Value) -> bool {
+    match value {
+        Value::Int(_)
+        | Value::Bool(_)
+        | Value::Float(_)
+        | Value::Str(_)
+        | Value::None
+        | Value::Shape(_)
+        | Value::Member(_)
+        | Value::Callable(_)
+        | Value::Closure(_) => true,
+        Value::Tuple(items) => items.iter().all(is_immutable),
+        // A partial holds its arguments, which may be lists.
+        Value::Partial(_)
+        | Value::Tensor(_)
+        | Value::Elements(_)
+        | Value::List(_)
+        | Value::Layer(_)
+        | Value::Instance(_)
+        | Value::Unknown => false,
+    }
 }

@@ -16,7 +16,7 @@ use crate::shapes::analysis::Summary;
 use crate::shapes::fact::CallSite;
 use crate::shapes::program::FunctionRef;
 use crate::shapes::rules::{self, Args};
-use crate::shapes::value::{GivenArg, Instance, Layer, Partial, Shape, Value};
+use crate::shapes::value::{GivenArg, Instance, Layer, Partial, PartialCallee, Shape, Value};
 use crate::signature::{argument_names, bind, Binding, Signature, Source};
 
 impl<'f, 'a> Frame<'f, 'a> {
@@ -228,6 +228,14 @@ impl<'f, 'a> Frame<'f, 'a> {
                 partial(given)
             }
             Builtin::Power => self.power(args, range),
+            Builtin::Map | Builtin::Filter | Builtin::Reduce => {
+                self.functional(builtin, args, range)
+            }
+            Builtin::Sorted | Builtin::Min | Builtin::Max
+                if args.iter().any(|a| a.name.is_some()) =>
+            {
+                self.ordered_by_key(builtin, args, range)
+            }
             update if update.is_update() => self.updated_value(update, args),
             value => self.python_builtin(value, args),
         }
@@ -253,7 +261,7 @@ impl<'f, 'a> Frame<'f, 'a> {
     }
 
     /// [`Frame::call_named`] with the arguments evaluated.
-    fn call_named_given(
+    pub(super) fn call_named_given(
         &mut self,
         name: &str,
         given: Vec<GivenArg>,
@@ -391,9 +399,9 @@ impl<'f, 'a> Frame<'f, 'a> {
                 None => Value::Unknown,
             },
             Value::Callable(name) => self.call_named(name, args, range, text),
-            Value::Partial(partial) => {
+            Value::Partial(_) | Value::Closure(_) => {
                 let given = self.evaluate_args(args);
-                self.call_named_given(&partial.callee, partial.with_call_args(given), range, text)
+                self.call_given(target, given, range, text)
             }
             _ => Value::Unknown,
         }
@@ -715,11 +723,7 @@ impl<'f, 'a> Frame<'f, 'a> {
             }));
         }
         // A contract: instantiate its summary like any function's.
-        let function = FunctionRef {
-            function: contract,
-            owner: None,
-            local: false,
-        };
+        let function = FunctionRef::item(contract, None, false);
         self.call_summary(function, args.into_triples(), range, name)
     }
 
@@ -826,7 +830,7 @@ impl<'f, 'a> Frame<'f, 'a> {
         range: TextRange,
         text: &str,
     ) -> Value {
-        let Some(mut summary) = self.analysis.summary(function) else {
+        let Some(mut summary) = self.analysis.summary(function.clone()) else {
             return Value::Unknown;
         };
         // Only a body can be summarised again (the file's, or an imported
@@ -838,7 +842,10 @@ impl<'f, 'a> Frame<'f, 'a> {
             false => Vec::new(),
         };
         if !fixed.is_empty() {
-            match self.analysis.summary_for_arguments(function, &fixed) {
+            match self
+                .analysis
+                .summary_for_arguments(function.clone(), &fixed)
+            {
                 Some(own) => summary = own,
                 None => return Value::Unknown,
             }
@@ -849,14 +856,14 @@ impl<'f, 'a> Frame<'f, 'a> {
         if has_body && super::specialise::loses_containers(&summary) {
             let all = super::specialise::all_but_tensors(&bound);
             if all.len() > fixed.len() {
-                match self.analysis.summary_for_arguments(function, &all) {
+                match self.analysis.summary_for_arguments(function.clone(), &all) {
                     Some(own) => summary = own,
                     None => return Value::Unknown,
                 }
             }
         }
         if has_body && (summary.numbers_decide || summary.ranks_decide) {
-            if let Some(own) = self.summary_for_call_values(function, &summary, &bound) {
+            if let Some(own) = self.summary_for_call_values(function.clone(), &summary, &bound) {
                 summary = own;
             }
         }
@@ -928,7 +935,11 @@ fn partial(mut given: Vec<GivenArg>) -> Value {
     let callee = given.remove(0);
     match callee.value {
         Value::Callable(name) => Value::Partial(Arc::new(Partial {
-            callee: name,
+            callee: PartialCallee::Named(name),
+            args: given,
+        })),
+        Value::Closure(closure) => Value::Partial(Arc::new(Partial {
+            callee: PartialCallee::Closure(closure),
             args: given,
         })),
         Value::Partial(inner) => Value::Partial(Arc::new(Partial {

@@ -133,7 +133,8 @@ fn is_certainly_no_member(value: &Value) -> bool {
         | Value::List(_)
         | Value::Layer(_)
         | Value::Callable(_)
-        | Value::Partial(_) => true,
+        | Value::Partial(_)
+        | Value::Closure(_) => true,
         Value::Instance(_) | Value::Member(_) | Value::Unknown => false,
     }
 }

@@ -80,6 +80,7 @@ impl<'f, 'a> Frame<'f, 'a> {
                     .collect(),
             ),
             ExprKind::Call { callee, args } => self.call(expr, callee, args),
+            ExprKind::Closure(closure) => self.make_closure(closure),
             ExprKind::Subscript { value, indices } => {
                 let v = self.expr(value);
                 self.subscript(&v, indices, self.describe(value), expr.range)

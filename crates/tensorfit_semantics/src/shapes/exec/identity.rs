@@ -78,6 +78,7 @@ fn python_type(value: &Value) -> Option<&'static str> {
         Value::List(_) => "list",
         Value::Tuple(_) => "tuple",
         Value::Tensor(shape) if shape.dims().is_some() => "Tensor",
+        Value::Closure(_) => "function",
         _ => return None,
     })
 }

@@ -168,18 +168,32 @@ impl Frame<'_, '_> {
 /// Known numbers (`bool`s count as `0` and `1`), or strings, in Python's
 /// order; `None` for anything else or a mix Python refuses to compare.
 fn sorted_items(items: Vec<Value>) -> Option<Vec<Value>> {
-    if items.iter().all(|v| matches!(v, Value::Str(_))) {
-        let mut items = items;
+    let order = sort_order(&items, false)?;
+    Some(order.into_iter().map(|i| items[i].clone()).collect())
+}
+
+/// The positions of `keys` in Python's sorted order (stable; with
+/// `reverse`, descending and still stable, as `sorted(..., reverse=True)`
+/// keeps equal items in their order), where every key is a known string,
+/// or every key a known number.
+pub(super) fn sort_order(keys: &[Value], reverse: bool) -> Option<Vec<usize>> {
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    let flip = |ordering: std::cmp::Ordering| match reverse {
+        true => ordering.reverse(),
+        false => ordering,
+    };
+    if keys.iter().all(|v| matches!(v, Value::Str(_))) {
         // Python orders strings by code point, as UTF-8 bytes do.
-        items.sort_by(|a, b| match (a, b) {
-            (Value::Str(a), Value::Str(b)) => a.cmp(b),
-            _ => std::cmp::Ordering::Equal,
-        });
-        return Some(items);
+        let text = |i: usize| match &keys[i] {
+            Value::Str(text) => text.as_str(),
+            _ => "",
+        };
+        order.sort_by(|&a, &b| flip(text(a).cmp(text(b))));
+        return Some(order);
     }
-    let mut keyed: Vec<(f64, Value)> = Vec::with_capacity(items.len());
-    for item in items {
-        let key = match &item {
+    let mut numbers: Vec<f64> = Vec::with_capacity(keys.len());
+    for key in keys {
+        numbers.push(match key {
             Value::Int(term) => {
                 let k = term.as_const()?;
                 // Past 2^53 a float key may merge two integers.
@@ -191,12 +205,10 @@ fn sorted_items(items: Vec<Value>) -> Option<Vec<Value>> {
             Value::Bool(Formula::Const(b)) => f64::from(u8::from(*b)),
             Value::Float(Some(x)) if !x.is_nan() => *x,
             _ => return None,
-        };
-        keyed.push((key, item));
+        });
     }
-    // A stable sort, as Python's.
-    keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Some(keyed.into_iter().map(|(_, item)| item).collect())
+    order.sort_by(|&a, &b| flip(numbers[a].total_cmp(&numbers[b])));
+    Some(order)
 }
 
 #[cfg(test)]
