@@ -113,3 +113,17 @@ activated = act(torch.randn(2, 7))  #~ shape activated: Tensor[2, 7]
 lin = nn.Linear(5, 2)
 bad = (lambda v: lin(v))(torch.randn(4, 3))  #~ error: `nn.Linear` gets the wrong number of input features
 bad_block = Block(4, 8)(x)  #~ error: wrong number of input channels
+
+
+# An object whose class defines `__call__` is called through it, as a
+# function is (a module's `__call__` runs its `forward`).
+class Keep:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return x[:, : self.k]
+
+
+kept_by_object = Keep(3)(t)  #~ shape kept_by_object: Tensor[4, 3]
+kept_twice = apply_twice(Keep(2), t)  #~ shape kept_twice: Tensor[4, 2]

@@ -40,6 +40,7 @@ mod in_place;
 mod instantiation;
 mod learnt;
 mod loops;
+mod module_children;
 mod module_methods;
 mod numbers;
 mod ordering;

@@ -121,6 +121,15 @@ impl<'f, 'a> Frame<'f, 'a> {
                             bound.extend(self.bind_args(&function.function.params, None, args));
                             return self.call_summary(function, bound, call.range, text);
                         }
+                        // `self.children()`, `self.named_children()`.
+                        if instance.member(&method.text).is_none() {
+                            if let Some(value) = self.module_children_call(instance, &method.text) {
+                                for arg in args {
+                                    self.expr(&arg.value);
+                                }
+                                return value;
+                            }
+                        }
                         let member = instance
                             .member(&method.text)
                             .cloned()
@@ -333,8 +342,8 @@ impl<'f, 'a> Frame<'f, 'a> {
                     rules::call_layer(self, layer, callee, vec![(input, text.to_owned())], range);
                 self.unless_refused(from, value)
             }
-            Value::Instance(instance) => match self.method_of(instance, "forward") {
-                Some((_, forward)) => {
+            Value::Instance(instance) => match self.called_method(instance) {
+                Some((_, _, forward)) => {
                     let Some(param) = forward.function.params.iter().find(|p| !p.is_self) else {
                         return Value::Unknown;
                     };
@@ -379,11 +388,11 @@ impl<'f, 'a> Frame<'f, 'a> {
                 let value = rules::call_layer(self, layer, &callee, inputs, range);
                 self.unless_refused(from, value)
             }
-            Value::Instance(instance) => match self.method_of(instance, "forward") {
-                Some((owner, forward)) => {
+            Value::Instance(instance) => match self.called_method(instance) {
+                Some((owner, method, forward)) => {
                     let fits = self.check_method_arguments(
                         &owner,
-                        "forward",
+                        method,
                         &forward.function.params,
                         args,
                         range,
@@ -424,6 +433,21 @@ impl<'f, 'a> Frame<'f, 'a> {
         let bound = self.bind_given(params, None, given);
         self.building.pop();
         Some(bound)
+    }
+
+    /// What calling an instance runs, with the struct that defines it and
+    /// its name: its class's `__call__` where the file defines one (Python
+    /// looks it up on the class, and a module's own overrides
+    /// `nn.Module.__call__`), else `forward` (which `nn.Module.__call__`
+    /// runs).
+    pub(super) fn called_method(
+        &self,
+        instance: &Instance,
+    ) -> Option<(String, &'static str, FunctionRef<'a>)> {
+        ["__call__", "forward"].into_iter().find_map(|name| {
+            let (owner, method) = self.method_of(instance, name)?;
+            Some((owner, name, method))
+        })
     }
 
     /// The method `name` of an instance, with the struct that defines it:

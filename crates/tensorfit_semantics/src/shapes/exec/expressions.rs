@@ -248,9 +248,15 @@ impl<'f, 'a> Frame<'f, 'a> {
         match (value, name) {
             (Value::Tensor(shape), "shape") => Value::Shape(shape.clone()),
             (Value::Tensor(shape), "rank") => Value::Int(shape.rank()),
-            (Value::Instance(instance), _) => {
-                instance.member(name).cloned().unwrap_or(Value::Unknown)
-            }
+            (Value::Instance(instance), _) => match instance.member(name) {
+                Some(member) => member.clone(),
+                // `nn.Module._modules`.
+                None if name == "_modules" && !instance.is_dict() => {
+                    let instance = instance.clone();
+                    self.modules_dict(&instance)
+                }
+                None => Value::Unknown,
+            },
             // A layer of an `nn.Sequential` by its name (`features.conv0`).
             (Value::Layer(layer), _) => layer.named_layer(name).cloned().unwrap_or(Value::Unknown),
             (Value::Member(member), _) => super::enumerations::member_attribute(member, name),

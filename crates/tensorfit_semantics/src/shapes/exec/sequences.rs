@@ -33,6 +33,11 @@ impl Frame<'_, '_> {
                 )
             }
             Value::Layer(layer) => layer.sequential_layers().map(<[Value]>::to_vec),
+            // An instance of a class derived from a container.
+            Value::Instance(instance) if !instance.is_dict() => {
+                let instance = instance.clone();
+                self.iterated_container(&instance)
+            }
             Value::Callable(class) if self.enumeration(class).is_some() => {
                 let class = class.clone();
                 let members = self.enum_members(&class)?;
