@@ -66,8 +66,8 @@ pub struct ModuleContext {
     /// Every other name assigned at the top level (the script's variables).
     pub script_names: BTreeSet<String>,
     /// The script's names bound once, by a plain `name = value` of the
-    /// top level: a function the script makes after it takes its value
-    /// (`lower::closures`).
+    /// top level, and not changed in place: a function the script makes
+    /// after it takes its value (`lower::closures`).
     pub(crate) script_bound_once: BTreeSet<String>,
     /// Top-level names a function of the file may change whenever it
     /// runs (`REGISTRY[name] = cls` in a decorator), with why: the script
@@ -385,6 +385,14 @@ impl ModuleContext {
     ) -> ModuleContext {
         let mut context = ModuleContext::default();
         let mut assigned: BTreeMap<&str, (usize, bool)> = BTreeMap::new();
+        // A value changed in place anywhere in the script is not the one a
+        // function took when it was made.
+        let changed_in_place: BTreeSet<&str> = statements
+            .iter()
+            .flat_map(|f| &f.objects_changed)
+            .filter_map(|path| path.first())
+            .map(String::as_str)
+            .collect();
         let simply_bound: BTreeSet<&str> = statements
             .iter()
             .flat_map(|f| &f.simply_bound)
@@ -481,7 +489,7 @@ impl ModuleContext {
             .collect();
         for (name, (count, constant)) in assigned {
             let shared = context.script_changed_through_aliases.contains(name);
-            if count == 1 && simply_bound.contains(name) {
+            if count == 1 && simply_bound.contains(name) && !changed_in_place.contains(name) {
                 context.script_bound_once.insert(name.to_owned());
             }
             if count == 1

@@ -127,3 +127,19 @@ class Keep:
 
 kept_by_object = Keep(3)(t)  #~ shape kept_by_object: Tensor[4, 3]
 kept_twice = apply_twice(Keep(2), t)  #~ shape kept_twice: Tensor[4, 2]
+
+
+# A list changed in place after the function is made is not the list the
+# function took: PyTorch builds both layers, and `Linear(3, 2)` fits.
+def changed_later(x):
+    layers = [nn.Linear(10, 4)]
+    build = lambda: nn.Sequential(*layers)
+    layers.append(nn.Linear(4, 3))
+    return build()(x)
+
+
+checked_later = nn.Linear(3, 2)(changed_later(t))
+script_layers = [nn.Linear(10, 4)]
+script_build = lambda: nn.Sequential(*script_layers)
+script_layers.append(nn.Linear(4, 3))
+checked_script = nn.Linear(3, 2)(script_build()(t))

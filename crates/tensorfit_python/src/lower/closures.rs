@@ -26,6 +26,7 @@ use tree_sitter::Node;
 
 use super::syntax::{child_by_field, decorators, definition_of, descendants, named_children};
 use super::{locals, Lowerer, Scope, ScopeKind};
+use crate::changed_names::{roots_changed_by, CLOSURE_CHANGES, MODULE_FUNCTION_CHANGES};
 
 /// Between a closure's maker and its name in its qualified name, as
 /// Python's `__qualname__` writes it.
@@ -153,7 +154,16 @@ impl Lowerer<'_> {
             }
             let at_maker = TextRange::empty(self.range(node).start as usize);
             let (value, bound_at) = match self.kept_from(name, node) {
-                Some(bound_at) => (self.taken(read), bound_at),
+                // A call after the function is made may change a list or
+                // object it is given, never a number or string.
+                Some(kept) if kept.passed_later => {
+                    let taken = self.taken(read);
+                    let range = taken.range;
+                    let value =
+                        super::expressions::builtin_call(Builtin::IfImmutable, vec![taken], range);
+                    (value, kept.bound_at)
+                }
+                Some(kept) => (self.taken(read), kept.bound_at),
                 None => {
                     let why = format!(
                         "`{name}` may change before the function runs (Python reads it then)"
@@ -190,18 +200,45 @@ impl Lowerer<'_> {
     /// Where the local `name` of the scope around is bound, if it has,
     /// when the function `maker` makes is called, the value it has where it
     /// is made: a parameter never assigned, or a name one statement at the
-    /// top of the body binds once, before the function is made. A note on
-    /// the value (`lin` is constructed here) points there.
-    fn kept_from(&self, name: &str, maker: Node<'_>) -> Option<TextRange> {
+    /// top of the body binds once, before the function is made; and nothing
+    /// after that changes it in place (`layers.append(m)`). A note on the
+    /// value (`lin` is constructed here) points there.
+    fn kept_from(&self, name: &str, maker: Node<'_>) -> Option<Kept> {
         let at_maker = TextRange::empty(self.range(maker).start as usize);
-        if self.scope.self_name.as_deref() == Some(name) {
-            return Some(at_maker);
-        }
         if self.scope.kind == ScopeKind::Script {
             return self.kept_in_script(name, maker);
         }
-        let assigned = self.scope.locals.all.contains(name);
         let function = enclosing_function(maker);
+        let bound_at = self.bound_once_before(name, maker, function)?;
+        let body = function.and_then(|f| child_by_field(f, "body"));
+        let passed_later = match body {
+            Some(body) if body.kind() == "block" => {
+                match changed_after(body, maker, name, self.text) {
+                    LaterChange::InPlace => return None,
+                    LaterChange::Passed => true,
+                    LaterChange::None => false,
+                }
+            }
+            _ => false,
+        };
+        Some(Kept {
+            bound_at: bound_at.unwrap_or(at_maker),
+            passed_later,
+        })
+    }
+
+    /// Whether `name` is bound once before `maker` (see [`Self::kept_from`]),
+    /// with where, if that is in the text.
+    fn bound_once_before(
+        &self,
+        name: &str,
+        maker: Node<'_>,
+        function: Option<Node<'_>>,
+    ) -> Option<Option<TextRange>> {
+        if self.scope.self_name.as_deref() == Some(name) {
+            return Some(None);
+        }
+        let assigned = self.scope.locals.all.contains(name);
         if self.scope.params.contains(name) {
             if assigned {
                 return None;
@@ -209,7 +246,7 @@ impl Lowerer<'_> {
             let declared = function
                 .and_then(|f| child_by_field(f, "parameters"))
                 .and_then(|list| self.first_named(list, name));
-            return Some(declared.unwrap_or(at_maker));
+            return Some(declared);
         }
         let body = function.and_then(|f| child_by_field(f, "body"))?;
         let binding: Vec<Node<'_>> = named_children(body)
@@ -229,7 +266,7 @@ impl Lowerer<'_> {
                 "function_definition" | "decorated_definition"
             );
         (once && statement.end_byte() <= maker.start_byte())
-            .then(|| self.first_named(*statement, name).unwrap_or(at_maker))
+            .then(|| self.first_named(*statement, name))
     }
 
     /// [`Self::kept_from`] for a function the script makes: the module's
@@ -238,11 +275,11 @@ impl Lowerer<'_> {
     /// one after `global` makes it unknown, as `changed_names` finds). Made
     /// before that assignment, the function takes no value: the name is
     /// not bound yet where it is made.
-    fn kept_in_script(&self, name: &str, maker: Node<'_>) -> Option<TextRange> {
-        self.context
-            .script_bound_once
-            .contains(name)
-            .then(|| TextRange::empty(self.range(maker).start as usize))
+    fn kept_in_script(&self, name: &str, maker: Node<'_>) -> Option<Kept> {
+        self.context.script_bound_once.contains(name).then(|| Kept {
+            bound_at: TextRange::empty(self.range(maker).start as usize),
+            passed_later: false,
+        })
     }
 
     /// The range of the first identifier `name` in `node`.
@@ -279,6 +316,43 @@ impl Lowerer<'_> {
         self.registers = saved.registers;
         self.derived = saved.derived;
         self.comprehension_clauses_total = saved.comprehension_clauses_total;
+    }
+}
+
+/// A captured name that keeps its value ([`Lowerer::kept_from`]).
+struct Kept {
+    /// Where it is bound.
+    bound_at: TextRange,
+    /// A call after the function is made is given it.
+    passed_later: bool,
+}
+
+/// What the statements of `body` that end after `maker` starts do to
+/// `name`: change it in place (a changing method, an item or attribute
+/// set), pass it to a call, or neither.
+#[derive(PartialEq, Eq)]
+enum LaterChange {
+    InPlace,
+    Passed,
+    None,
+}
+
+fn changed_after(body: Node<'_>, maker: Node<'_>, name: &str, text: &str) -> LaterChange {
+    let later: Vec<Node<'_>> = named_children(body)
+        .into_iter()
+        .filter(|statement| statement.end_byte() > maker.start_byte())
+        .collect();
+    let changes = |statement: Node<'_>, changes| {
+        roots_changed_by(statement, text, changes)
+            .iter()
+            .any(|root| root == name)
+    };
+    if later.iter().any(|s| changes(*s, MODULE_FUNCTION_CHANGES)) {
+        return LaterChange::InPlace;
+    }
+    match later.iter().any(|s| changes(*s, CLOSURE_CHANGES)) {
+        true => LaterChange::Passed,
+        false => LaterChange::None,
     }
 }
 
