@@ -307,23 +307,29 @@ pub(crate) fn changed_by_inner_functions(
     changed_by_functions(functions, text, changes)
 }
 
-/// The names of `scope` that the functions and lambdas defined below it
-/// change only by passing them to calls ([`CLOSURE_CHANGES`] counts those,
-/// [`MODULE_FUNCTION_CHANGES`] does not): a call can change a list, dict or
-/// object in place, never a number or string.
-pub(crate) fn only_passed_by_inner_functions(scope: Node<'_>, text: &str) -> BTreeSet<String> {
-    let functions: Vec<Node<'_>> = descendants(scope)
-        .filter(|n| *n != scope && matches!(n.kind(), "function_definition" | "lambda"))
-        .collect();
-    if functions.is_empty() {
-        return BTreeSet::new();
-    }
-    let with_arguments = changed_by_functions(functions.iter().copied(), text, CLOSURE_CHANGES);
-    let otherwise = changed_by_functions(functions, text, MODULE_FUNCTION_CHANGES);
-    with_arguments
-        .into_keys()
-        .filter(|name| !otherwise.contains_key(name))
-        .collect()
+/// What the functions and lambdas defined below `scope` may change of it
+/// ([`CLOSURE_CHANGES`]), each name with why, and those of them they
+/// change only by passing them to calls ([`MODULE_FUNCTION_CHANGES`] does
+/// not count those): a call can change a list, dict or object in place,
+/// never a number or string.
+pub(crate) fn changed_by_closures(
+    scope: Node<'_>,
+    text: &str,
+) -> (BTreeMap<String, String>, BTreeSet<String>) {
+    let changed = changed_by_inner_functions(scope, text, CLOSURE_CHANGES);
+    // Most scopes have nothing changed: no second walk.
+    let only_passed = match changed.is_empty() {
+        true => BTreeSet::new(),
+        false => {
+            let otherwise = changed_by_inner_functions(scope, text, MODULE_FUNCTION_CHANGES);
+            changed
+                .keys()
+                .filter(|name| !otherwise.contains_key(*name))
+                .cloned()
+                .collect()
+        }
+    };
+    (with_why(changed), only_passed)
 }
 
 /// [`changed_by_inner_functions`] of the functions and lambdas of a scope
@@ -400,19 +406,8 @@ pub(crate) fn changed_by_functions<'t>(
     changed
 }
 
-/// The names of a scope that a function defined in it may change, as
-/// `by_functions` counts ([`changed_by_inner_functions`]), each with why:
-/// unknown wherever the scope reads them, as the function may run at any
-/// call.
-pub(crate) fn changed_elsewhere(
-    scope: Node<'_>,
-    text: &str,
-    by_functions: Changes,
-) -> BTreeMap<String, String> {
-    with_why(changed_by_inner_functions(scope, text, by_functions))
-}
-
-/// Each name a function changes, with why (see [`changed_elsewhere`]).
+/// Each name a function changes, with why: unknown wherever the scope
+/// reads them, as the function may run at any call.
 pub(crate) fn with_why(changed: BTreeMap<String, String>) -> BTreeMap<String, String> {
     changed
         .into_iter()

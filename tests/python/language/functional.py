@@ -85,3 +85,11 @@ longest = sorted(["x", "yy", "z"], key=lambda s: len(s), reverse=True)
 first_short = nn.Linear(2, 10 if longest[1] == "x" else 20)(torch.randn(1, 2))  #~ shape first_short: Tensor[1, 10]
 widest = nn.Linear(2, max([4, 9, 2], key=lambda w: -w))(torch.randn(1, 2))  #~ shape widest: Tensor[1, 2]
 tied = nn.Linear(2, min(6, 7, 8, key=lambda w: w // 4))(torch.randn(1, 2))  #~ shape tied: Tensor[1, 6]
+
+
+# A builtin named as a value is a function of one argument.
+dims = list(map(int, "3 5".split()))
+by_int = nn.Linear(2, dims[1])(torch.randn(1, 2))  #~ shape by_int: Tensor[1, 5]
+shortest = sorted(["ccc", "a", "bb"], key=len)
+by_len = nn.Linear(2, 4 if shortest[0] == "a" else 9)(torch.randn(1, 2))  #~ shape by_len: Tensor[1, 4]
+by_abs = nn.Linear(2, sum(map(abs, [-2, 3])))(torch.randn(1, 2))  #~ shape by_abs: Tensor[1, 5]

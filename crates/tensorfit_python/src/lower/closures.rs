@@ -319,6 +319,84 @@ impl Lowerer<'_> {
     }
 }
 
+/// A builtin of one argument named as a value (`map(int, parts)`,
+/// `sorted(xs, key=len)`): the function `lambda v: int(v)`, which the
+/// analysis calls as any function. Others are unknown.
+pub(super) fn builtin_as_function(name: &str, range: TextRange) -> Option<Expr> {
+    let takes_one = matches!(
+        name,
+        "int"
+            | "str"
+            | "float"
+            | "repr"
+            | "abs"
+            | "round"
+            | "len"
+            | "list"
+            | "tuple"
+            | "sorted"
+            | "reversed"
+            | "sum"
+            | "any"
+            | "all"
+            | "min"
+            | "max"
+    );
+    if !takes_one {
+        return None;
+    }
+    let argument = Expr {
+        kind: ExprKind::Name("value".to_owned()),
+        range,
+    };
+    let result = match name {
+        "len" => super::expressions::method_call(argument, "__len__", range),
+        _ => super::expressions::builtin_call(
+            super::expressions::builtin_named(name)?,
+            vec![argument],
+            range,
+        ),
+    };
+    let param = Param {
+        is_self: false,
+        variadic: false,
+        collects: None,
+        name: Name {
+            text: "value".to_owned(),
+            range,
+        },
+        ty: None,
+        default: None,
+        range,
+    };
+    let function = Function {
+        name: Some(Name {
+            text: name.to_owned(),
+            range,
+        }),
+        is_extern: false,
+        params: vec![param],
+        return_type: None,
+        where_clauses: Vec::new(),
+        body: Some(Block {
+            stmts: vec![Stmt {
+                kind: StmtKind::Return(Some(result)),
+                range,
+            }],
+            range,
+        }),
+        range,
+    };
+    let closure = Closure {
+        function,
+        captures: Vec::new(),
+    };
+    Some(Expr {
+        kind: ExprKind::Closure(Arc::new(closure)),
+        range,
+    })
+}
+
 /// A captured name that keeps its value ([`Lowerer::kept_from`]).
 struct Kept {
     /// Where it is bound.

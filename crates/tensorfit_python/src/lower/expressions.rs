@@ -337,6 +337,9 @@ impl Lowerer<'_> {
             let path = path.to_owned();
             return self.imported(&path, range);
         }
+        if let Some(function) = super::closures::builtin_as_function(name, range) {
+            return function;
+        }
         let why = match name {
             "__name__" | "__file__" => format!("`{name}` is not modelled"),
             _ if is_builtin(name) => format!("the builtin `{name}` is not modelled"),
@@ -1393,7 +1396,7 @@ fn is_builtin(name: &str) -> bool {
 
 /// The builtin the analysis computes for a callee resolved to `resolved`
 /// (`int`, `math.ceil`, `collections.OrderedDict`).
-fn builtin_named(resolved: &str) -> Option<Builtin> {
+pub(super) fn builtin_named(resolved: &str) -> Option<Builtin> {
     Some(match resolved {
         "int" => Builtin::Int,
         "str" => Builtin::Str,

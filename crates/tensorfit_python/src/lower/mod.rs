@@ -27,10 +27,7 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::ast::*;
 use tree_sitter::Node;
 
-use crate::changed_names::{
-    aliases_of, changed_elsewhere, changed_through, only_passed_by_inner_functions, Alias,
-    CLOSURE_CHANGES,
-};
+use crate::changed_names::{aliases_of, changed_by_closures, changed_through, Alias};
 use crate::class_functions::{is_classmethod, own_class_functions, qualified};
 use crate::context::ModuleContext;
 use crate::outline::constant_name;
@@ -130,6 +127,7 @@ impl Scope {
     ) -> Scope {
         let mut locals = locals::locals_of(body, text, &params);
         let aliases = aliases_of(body, text);
+        let (changed_elsewhere, only_passed_elsewhere) = changed_by_closures(body, text);
         // A name a change through another may forget, in a branch or loop
         // too, is a variable of the whole body.
         for name in changed_through(&aliases, body, text) {
@@ -143,8 +141,8 @@ impl Scope {
             locals,
             aliases,
             params: params.into_iter().collect(),
-            changed_elsewhere: changed_elsewhere(body, text, CLOSURE_CHANGES),
-            only_passed_elsewhere: only_passed_by_inner_functions(body, text),
+            changed_elsewhere,
+            only_passed_elsewhere,
             self_name,
             script_vars: None,
         }

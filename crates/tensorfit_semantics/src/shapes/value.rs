@@ -629,6 +629,24 @@ impl Closure {
             .map_or("<lambda>", |n| n.text.as_str())
     }
 
+    /// [`Value::map_terms`] of what it holds.
+    pub fn map_terms(
+        &self,
+        f: &mut dyn FnMut(&Term) -> Term,
+        g: &mut dyn FnMut(&Shape) -> Shape,
+        h: &mut dyn FnMut(&Formula) -> Formula,
+    ) -> Closure {
+        Closure {
+            made: self.made.clone(),
+            captured: self.captured.iter().map(|v| v.map_terms(f, g, h)).collect(),
+            defaults: self
+                .defaults
+                .iter()
+                .map(|d| d.as_ref().map(|v| v.map_terms(f, g, h)))
+                .collect(),
+        }
+    }
+
     fn same_code(&self, other: &Closure) -> bool {
         Arc::ptr_eq(&self.made, &other.made) || self.made == other.made
     }
@@ -782,10 +800,7 @@ impl Value {
             Value::Partial(partial) => Value::Partial(Arc::new(Partial {
                 callee: match &partial.callee {
                     PartialCallee::Closure(closure) => {
-                        match (Value::Closure(closure.clone())).map_terms(f, g, h) {
-                            Value::Closure(mapped) => PartialCallee::Closure(mapped),
-                            _ => partial.callee.clone(),
-                        }
+                        PartialCallee::Closure(Arc::new(closure.map_terms(f, g, h)))
                     }
                     named => named.clone(),
                 },
@@ -802,19 +817,7 @@ impl Value {
                 value: member.value.map_terms(f, g, h),
                 ..member.as_ref().clone()
             })),
-            Value::Closure(closure) => Value::Closure(Arc::new(Closure {
-                made: closure.made.clone(),
-                captured: closure
-                    .captured
-                    .iter()
-                    .map(|v| v.map_terms(f, g, h))
-                    .collect(),
-                defaults: closure
-                    .defaults
-                    .iter()
-                    .map(|d| d.as_ref().map(|v| v.map_terms(f, g, h)))
-                    .collect(),
-            })),
+            Value::Closure(closure) => Value::Closure(Arc::new(closure.map_terms(f, g, h))),
             Value::Float(_)
             | Value::Str(_)
             | Value::None

@@ -416,6 +416,40 @@ impl<'f, 'a> Frame<'f, 'a> {
         }
     }
 
+    /// Calls `target` with `given`, as a call in the source would: a
+    /// closure, a named function or class, a partial, a layer or module
+    /// applied to one input. `text` names the call in messages.
+    pub(super) fn call_given(
+        &mut self,
+        target: &Value,
+        given: Vec<GivenArg>,
+        range: TextRange,
+        text: &str,
+    ) -> Value {
+        match target {
+            Value::Closure(closure) => self.call_closure(closure, given, range, text),
+            Value::Callable(name) => self.call_named_given(name, given, range, text),
+            Value::Partial(partial) => {
+                let given = partial.with_call_args(given);
+                match &partial.callee {
+                    PartialCallee::Named(name) => self.call_named_given(name, given, range, text),
+                    PartialCallee::Closure(closure) => {
+                        self.call_closure(closure, given, range, text)
+                    }
+                }
+            }
+            Value::Layer(_) | Value::Instance(_) => match given.as_slice() {
+                [GivenArg {
+                    name: None,
+                    value,
+                    text: input,
+                }] => self.apply_to(target, text, value.clone(), input, range),
+                _ => Value::Unknown,
+            },
+            _ => Value::Unknown,
+        }
+    }
+
     /// The arguments of a call of the function or class `name` bound to
     /// `params`; `None` for a call met while they are being bound (a
     /// default that calls its own function or class, as a half-typed file

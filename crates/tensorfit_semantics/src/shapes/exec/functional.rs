@@ -1,7 +1,7 @@
 //! Python's functions over functions (the documentation's "Built-in
 //! Functions" and `functools`): `map`, `filter` and `functools.reduce`
-//! call what they are given on the items Python iterates, and any callable
-//! value can be called with arguments already evaluated.
+//! call what they are given (`Frame::call_given`) on the items Python
+//! iterates.
 //!
 //! `map` and `filter` make iterators; what model code does with one
 //! (`list`, `tuple`, unpacking into `nn.Sequential(*...)`, a `for` loop)
@@ -11,43 +11,9 @@ use tensorfit_base::TextRange;
 use tensorfit_syntax::ast;
 
 use super::Frame;
-use crate::shapes::value::{GivenArg, PartialCallee, Value};
+use crate::shapes::value::{GivenArg, Value};
 
 impl Frame<'_, '_> {
-    /// Calls `target` with `given`, as a call in the source would: a
-    /// closure, a named function or class, a partial, a layer or module
-    /// applied to one input. `text` names the call in messages.
-    pub(super) fn call_given(
-        &mut self,
-        target: &Value,
-        given: Vec<GivenArg>,
-        range: TextRange,
-        text: &str,
-    ) -> Value {
-        match target {
-            Value::Closure(closure) => self.call_closure(closure, given, range, text),
-            Value::Callable(name) => self.call_named_given(name, given, range, text),
-            Value::Partial(partial) => {
-                let given = partial.with_call_args(given);
-                match &partial.callee {
-                    PartialCallee::Named(name) => self.call_named_given(name, given, range, text),
-                    PartialCallee::Closure(closure) => {
-                        self.call_closure(closure, given, range, text)
-                    }
-                }
-            }
-            Value::Layer(_) | Value::Instance(_) => match given.as_slice() {
-                [GivenArg {
-                    name: None,
-                    value,
-                    text: input,
-                }] => self.apply_to(target, text, value.clone(), input, range),
-                _ => Value::Unknown,
-            },
-            _ => Value::Unknown,
-        }
-    }
-
     /// `map(f, a, ...)`, `filter(f, a)` and `functools.reduce(f, a[, init])`.
     pub(super) fn functional(
         &mut self,
