@@ -337,7 +337,7 @@ impl Lowerer<'_> {
             let path = path.to_owned();
             return self.imported(&path, range);
         }
-        if let Some(function) = super::closures::builtin_as_function(name, range) {
+        if let Some(function) = builtin_as_function(name, range) {
             return function;
         }
         let why = match name {
@@ -1396,7 +1396,81 @@ fn is_builtin(name: &str) -> bool {
 
 /// The builtin the analysis computes for a callee resolved to `resolved`
 /// (`int`, `math.ceil`, `collections.OrderedDict`).
-pub(super) fn builtin_named(resolved: &str) -> Option<Builtin> {
+/// A builtin of one argument named as a value (`map(int, parts)`,
+/// `sorted(xs, key=len)`): the function `lambda v: int(v)`, which the
+/// analysis calls as any function. Others are unknown.
+fn builtin_as_function(name: &str, range: TextRange) -> Option<Expr> {
+    let takes_one = matches!(
+        name,
+        "int"
+            | "str"
+            | "float"
+            | "repr"
+            | "abs"
+            | "round"
+            | "len"
+            | "list"
+            | "tuple"
+            | "sorted"
+            | "reversed"
+            | "sum"
+            | "any"
+            | "all"
+            | "min"
+            | "max"
+    );
+    if !takes_one {
+        return None;
+    }
+    let argument = Expr {
+        kind: ExprKind::Name("value".to_owned()),
+        range,
+    };
+    let result = match name {
+        "len" => method_call(argument, "__len__", range),
+        _ => builtin_call(builtin_named(name)?, vec![argument], range),
+    };
+    let param = Param {
+        is_self: false,
+        variadic: false,
+        collects: None,
+        name: Name {
+            text: "value".to_owned(),
+            range,
+        },
+        ty: None,
+        default: None,
+        range,
+    };
+    let function = Function {
+        name: Some(Name {
+            text: name.to_owned(),
+            range,
+        }),
+        is_extern: false,
+        params: vec![param],
+        return_type: None,
+        where_clauses: Vec::new(),
+        body: Some(Block {
+            stmts: vec![Stmt {
+                kind: StmtKind::Return(Some(result)),
+                range,
+            }],
+            range,
+        }),
+        range,
+    };
+    let closure = Closure {
+        function,
+        captures: Vec::new(),
+    };
+    Some(Expr {
+        kind: ExprKind::Closure(std::sync::Arc::new(closure)),
+        range,
+    })
+}
+
+fn builtin_named(resolved: &str) -> Option<Builtin> {
     Some(match resolved {
         "int" => Builtin::Int,
         "str" => Builtin::Str,
